@@ -39,6 +39,12 @@ struct dispatch {
 	size_t nunits;
 	size_t steps_total, steps_done;
 	char holder[128];
+	/* The pool's devices in registry order; tried[i] once leased or
+	 * refused. */
+	struct bf_store_device *devs;
+	bool *tried;
+	size_t ndevs;
+	size_t busy; /* devices leased by other jobs */
 };
 
 static bool starts_block(const struct bf_plan *plan, size_t i)
@@ -123,6 +129,16 @@ struct worker_arg {
 	struct bf_worker *w;
 };
 
+static bool work_left(const struct dispatch *d)
+{
+	for (size_t i = 0; i < d->nunits; i++)
+		if (!d->units[i].done && !d->units[i].failed)
+			return true;
+	return false;
+}
+
+static struct bf_worker *lease_next(struct dispatch *d);
+
 static void *worker_main(void *arg)
 {
 	struct dispatch *d = ((struct worker_arg *)arg)->d;
@@ -131,11 +147,16 @@ static void *worker_main(void *arg)
 	struct bf_err err = BF_ERR_INIT;
 
 	pthread_mutex_lock(&job->lock);
-	while (!w->dead) {
+	for (;;) {
 		bool busy;
-		struct bf_unit *u = take_unit(d, &busy);
+		struct bf_unit *u;
 		int ret;
 
+		/* A device that gave up is replaced by a spare of the pool. */
+		if (w->dead &&
+		    (w->local || !work_left(d) || !(w = lease_next(d))))
+			break;
+		u = take_unit(d, &busy);
 		if (!u && !busy)
 			break;
 		if (!u) {
@@ -154,6 +175,7 @@ static void *worker_main(void *arg)
 			bf_strlcpy(w->why, err.msg, sizeof(w->why));
 			if (++u->moves > job->cfg->runs.retries)
 				u->failed = true;
+			job->moved_units++;
 			BF_LOG_WARN("%s gave up on %s: %s", w->name,
 			            job->cfg->benchmarks[u->bench].name,
 			            err.msg);
@@ -210,37 +232,78 @@ static bool usable(const struct bf_store_device *dev, const char *pool,
 	       strcmp(dev->health, "retired") && strcmp(dev->health, "bad");
 }
 
+/* The pool's candidates, from the registry. */
+static int list_pool(struct dispatch *d, struct bf_err *err)
+{
+	struct bf_job *job = d->job;
+	const char *device = job->o->device;
+	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
+	struct bf_store_device *all = NULL;
+	size_t n = 0;
+	int ret = bf_store_device_list(&all, &n, job->store, err);
+
+	if (ret)
+		return ret;
+	d->devs = bf_xcalloc(n + 1, sizeof(*d->devs));
+	d->tried = bf_xcalloc(n + 1, sizeof(*d->tried));
+	for (size_t i = 0; i < n; i++) {
+		if (!usable(&all[i], pool, device))
+			continue;
+		d->devs[d->ndevs++] = all[i];
+		memset(&all[i], 0, sizeof(all[i]));
+	}
+	bf_store_devices_free(all, n);
+	return 0;
+}
+
+/*
+ * Lease the next free device of the pool and make it a worker (under
+ * job->lock once the threads run). NULL when none is left.
+ */
+static struct bf_worker *lease_next(struct dispatch *d)
+{
+	struct bf_job *job = d->job;
+
+	for (size_t i = 0; i < d->ndevs; i++) {
+		struct bf_worker *w;
+
+		if (d->tried[i])
+			continue;
+		d->tried[i] = true;
+		if (bf_store_lease_acquire(job->store, d->devs[i].name,
+		                           d->holder, LEASE_TTL_S,
+		                           (int64_t)time(NULL), NULL)) {
+			d->busy++;
+			continue;
+		}
+		w = bf_worker_new_remote(job, &d->devs[i]);
+		w->leased = true;
+		job->workers[job->nworkers++] = w;
+		return w;
+	}
+	return NULL;
+}
+
 /* Lease up to want devices of the pool; fills job->workers. */
 static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 {
 	struct bf_job *job = d->job;
 	const char *device = job->o->device;
 	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
-	struct bf_store_device *devs = NULL;
-	size_t n = 0, busy = 0;
-	int ret = bf_store_device_list(&devs, &n, job->store, err);
+	int ret = list_pool(d, err);
 
-	for (size_t i = 0; !ret && i < n && job->nworkers < want; i++) {
-		if (!usable(&devs[i], pool, device))
-			continue;
-		if (bf_store_lease_acquire(job->store, devs[i].name, d->holder,
-		                           LEASE_TTL_S, (int64_t)time(NULL),
-		                           NULL)) {
-			busy++;
-			continue;
-		}
-		job->workers[job->nworkers] =
-		        bf_worker_new_remote(job, &devs[i]);
-		job->workers[job->nworkers++]->leased = true;
-	}
-	bf_store_devices_free(devs, n);
-	if (!ret && !job->nworkers)
+	if (ret)
+		return ret;
+	job->workers = bf_xcalloc(d->ndevs + 1, sizeof(*job->workers));
+	while (job->nworkers < want && lease_next(d))
+		;
+	if (!job->nworkers)
 		ret = bf_err_set(err, BF_EBUSY,
 		                 "no healthy free device for %s '%s' (%zu "
 		                 "leased by other jobs); see 'benchfarm device "
 		                 "list'",
 		                 device ? "device" : "pool",
-		                 device ? device : pool, busy);
+		                 device ? device : pool, d->busy);
 	return ret;
 }
 
@@ -288,6 +351,8 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 {
 	struct dispatch d;
 	struct worker_arg *args;
+	pthread_t *threads;
+	size_t nthreads;
 	bool local = !job->o->device && !job->o->pool &&
 	             !strcmp(job->cfg->devices.pool, "local");
 	char host[64] = "host";
@@ -299,25 +364,31 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	snprintf(d.holder, sizeof(d.holder), "benchfarm@%s:%ld:run%lld", host,
 	         (long)getpid(), (long long)job->run_id);
 	build_units(&d);
-	job->workers = bf_xcalloc(d.nunits + 1, sizeof(*job->workers));
-	if (local || (job->o->device && !strcmp(job->o->device, "local")))
+	if (local || (job->o->device && !strcmp(job->o->device, "local"))) {
+		job->workers = bf_xcalloc(1, sizeof(*job->workers));
 		job->workers[job->nworkers++] = bf_worker_new_local(job);
-	else if ((ret = lease_pool(&d, d.nunits, err)))
+	} else if ((ret = lease_pool(&d, d.nunits, err))) {
 		goto out;
-	args = bf_xcalloc(job->nworkers, sizeof(*args));
-	for (size_t i = 0; i < job->nworkers; i++) {
-		args[i] = (struct worker_arg){ &d, job->workers[i] };
-		pthread_create(&job->workers[i]->thread, NULL, worker_main,
-		               &args[i]);
 	}
-	for (size_t i = 0; i < job->nworkers; i++)
-		pthread_join(job->workers[i]->thread, NULL);
+	/* Spares leased later run in the thread of the device they replace. */
+	nthreads = job->nworkers;
+	args = bf_xcalloc(nthreads, sizeof(*args));
+	threads = bf_xcalloc(nthreads, sizeof(*threads));
+	for (size_t i = 0; i < nthreads; i++) {
+		args[i] = (struct worker_arg){ &d, job->workers[i] };
+		pthread_create(&threads[i], NULL, worker_main, &args[i]);
+	}
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(threads[i], NULL);
 	free(args);
+	free(threads);
 	settle_devices(&d);
 	finish(&d);
 out:
 	for (size_t i = 0; i < d.nunits; i++)
 		bf_plan_release(&d.units[i].plan);
 	free(d.units);
+	bf_store_devices_free(d.devs, d.ndevs);
+	free(d.tried);
 	return ret;
 }

@@ -26,6 +26,7 @@ struct bf_job {
 	uint64_t seed;
 	int repeats, warmup;
 	int reconnects; /* agent connections re-opened */
+	int moved_units; /* benchmarks given to another device */
 	bool aborted; /* infrastructure failure stopped the plan */
 	char abort_msg[256]; /* why */
 	double started, runs_wall_s, bench_wall_s;

@@ -21,13 +21,14 @@ static json_t *summary_json(const struct bf_job *job)
 	double total = bf_now_monotonic() - job->started;
 
 	bf_comparison_tally(&t, &job->cmp);
-	return json_pack("{s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:b, s:f, s:f}",
-	                 "regressed", t.regressed, "improved", t.improved,
-	                 "same", t.same, "unknown", t.unknown, "errors",
-	                 t.errors, "failed_runs",
-	                 (json_int_t)json_array_size(job->cmp.errors),
-	                 "reconnects", job->reconnects, "aborted", job->aborted,
-	                 "wall_s", total, "benchmark_s", job->bench_wall_s);
+	return json_pack(
+	        "{s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:b, s:f, s:f}",
+	        "regressed", t.regressed, "improved", t.improved, "same",
+	        t.same, "unknown", t.unknown, "errors", t.errors, "failed_runs",
+	        (json_int_t)json_array_size(job->cmp.errors), "reconnects",
+	        job->reconnects, "moved_units", job->moved_units, "aborted",
+	        job->aborted, "wall_s", total, "benchmark_s",
+	        job->bench_wall_s);
 }
 
 static json_t *settings_json(const struct bf_job *job)

@@ -180,12 +180,23 @@ static int on_event(const json_t *ev, void *payload)
 	return 0;
 }
 
-/* A command word naming an artifact becomes its path on the device. */
+static const char *skip_dot_slash(const char *path)
+{
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	return path;
+}
+
+/*
+ * A command word naming an artifact ("out/micro" or "./out/micro")
+ * becomes its path on the device.
+ */
 static const char *map_word(const struct bf_worker *w, int side,
                             const char *word)
 {
 	for (size_t i = 0; i < w->art_local[side].argc; i++)
-		if (!strcmp(w->art_local[side].argv[i], word))
+		if (!strcmp(skip_dot_slash(w->art_local[side].argv[i]),
+		            skip_dot_slash(word)))
 			return w->art_remote[side].argv[i];
 	return word;
 }

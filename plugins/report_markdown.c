@@ -108,10 +108,15 @@ static void add_errors(struct bf_buf *b, const json_t *result)
 {
 	const json_t *errors = json_object_get(result, "errors");
 	const char *infra = bf_json_str_or(result, "infra_error", NULL);
+	const json_t *sum = json_object_get(result, "summary");
+	json_int_t moved =
+	        json_integer_value(json_object_get(sum, "moved_units"));
+	json_int_t recon =
+	        json_integer_value(json_object_get(sum, "reconnects"));
 	size_t i;
 	json_t *e;
 
-	if (!infra && !json_array_size(errors))
+	if (!infra && !json_array_size(errors) && !moved && !recon)
 		return;
 	bf_buf_addstr(b, "\n### Infrastructure\n\n");
 	if (infra) {
@@ -119,6 +124,13 @@ static void add_errors(struct bf_buf *b, const json_t *result)
 		add_escaped(b, infra);
 		bf_buf_addstr(b, "\n\n");
 	}
+	if (moved || recon)
+		bf_buf_addf(b,
+		            "Infrastructure retries, not performance: %lld "
+		            "reconnect%s, %lld benchmark%s moved to another "
+		            "device. Every measured run was kept once.\n\n",
+		            (long long)recon, recon == 1 ? "" : "s",
+		            (long long)moved, moved == 1 ? "" : "s");
 	json_array_foreach(errors, i, e)
 	{
 		bf_buf_addstr(b, "- ");
