@@ -38,8 +38,11 @@ static int read_hello(struct bf_agentconn *c, struct bf_err *err)
 		bf_err_prefix(err, "agent on '%s': no hello", c->name);
 		return ret;
 	}
-	if ((ret = bf_proto_parse(&hello, line, len, "agent", err)))
+	if ((ret = bf_proto_parse(&hello, line, len, "agent", err))) {
+		bf_err_prefix(err, "agent on '%s' did not start with a hello",
+		              c->name);
 		return ret;
+	}
 	proto = json_object_get(hello, "protocol");
 	if (strcmp(bf_proto_type(hello), "hello") || !json_is_integer(proto)) {
 		json_decref(hello);

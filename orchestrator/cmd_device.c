@@ -89,6 +89,12 @@ static const struct subcmd subcmds[] = {
 	  "section\n"
 	  "                           (default: the built-in defaults)\n"
 	  "        --json             the details as JSON\n" },
+	{ "rekey", cmd_device__rekey, "rekey NAME",
+	  "The device was reinstalled and its SSH host key changed: fetch the\n"
+	  "new key, print the pinned and the new SHA256 fingerprints, record\n"
+	  "the new key in benchfarm's known_hosts and pin it. Compare the new\n"
+	  "fingerprint with the device's own before trusting it. Health\n"
+	  "becomes unknown until the next check.\n" },
 	{ "rm", device_rm, "rm NAME [--force]",
 	  "Remove a device from the registry (its run history stays).\n"
 	  "\n"

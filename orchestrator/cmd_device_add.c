@@ -242,7 +242,8 @@ static int check_key(char **abs, const char *name, const char *key)
 }
 
 /* Fetch and record the host key; its fingerprint into *fp. */
-static int accept_host_key(char **fp, const struct bf_store_device *d)
+static int accept_host_key(char **fp, const struct bf_store_device *d,
+                           const char *cmd)
 {
 	struct bf_err err = BF_ERR_INIT;
 	char *line = NULL, *kh = NULL;
@@ -259,7 +260,7 @@ static int accept_host_key(char **fp, const struct bf_store_device *d)
 			bf_err_prefix(&err, "device '%s'", d->name);
 		ret = bf_cmd_fail(err.code == BF_EINVAL ? BF_EXIT_USAGE
 		                                        : BF_EXIT_INFRA,
-		                  "device add", "%s", err.msg);
+		                  cmd, "%s", err.msg);
 		BF_FREE(*fp);
 	} else {
 		printf("%s: host key %s recorded in %s\n", d->name, *fp, kh);
@@ -291,7 +292,7 @@ int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx)
 		           o.dev.name);
 		goto out;
 	}
-	if (o.accept && (ret = accept_host_key(&fp, &o.dev)) >= 0)
+	if (o.accept && (ret = accept_host_key(&fp, &o.dev, "device add")) >= 0)
 		goto out;
 	o.dev.host_key_fp = fp;
 	if (bf_store_device_add(ctx->store, &o.dev, &err)) {
@@ -310,5 +311,47 @@ out:
 	bf_store_device_release(&old);
 	free(key);
 	free(fp);
+	return ret;
+}
+
+/*
+ * device rekey NAME: the device was reinstalled and has a new host key.
+ * Fetch it, show the pinned and the offered fingerprints, and pin the
+ * new one. Only an admin who knows why the key changed should run it.
+ */
+int cmd_device__rekey(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct bf_store_device d = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	char *fp = NULL;
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if ((ret = cmd_device__std_opt(c, argv[0])) >= 0)
+			return ret;
+	if (optind + 1 != argc) {
+		cmd_device__usage(stderr, argv[0]);
+		return BF_EXIT_USAGE;
+	}
+	if (bf_store_device_get(&d, ctx->store, argv[optind], &err))
+		return bf_cmd_fail(err.code == BF_ENOTFOUND ? BF_EXIT_USAGE
+		                                            : BF_EXIT_INFRA,
+		                   "device rekey", "%s", err.msg);
+	if ((ret = accept_host_key(&fp, &d, "device rekey")) < 0) {
+		printf("%s: pinned before: %s\n", d.name,
+		       d.host_key_fp ? d.host_key_fp : "(not pinned)");
+		if (bf_store_device_set_host_key(ctx->store, d.name, fp, &err))
+			ret = bf_cmd_fail(BF_EXIT_INFRA, "device rekey", "%s",
+			                  err.msg);
+		else
+			ret = BF_EXIT_OK;
+	}
+	free(fp);
+	bf_store_device_release(&d);
 	return ret;
 }

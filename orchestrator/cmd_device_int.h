@@ -15,6 +15,7 @@ struct bf_store_device;
  * "benchfarm: device SUB: MSG".
  */
 int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_device__rekey(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_device__list(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_device__show(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_device__check(int argc, char **argv, struct bf_ctx *ctx);

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <pthread.h>
 
+#include "benchfarm/err.h"
 #include "compare.h"
 #include "gitrepo.h"
 #include "presubmit.h"
@@ -28,7 +29,7 @@ struct bf_job {
 	int reconnects; /* agent connections re-opened */
 	int moved_units; /* benchmarks given to another device */
 	bool aborted; /* infrastructure failure stopped the plan */
-	char abort_msg[256]; /* why */
+	char abort_msg[BF_ERR_SIZE]; /* why */
 	double started, runs_wall_s, bench_wall_s;
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */

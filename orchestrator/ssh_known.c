@@ -171,9 +171,10 @@ static int changed_key(struct bf_ssh *s, const char *host, const char *fp,
 		old = fingerprint(blob, len);
 	ret = bf_err_set(err, BF_ECORRUPT,
 	                 "'%s' (%s): HOST KEY CHANGED: known %s, now %s; "
-	                 "refused (if expected: 'benchfarm device rm', then "
-	                 "'device add --accept-host-key')",
-	                 s->name, host, old ? old : "(unreadable key)", fp);
+	                 "refused (if the device was reinstalled: "
+	                 "'benchfarm device rekey %s')",
+	                 s->name, host, old ? old : "(unreadable key)", fp,
+	                 s->name);
 	free(blob);
 	free(old);
 	return ret;

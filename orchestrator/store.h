@@ -162,6 +162,14 @@ int bf_store_device_set_health(struct bf_store *store, const char *name,
                                int64_t checked_at, struct bf_err *err);
 
 /*
+ * Pin a new host key fingerprint ("SHA256:...") after an admin accepted
+ * the key (device rekey); health becomes unknown until the next check.
+ * Returns 0 or BF_ENOTFOUND.
+ */
+int bf_store_device_set_host_key(struct bf_store *store, const char *name,
+                                 const char *fp, struct bf_err *err);
+
+/*
  * Set the state ("idle", "leased", "running"). Returns 0, BF_ENOTFOUND
  * or BF_EINVAL.
  */

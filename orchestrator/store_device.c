@@ -275,6 +275,22 @@ int bf_store_device_set_health(struct bf_store *store, const char *name,
 	                    name, health, reason, checked_at, err);
 }
 
+int bf_store_device_set_host_key(struct bf_store *store, const char *name,
+                                 const char *fp, struct bf_err *err)
+{
+	if (!name || !fp)
+		return bf_err_set(err, BF_EINVAL,
+		                  "no device name or key given");
+	return device_write(store,
+	                    "UPDATE devices SET host_key_fp = ?2,"
+	                    " health = CASE WHEN health IN ('maintenance',"
+	                    " 'retired') THEN health ELSE 'unknown' END,"
+	                    " health_reason = CASE WHEN health IN"
+	                    " ('maintenance', 'retired') THEN health_reason"
+	                    " END WHERE name = ?1",
+	                    name, fp, NULL, 0, err);
+}
+
 int bf_store_device_set_state(struct bf_store *store, const char *name,
                               const char *state, struct bf_err *err)
 {

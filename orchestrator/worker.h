@@ -6,6 +6,7 @@
 
 #include "benchfarm/argv.h"
 #include "benchfarm/common.h"
+#include "benchfarm/err.h"
 #include "sched.h"
 #include "store.h"
 
@@ -34,7 +35,7 @@ struct bf_worker {
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	bool dead; /* gave up: unreachable, unfit or broken */
-	char why[256]; /* why it gave up */
+	char why[BF_ERR_SIZE]; /* why it gave up */
 	int steps_done; /* measured and warmup runs completed */
 	pthread_t thread;
 };

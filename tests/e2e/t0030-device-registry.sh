@@ -126,6 +126,20 @@ run 3 "a changed host key is refused (exit 3)" device check d3
 grep_file "the reason says the host key changed" "^d3  *bad .*HOST KEY CHANGED" "$OUT"
 grep_file "the reason names the recorded fingerprint" "$fp_d2" "$OUT"
 grep_file "the reason names the offered fingerprint" "$fp_d3" "$OUT"
+grep_file "the reason says how to accept a reinstalled device" \
+	"benchfarm device rekey d3" "$OUT"
+run 0 "device rekey accepts the new key" device rekey d3
+grep_file "rekey prints the new fingerprint" "^d3: host key $fp_d3 recorded" \
+	"$OUT"
+# (The test changed known_hosts only: the registry still pins d3's key.)
+grep_file "rekey prints the registry's old pin" "^d3: pinned before: $fp_d3" \
+	"$OUT"
+run 0 "device show after rekey" device show d3 --json
+jq_check "the new key is pinned, health unknown until checked" \
+	".host_key_fp == \"$fp_d3\" and .health == \"unknown\"" "$OUT"
+run 0 "d3 checks good again after rekey" device check d3
+run 2 "rekey of an unknown device" device rekey nosuch
+grep_file "rekey names the missing device" "nosuch" "$ERR"
 
 # An unreachable device: its sshd is gone.
 "$SSHD_SH" stop "$S" d4

@@ -23,7 +23,7 @@ enum bf_errcode {
 	BF_ECORRUPT = -12, /* stored data is damaged or not ours */
 };
 
-#define BF_ERR_SIZE 256
+#define BF_ERR_SIZE 512
 
 /*
  * Caller-owned error detail. Functions that detect a failure fill it in
