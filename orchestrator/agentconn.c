@@ -9,7 +9,7 @@
 #include "benchfarm/proto.h"
 #include "benchfarm/spawn.h"
 
-#define HELLO_TIMEOUT_S 30.0
+#define HELLO_TIMEOUT_S 10.0
 
 struct bf_agentconn {
 	const struct bf_conn_ops *ops;

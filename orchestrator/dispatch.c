@@ -75,14 +75,19 @@ static void progress(struct dispatch *d, const struct bf_worker *w,
 		fputc('\n', stderr);
 }
 
-/* Runs u from u->next on w; 0 when finished, else the device failed. */
+/*
+ * Runs u from u->next on w; 0 when finished, else the device failed.
+ * *in_run tells whether it failed while running the benchmark (which
+ * counts against the unit) or in a check (the device's fault alone).
+ */
 static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
-                    struct bf_err *err)
+                    bool *in_run, struct bf_err *err)
 {
 	struct bf_job *job = d->job;
 	size_t first = u->next;
 	int ret = 0;
 
+	*in_run = false;
 	for (size_t i = u->next; i < u->plan.n; i++) {
 		const struct bf_plan_step *st = &u->plan.steps[i];
 
@@ -90,8 +95,10 @@ static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
 		    (ret = bf_worker_check(w, st->warmup ? 0 : st->repeat + 1,
 		                           err)))
 			return ret;
-		if ((ret = bf_worker_run_step(w, st, err)))
+		if ((ret = bf_worker_run_step(w, st, err))) {
+			*in_run = true;
 			return ret;
+		}
 		pthread_mutex_lock(&job->lock);
 		u->next = i + 1;
 		w->steps_done++;
@@ -148,7 +155,7 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&job->lock);
 	for (;;) {
-		bool busy;
+		bool busy, in_run;
 		struct bf_unit *u;
 		int ret;
 
@@ -156,6 +163,22 @@ static void *worker_main(void *arg)
 		if (w->dead &&
 		    (w->local || !work_left(d) || !(w = lease_next(d))))
 			break;
+		/*
+		 * Connect first (SSH, artifacts, agent hello and info): an
+		 * unreachable device, a broken agent or a full disk never
+		 * holds a unit.
+		 */
+		if (!w->agent) {
+			pthread_mutex_unlock(&job->lock);
+			ret = bf_worker_connect(w, &err);
+			pthread_mutex_lock(&job->lock);
+			if (ret) {
+				w->dead = true;
+				bf_strlcpy(w->why, err.msg, sizeof(w->why));
+				BF_LOG_WARN("%s", err.msg);
+				continue;
+			}
+		}
 		u = take_unit(d, &busy);
 		if (!u && !busy)
 			break;
@@ -165,7 +188,7 @@ static void *worker_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&job->lock);
-		ret = run_unit(d, w, u, &err);
+		ret = run_unit(d, w, u, &in_run, &err);
 		pthread_mutex_lock(&job->lock);
 		u->taken = false;
 		if (!ret) {
@@ -173,7 +196,9 @@ static void *worker_main(void *arg)
 		} else {
 			w->dead = true;
 			bf_strlcpy(w->why, err.msg, sizeof(w->why));
-			if (++u->moves > job->cfg->runs.retries)
+			/* A benchmark that kills every device stops somewhere.
+			 */
+			if (in_run && ++u->moves > job->cfg->runs.retries)
 				u->failed = true;
 			job->moved_units++;
 			BF_LOG_WARN("%s gave up on %s: %s", w->name,

@@ -452,6 +452,12 @@ static int export_file(struct export_ctx *ctx, const git_tree_entry *entry,
 		mode = 0777;
 	git_blob_filter_options_init(&fopts, GIT_BLOB_FILTER_OPTIONS_VERSION);
 	fopts.flags |= GIT_BLOB_FILTER_ATTRIBUTES_FROM_COMMIT;
+	/*
+	 * With CHECK_FOR_BINARY (on by default) git_blob_filter returns an
+	 * empty buffer for a binary blob. Filter every file as git checkout
+	 * does: the CRLF filter skips binary content by itself.
+	 */
+	fopts.flags &= ~(uint32_t)GIT_BLOB_FILTER_CHECK_FOR_BINARY;
 	git_oid_cpy(&fopts.attr_commit_id, ctx->commit_id);
 	if (git_blob_lookup(&blob, ctx->r->repo, git_tree_entry_id(entry)) <
 	            0 ||

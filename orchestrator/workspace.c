@@ -110,7 +110,11 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 	if ((ret = bf_gitrepo_tree_id(side->tree, repo, commit, err)) ||
 	    (ret = bf_fs_cache_dir(&cache, err)))
 		goto out;
-	work = bf_xasprintf("%s/work", cache);
+	/*
+	 * "work2": exports made before 2026-11-22 wrote binary files empty
+	 * (gitrepo.c); never reuse those. The old "work" can be deleted.
+	 */
+	work = bf_xasprintf("%s/work2", cache);
 	if ((ret = bf_fs_mkdirs(work, 0700, err)))
 		goto out;
 	side->dir = bf_xasprintf("%s/%s", work, side->tree);

@@ -437,6 +437,48 @@ static void test_gitrepo__export_writes_exact_files(void **state)
 	bf_gitrepo_free(r);
 }
 
+/*
+ * Binary files (NUL bytes) are exported byte for byte. libgit2's
+ * git_blob_filter() by default hands back an EMPTY buffer for binary
+ * blobs; a benchmark's data file or prebuilt library must not vanish.
+ */
+static void test_gitrepo__export_keeps_binary_files(void **state)
+{
+	char *repo = path_in(fx.tmp, "binrepo");
+	char *src = path_in(repo, "data.bin");
+	char *dir = path_in(fx.tmp, "export-bin");
+	char *got_path = path_in(dir, "data.bin");
+	struct bf_gitrepo *r;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_buf got = BF_BUF_INIT;
+	unsigned char data[4096];
+	char oid[41];
+	FILE *f;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (unsigned char)(i * 7 % 256); /* NULs included */
+	GIT(fx.tmp, "init", "-q", "-b", "main", "binrepo");
+	f = fopen(src, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, sizeof(data), f), sizeof(data));
+	assert_int_equal(fclose(f), 0);
+	GIT(repo, "add", "-A");
+	GIT(repo, "commit", "-q", "-m", "binary");
+	head_oid(oid, repo);
+	r = open_repo(repo);
+	assert_int_equal(bf_gitrepo_export(r, oid, dir, &err), 0);
+	assert_int_equal(bf_buf_read_file(&got, got_path, NULL), 0);
+	assert_int_equal(got.len, sizeof(data));
+	assert_memory_equal(got.buf, data, sizeof(data));
+	bf_buf_release(&got);
+	bf_gitrepo_free(r);
+	free(got_path);
+	free(dir);
+	free(src);
+	free(repo);
+}
+
 static void test_gitrepo__export_needs_empty_directory(void **state)
 {
 	struct bf_gitrepo *r = open_repo(fx.repo);
@@ -636,6 +678,7 @@ int main(void)
 		        test_gitrepo__tree_id_equal_for_identical_trees),
 		cmocka_unit_test(test_gitrepo__export_writes_exact_files),
 		cmocka_unit_test(test_gitrepo__export_needs_empty_directory),
+		cmocka_unit_test(test_gitrepo__export_keeps_binary_files),
 		cmocka_unit_test(test_gitrepo__export_skips_submodule),
 		cmocka_unit_test(
 		        test_gitrepo__export_leaves_dirty_tree_untouched),
