@@ -1,0 +1,169 @@
+#include "benchfarm/detect.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+
+/*
+ * The detectors' front door: defaults from the reference, names, and
+ * the handling shared by all of them (missing values, infinities,
+ * indexes mapped back to the caller's series).
+ */
+
+static const char *const detector_names[] = { "jetpack", "skia", "perfherder",
+	                                      "edivisive", NULL };
+static const char *const skia_names[] = { "original", "absolute",     "percent",
+	                                  "cohen",    "mannwhitneyu", NULL };
+
+static int index_of(const char *const *names, const char *name)
+{
+	for (int i = 0; name && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int bf_detector_from_name(const char *name)
+{
+	return index_of(detector_names, name);
+}
+
+const char *bf_detector_name(enum bf_detector d)
+{
+	return (unsigned)d < 4 ? detector_names[d] : "?";
+}
+
+int bf_skia_algo_from_name(const char *name)
+{
+	return index_of(skia_names, name);
+}
+
+const char *bf_skia_algo_name(enum bf_skia_algo a)
+{
+	return (unsigned)a < 5 ? skia_names[a] : "?";
+}
+
+void bf_detect_params_default(struct bf_detect_params *p, enum bf_detector d)
+{
+	memset(p, 0, sizeof(*p));
+	p->detector = d;
+	p->jetpack_width = 5; /* Jetpack CI: 5 builds each side */
+	p->jetpack_threshold = 25;
+	p->skia_radius = 7; /* Perf's radius flag */
+	p->skia_interesting = 50; /* Perf's interesting flag */
+	p->skia_stddev_threshold = 0.001; /* config.MinStdDev */
+	p->skia_algo = BF_SKIA_ORIGINAL;
+	p->ph_min_back_window = 12;
+	p->ph_max_back_window = 24;
+	p->ph_fore_window = 12;
+	p->ph_t_threshold = 7;
+	p->ph_min_percent = 2; /* PERFHERDER_REGRESSION_THRESHOLD */
+	p->ed_pvalue = 0.001; /* Otava's -P */
+	p->ed_window = 50;
+	p->ed_min_magnitude = 0.0;
+}
+
+/* The finite values of x in order, with their input indexes. */
+static int compact(double **vals, size_t **idx, size_t *m, const double *x,
+                   size_t n, struct bf_err *err)
+{
+	*vals = bf_xcalloc(n + 1, sizeof(**vals));
+	*idx = bf_xcalloc(n + 1, sizeof(**idx));
+	*m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(x[i]))
+			continue;
+		if (isinf(x[i])) {
+			free(*vals);
+			free(*idx);
+			*vals = NULL;
+			*idx = NULL;
+			return bf_err_set(err, BF_EINVAL,
+			                  "value %zu of the series is infinite",
+			                  i + 1);
+		}
+		(*vals)[*m] = x[i];
+		(*idx)[(*m)++] = i;
+	}
+	return 0;
+}
+
+int bf_detect_series(struct bf_change **out, size_t *nout,
+                     const struct bf_detect_params *p, const double *x,
+                     size_t n, struct bf_err *err)
+{
+	double *v;
+	size_t *idx, m;
+	int ret;
+
+	*out = NULL;
+	*nout = 0;
+	if ((ret = compact(&v, &idx, &m, x, n, err)))
+		return ret;
+	switch (p->detector) {
+	case BF_DETECT_JETPACK:
+		ret = bf_detect_jetpack(out, nout, p, v, m, err);
+		break;
+	case BF_DETECT_SKIA:
+		ret = bf_detect_skia(out, nout, p, v, m, err);
+		break;
+	case BF_DETECT_PERFHERDER:
+		ret = bf_detect_perfherder(out, nout, p, v, m, err);
+		break;
+	case BF_DETECT_EDIVISIVE:
+		ret = bf_detect_edivisive(out, nout, p, v, m, err);
+		break;
+	default:
+		ret = bf_err_set(err, BF_EINVAL, "unknown detector %d",
+		                 (int)p->detector);
+	}
+	for (size_t i = 0; !ret && i < *nout; i++)
+		(*out)[i].index = idx[(*out)[i].index];
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		*nout = 0;
+	}
+	free(v);
+	free(idx);
+	return ret;
+}
+
+int bf_detect_window(struct bf_step_window *out,
+                     const struct bf_detect_params *p, const double *x,
+                     size_t n, struct bf_err *err)
+{
+	double *v;
+	size_t *idx, m;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->least_squares = NAN;
+	out->status = "Uninteresting";
+	if ((ret = compact(&v, &idx, &m, x, n, err)))
+		return ret;
+	switch (p->detector) {
+	case BF_DETECT_JETPACK:
+		ret = bf_detect_jetpack_window(out, p, v, m, err);
+		break;
+	case BF_DETECT_SKIA:
+		ret = bf_detect_skia_window(out, p, v, m, err);
+		break;
+	case BF_DETECT_PERFHERDER:
+		ret = bf_detect_perfherder_window(out, p, v, m, err);
+		break;
+	case BF_DETECT_EDIVISIVE:
+		ret = bf_detect_edivisive_window(out, p, v, m, err);
+		break;
+	default:
+		ret = bf_err_set(err, BF_EINVAL, "unknown detector %d",
+		                 (int)p->detector);
+	}
+	if (!ret && m && out->turning_point < m)
+		out->turning_point = idx[out->turning_point];
+	free(v);
+	free(idx);
+	return ret;
+}

@@ -1,0 +1,51 @@
+#include "benchfarm/detect.h"
+
+#include "benchfarm/err.h"
+
+/* Placeholder: being written. */
+int bf_detect_jetpack(struct bf_change **out, size_t *nout,
+                      const struct bf_detect_params *p, const double *x,
+                      size_t n, struct bf_err *err)
+{
+	(void)out;
+	(void)nout;
+	(void)p;
+	(void)x;
+	(void)n;
+	return bf_err_set(err, BF_EINVAL,
+	                  "detector 'jetpack' is not built yet");
+}
+
+int bf_detect_jetpack_window(struct bf_step_window *out,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n, struct bf_err *err)
+{
+	(void)out;
+	(void)p;
+	(void)x;
+	(void)n;
+	return bf_err_set(err, BF_EINVAL,
+	                  "detector 'jetpack' is not built yet");
+}
+int bf_detect_skia(struct bf_change **out, size_t *nout,
+                   const struct bf_detect_params *p, const double *x, size_t n,
+                   struct bf_err *err)
+{
+	(void)out;
+	(void)nout;
+	(void)p;
+	(void)x;
+	(void)n;
+	return bf_err_set(err, BF_EINVAL, "detector 'skia' is not built yet");
+}
+
+int bf_detect_skia_window(struct bf_step_window *out,
+                          const struct bf_detect_params *p, const double *x,
+                          size_t n, struct bf_err *err)
+{
+	(void)out;
+	(void)p;
+	(void)x;
+	(void)n;
+	return bf_err_set(err, BF_EINVAL, "detector 'skia' is not built yet");
+}
