@@ -60,6 +60,8 @@ int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_run(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_analyze(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_device(int argc, char **argv, struct bf_ctx *ctx);
 

@@ -17,8 +17,6 @@ struct stub {
 };
 
 static const struct stub stubs[] = {
-	{ "run", "benchfarm run -c CONFIG [--commit REV]", 6 },
-	{ "backfill", "benchfarm backfill -c CONFIG REV_RANGE", 6 },
 	{ "detect", "benchfarm detect -c CONFIG [--json FILE]", 6 },
 	{ "bisect",
 	  "benchfarm bisect -c CONFIG --good REV --bad REV --benchmark NAME",

@@ -13,9 +13,9 @@
 const struct bf_cmd bf_commands[] = {
 	{ "compare", cmd_compare, BF_CMD_NEEDS_DB,
 	  "presubmit: compare a patch with its baseline" },
-	{ "run", cmd_stub, BF_CMD_STUB,
+	{ "run", cmd_run, BF_CMD_NEEDS_DB,
 	  "postsubmit: record one commit's results" },
-	{ "backfill", cmd_stub, BF_CMD_STUB,
+	{ "backfill", cmd_backfill, BF_CMD_NEEDS_DB,
 	  "measure every first-parent commit of a range" },
 	{ "detect", cmd_stub, BF_CMD_STUB,
 	  "find steps in the recorded history" },

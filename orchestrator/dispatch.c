@@ -212,18 +212,34 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* Keep the steps of the side a postsubmit record measures. */
+static void keep_patch_side(struct bf_plan *plan)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->steps[i].side == BF_SIDE_PATCH)
+			plan->steps[k++] = plan->steps[i];
+	plan->n = k;
+}
+
 static void build_units(struct dispatch *d)
 {
 	const struct bf_job *job = d->job;
+	const char *only = job->o->only_bench;
 
-	d->nunits = job->cfg->nbenchmarks;
-	d->units = bf_xcalloc(d->nunits + 1, sizeof(*d->units));
-	for (size_t b = 0; b < d->nunits; b++) {
-		struct bf_unit *u = &d->units[b];
+	d->units = bf_xcalloc(job->cfg->nbenchmarks + 1, sizeof(*d->units));
+	for (size_t b = 0; b < job->cfg->nbenchmarks; b++) {
+		struct bf_unit *u = &d->units[d->nunits];
 
+		if (only && strcmp(job->cfg->benchmarks[b].name, only))
+			continue;
+		d->nunits++;
 		u->bench = (int)b;
 		bf_plan_build(&u->plan, 1, job->repeats, job->warmup,
 		              job->cfg->runs.interleave, job->seed + b);
+		if (job->record)
+			keep_patch_side(&u->plan);
 		for (size_t i = 0; i < u->plan.n; i++)
 			u->plan.steps[i].bench = (int)b;
 		d->steps_total += u->plan.n;

@@ -33,3 +33,5 @@ ORCH_OBJS += orchestrator/ssh.o
 ORCH_OBJS += orchestrator/ssh_known.o
 ORCH_OBJS += orchestrator/ssh_channel.o
 ORCH_OBJS += orchestrator/ssh_sftp.o
+ORCH_OBJS += orchestrator/history.o
+ORCH_OBJS += orchestrator/cmd_postsubmit.o

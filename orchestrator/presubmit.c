@@ -77,7 +77,10 @@ static int resolve_commits(struct bf_job *job, struct bf_err *err)
 	if (!ret)
 		ret = bf_gitrepo_resolve(job->side[1].commit, job->repo, patch,
 		                         err);
-	if (!ret && job->o->base)
+	if (!ret && job->record)
+		memcpy(job->side[0].commit, job->side[1].commit,
+		       sizeof(job->side[0].commit));
+	else if (!ret && job->o->base)
 		ret = bf_gitrepo_resolve(job->side[0].commit, job->repo,
 		                         job->o->base, err);
 	else if (!ret)
@@ -95,14 +98,15 @@ static int resolve_commits(struct bf_job *job, struct bf_err *err)
 /* Export and build both sides; a failure shows the log's tail. */
 static int prepare_sides(struct bf_job *job, struct bf_err *err)
 {
-	for (int s = 0; s < 2; s++) {
+	for (int s = job->record ? 1 : 0; s < 2; s++) {
 		char commit[41];
 		char *tail;
 
 		bf_strlcpy(commit, job->side[s].commit, sizeof(commit));
 		if (job->o->progress)
 			fprintf(stderr, "benchfarm: preparing %s %.12s\n",
-			        bf_side_name(s), commit);
+			        job->record ? "commit" : bf_side_name(s),
+			        commit);
 		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
 		                          job->cfg, err))
 			continue;
@@ -110,7 +114,8 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 		               ? bf_workspace_log_tail(job->side[s].log_path,
 		                                       15)
 		               : NULL;
-		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job->record ? "run" : "compare", err->msg);
 		if (tail && *tail)
 			fprintf(stderr,
 			        "--- last lines of the build log ---\n"
@@ -128,9 +133,9 @@ static int create_run(struct bf_job *job, struct bf_err *err)
 	struct bf_store_run run;
 
 	memset(&run, 0, sizeof(run));
-	run.kind = (char *)"compare";
+	run.kind = (char *)(job->record ? "run" : "compare");
 	run.config_digest = job->digest;
-	run.base_commit = job->side[0].commit;
+	run.base_commit = job->record ? NULL : job->side[0].commit;
 	run.patch_commit = job->side[1].commit;
 	run.device = (char *)(job->o->device ? job->o->device
 	                      : job->o->pool ? job->o->pool
@@ -153,7 +158,9 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
 		ret = BF_EXIT_INFRA;
 	}
-	if (job->o->markdown_path) {
+	if (job->o->quiet) {
+		/* the caller reads result_out */
+	} else if (job->o->markdown_path) {
 		if (bf_fs_write_atomic(job->o->markdown_path, md, strlen(md),
 		                       0644, err)) {
 			fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
@@ -174,7 +181,54 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
 	                    (int64_t)time(NULL), NULL);
 	free(md);
-	json_decref(result);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
+	return ret;
+}
+
+/* benchfarm run: one commit recorded; a table of medians, no verdict. */
+static int conclude_record(struct bf_job *job, struct bf_err *err)
+{
+	json_t *result = bf_job_record_json(job);
+	json_t *results = json_object_get(result, "results");
+	size_t i;
+	json_t *r;
+	int ret = BF_EXIT_OK;
+
+	if (job->o->json_path &&
+	    bf_json_write_file(result, job->o->json_path, true, false, err)) {
+		fprintf(stderr, "benchfarm: run: %s\n", err->msg);
+		ret = BF_EXIT_INFRA;
+	}
+	if (!job->o->quiet) {
+		printf("commit %.12s: %zu series recorded (run %lld)\n",
+		       job->side[1].commit, json_array_size(results),
+		       (long long)job->run_id);
+		json_array_foreach(results, i, r)
+		{
+			printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
+			       bf_json_str_or(r, "name", "?"),
+			       bf_json_str_or(r, "metric", "?"),
+			       json_number_value(json_object_get(r, "median")),
+			       bf_json_str_or(r, "unit", ""),
+			       (long long)json_integer_value(
+			               json_object_get(r, "n")));
+		}
+	}
+	if (job->aborted)
+		fprintf(stderr, "benchfarm: run: stopped: %s\n",
+		        job->abort_msg);
+	if (job->aborted || !json_array_size(results))
+		ret = BF_EXIT_INFRA;
+	bf_store_run_finish(job->store, job->run_id,
+	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                    (int64_t)time(NULL), NULL);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
 	return ret;
 }
 
@@ -192,6 +246,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.started = bf_now_monotonic();
 	job.repeats = o->repeats > 0 ? o->repeats : cfg->runs.repeats;
 	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
+	job.record = o->record;
 	job.seed = o->seed_set           ? o->seed
 	           : cfg->runs.seed != 0 ? cfg->runs.seed
 	                                 : fresh_seed();
@@ -217,6 +272,10 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	if (bf_dispatch_run(&job, &err)) {
 		job.aborted = true;
 		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
+	}
+	if (job.record) {
+		ret = conclude_record(&job, &err);
+		goto out;
 	}
 	bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect, job.seed);
 	ret = conclude(&job, &err);

@@ -1,6 +1,8 @@
 #ifndef BF_PRESUBMIT_H
 #define BF_PRESUBMIT_H
 
+#include <jansson.h>
+
 #include "benchfarm/common.h"
 
 struct bf_cfg;
@@ -23,12 +25,20 @@ struct bf_presubmit_opts {
 	double alpha; /* -1: presubmit.alpha */
 	double min_effect;
 	bool progress; /* a progress line on stderr */
+	/*
+	 * Postsubmit (benchfarm run): measure the one commit "patch" names
+	 * and record it in the history; no base, no verdict.
+	 */
+	bool record;
+	const char *only_bench; /* run only this benchmark (bisect) */
+	bool quiet; /* no markdown on stdout */
+	json_t **result_out; /* when set, gets the result (new reference) */
 };
 
 #define BF_PRESUBMIT_OPTS_INIT                                            \
 	{                                                                 \
 		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, -1, 0, \
-		        false, -1, -1, false                              \
+		        false, -1, -1, false, false, NULL, false, NULL    \
 	}
 
 /*

@@ -26,6 +26,7 @@ struct bf_job {
 	char *digest;
 	uint64_t seed;
 	int repeats, warmup;
+	bool record; /* postsubmit: side 1 only, no verdict */
 	int reconnects; /* agent connections re-opened */
 	int moved_units; /* benchmarks given to another device */
 	bool aborted; /* infrastructure failure stopped the plan */
@@ -37,5 +38,7 @@ struct bf_job {
 
 /* The complete result document (presubmit_result.c). New reference. */
 json_t *bf_job_result_json(const struct bf_job *job);
+/* The result of a postsubmit record (benchfarm run). New reference. */
+json_t *bf_job_record_json(const struct bf_job *job);
 
 #endif /* BF_PRESUBMIT_INT_H */

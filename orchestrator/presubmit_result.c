@@ -66,6 +66,48 @@ static json_t *devices_json(const struct bf_job *job)
 	return arr;
 }
 
+json_t *bf_job_record_json(const struct bf_job *job)
+{
+	const struct bf_comparison *c = &job->cmp;
+	json_t *r = json_object(), *results = json_array();
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bf_series *s = &c->series[i];
+		const struct bf_values *v = &s->side[BF_SIDE_PATCH];
+		json_t *vals = json_array();
+
+		if (!v->n)
+			continue;
+		for (size_t k = 0; k < v->n; k++)
+			json_array_append_new(vals, json_real(v->v[k]));
+		json_array_append_new(
+		        results,
+		        json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o}",
+		                  "benchmark",
+		                  job->cfg->benchmarks[s->bench].name, "name",
+		                  s->name, "metric", s->metric, "unit", s->unit,
+		                  "n", (json_int_t)v->n, "median",
+		                  bf_json_real_or_null(
+		                          bf_stats_median(v->v, v->n)),
+		                  "values", vals));
+	}
+	json_object_set_new(r, "benchfarm", json_string(BF_VERSION));
+	json_object_set_new(r, "kind", json_string("run"));
+	json_object_set_new(r, "run_id", json_integer(job->run_id));
+	json_object_set_new(r, "config", json_string(job->cfg->path));
+	json_object_set_new(r, "commit",
+	                    commit_json(&job->side[1], &job->info[1]));
+	json_object_set_new(r, "devices", devices_json(job));
+	json_object_set_new(r, "status",
+	                    json_string(job->aborted ? "infra_failure" : "ok"));
+	if (job->aborted)
+		json_object_set_new(r, "infra_error",
+		                    json_string(job->abort_msg));
+	json_object_set_new(r, "results", results);
+	json_object_set_new(r, "errors", json_deep_copy(c->errors));
+	return r;
+}
+
 json_t *bf_job_result_json(const struct bf_job *job)
 {
 	json_t *r = json_object();

@@ -95,6 +95,13 @@ static const char *const migrations[] = {
 	 * default, ".cache/benchfarm" under the remote home).
 	 */
 	"ALTER TABLE devices ADD COLUMN workdir TEXT;",
+	/*
+	 * 2 -> 3: which config benchmark entry produced a sample (one
+	 * entry may print many named benchmarks); for postsubmit history
+	 * and bisect.
+	 */
+	"ALTER TABLE samples ADD COLUMN suite TEXT;"
+	"CREATE INDEX samples_history ON samples (suite, benchmark, metric);",
 };
 
 _Static_assert(BF_ARRAY_SIZE(migrations) == BF_STORE_SCHEMA_VERSION,

@@ -31,7 +31,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 2
+#define BF_STORE_SCHEMA_VERSION 3
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -274,6 +274,7 @@ struct bf_store_sample {
 	char *side; /* "base" | "patch" | "commit" */
 	char *commit_id; /* commit measured; may be NULL */
 	char *device; /* device name; may be NULL */
+	char *suite; /* config benchmark entry; may be NULL */
 	int64_t repeat_idx; /* which repeat (process run) */
 	int64_t iter_idx; /* which iteration within the repeat */
 	double value; /* finite */

@@ -287,8 +287,8 @@ int bf_store_sample_add(struct bf_store *store, const struct bf_store_sample *s,
 		        &st, store, BF_STORE__SAMPLE_ADD,
 		        "INSERT INTO samples (run_id, benchmark, metric, unit,"
 		        " side, commit_id, device, repeat_idx, iter_idx,"
-		        " value) VALUES (?1, ?2, ?3, coalesce(?4, ''), ?5,"
-		        " ?6, ?7, ?8, ?9, ?10)",
+		        " value, suite) VALUES (?1, ?2, ?3, coalesce(?4, ''),"
+		        " ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 		        err);
 	if (rc)
 		return rc;
@@ -301,7 +301,8 @@ int bf_store_sample_add(struct bf_store *store, const struct bf_store_sample *s,
 	    bf_store__bind_text(st, 7, s->device) ||
 	    sqlite3_bind_int64(st, 8, s->repeat_idx) ||
 	    sqlite3_bind_int64(st, 9, s->iter_idx) ||
-	    sqlite3_bind_double(st, 10, s->value))
+	    sqlite3_bind_double(st, 10, s->value) ||
+	    bf_store__bind_text(st, 11, s->suite))
 		rc = sqlite3_errcode(store->db);
 	else
 		rc = sqlite3_step(st);

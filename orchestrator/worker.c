@@ -240,9 +240,11 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 		rows[i].benchmark = s->v[i].benchmark;
 		rows[i].metric = s->v[i].metric;
 		rows[i].unit = s->v[i].unit;
-		rows[i].side = (char *)bf_side_name(st->side);
+		rows[i].side = (char *)(job->record ? "commit"
+		                                    : bf_side_name(st->side));
 		rows[i].commit_id = job->side[st->side].commit;
 		rows[i].device = w->name;
+		rows[i].suite = job->cfg->benchmarks[st->bench].name;
 		rows[i].repeat_idx = st->repeat;
 		rows[i].iter_idx = s->v[i].iteration;
 		rows[i].value = s->v[i].value;

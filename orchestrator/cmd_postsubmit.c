@@ -1,0 +1,238 @@
+#include "cmd.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/exitcode.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/json.h"
+#include "benchfarm/parse.h"
+#include "cfg.h"
+#include "gitrepo.h"
+#include "history.h"
+#include "presubmit.h"
+#include "store.h"
+
+/*
+ * Postsubmit recording: `benchfarm run` measures one commit into the
+ * history; `benchfarm backfill` does it for every first-parent commit
+ * of a range that the history does not have yet.
+ */
+
+static const char run_usage[] =
+        "usage: benchfarm run -c CONFIG [--commit REV] [--repeats N]\n"
+        "                     [--device NAME | --pool LABEL] [--json FILE]\n"
+        "\n"
+        "Postsubmit: build one commit, run every benchmark on it "
+        "(runs.repeats\n"
+        "times, after runs.warmup) and record the raw samples in the "
+        "history of\n"
+        "the device class (the pool label or device name). 'benchfarm "
+        "detect'\n"
+        "then looks for steps.\n"
+        "\n"
+        "    -c, --config FILE   the config\n"
+        "        --commit REV    the commit (default: HEAD)\n"
+        "    -n, --repeats N     runs (default: runs.repeats)\n"
+        "        --device NAME   run on this registered device (or "
+        "'local')\n"
+        "        --pool LABEL    run on this pool (default: devices.pool)\n"
+        "        --json FILE     write the result JSON\n"
+        "        --seed S        seed of the run order\n"
+        "\n"
+        "Exit: 0 recorded, 2 usage or config error, 3 infrastructure "
+        "failure\n"
+        "(build failed, no device): nothing is recorded as a point then.\n";
+
+static const char backfill_usage[] =
+        "usage: benchfarm backfill -c CONFIG [--repeats N] [--device NAME "
+        "| --pool LABEL]\n"
+        "                          [--json FILE] A..B\n"
+        "\n"
+        "Record every first-parent commit of A..B (oldest first) that the\n"
+        "history of the device class does not have yet, as 'benchfarm run'\n"
+        "would. A commit whose build fails is recorded as failed and "
+        "skipped;\n"
+        "it never becomes a point.\n"
+        "\n"
+        "    -c, --config FILE   the config\n"
+        "    -n, --repeats N     runs per commit (default: runs.repeats)\n"
+        "        --device NAME   run on this registered device (or "
+        "'local')\n"
+        "        --pool LABEL    run on this pool (default: devices.pool)\n"
+        "        --json FILE     a summary: each commit and what happened\n"
+        "\n"
+        "Exit: 0 when every commit is measured or was already, 3 when some\n"
+        "could not be (their runs say why), 2 usage or config error.\n";
+
+enum { OPT_COMMIT = 256, OPT_DEVICE, OPT_POOL, OPT_JSON, OPT_SEED };
+
+static int parse(struct bf_presubmit_opts *o, const char **range, int argc,
+                 char **argv, const char *cmd, const char *usage)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "commit", required_argument, NULL, OPT_COMMIT },
+		{ "repeats", required_argument, NULL, 'n' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pool", required_argument, NULL, OPT_POOL },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bf_err err = BF_ERR_INIT;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
+		if (c == 'c') {
+			o->config = optarg;
+		} else if (c == OPT_COMMIT && !range) {
+			o->patch = optarg;
+		} else if (c == 'n') {
+			if (bf_parse_int_range(&o->repeats, optarg, 1, 100000,
+			                       &err))
+				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+				                   "--repeats: %s", err.msg);
+		} else if (c == OPT_SEED) {
+			if (bf_parse_u64(&o->seed, optarg, &err))
+				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+				                   "--seed: %s", err.msg);
+			o->seed_set = true;
+		} else if (c == OPT_DEVICE) {
+			o->device = optarg;
+		} else if (c == OPT_POOL) {
+			o->pool = optarg;
+		} else if (c == OPT_JSON) {
+			o->json_path = optarg;
+		} else if (c == 'h') {
+			fputs(usage, stdout);
+			return BF_EXIT_OK;
+		} else {
+			fputs(usage, stderr);
+			return BF_EXIT_USAGE;
+		}
+	}
+	if (range && optind + 1 == argc) {
+		*range = argv[optind];
+		return -1;
+	}
+	if (range)
+		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+		                   "give one range A..B (see --help)");
+	if (optind != argc)
+		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+		                   "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	struct bf_cfg cfg;
+	int ret = parse(&o, NULL, argc, argv, "run", run_usage);
+
+	if (ret >= 0)
+		return ret;
+	if ((ret = bf_cmd_load_cfg(&cfg, "run", o.config)))
+		return ret;
+	o.record = true;
+	o.progress = isatty(2);
+	ret = bf_presubmit_run(&o, &cfg, ctx->store);
+	bf_cfg_release(&cfg);
+	return ret;
+}
+
+/* The first-parent commits of range, oldest first. */
+static int list_range(char (**oids)[41], size_t *n, const struct bf_cfg *cfg,
+                      const char *range)
+{
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_gitrepo *repo = NULL;
+	char *dir = bf_fs_dirname(cfg->path);
+	char *path = bf_fs_join(dir, cfg->project.repo);
+	int ret = bf_gitrepo_open(&repo, path, &err);
+
+	if (!ret)
+		ret = bf_gitrepo_first_parent_range(repo, range, oids, n, &err);
+	if (ret)
+		ret = bf_cmd_fail(BF_EXIT_USAGE, "backfill", "%s", err.msg);
+	bf_gitrepo_free(repo);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	const char *range = NULL, *json_path;
+	char(*oids)[41] = NULL;
+	size_t n = 0, measured = 0, skipped = 0, failed = 0;
+	json_t *summary = json_array();
+	const char *klass;
+	struct bf_cfg cfg;
+	int ret = parse(&o, &range, argc, argv, "backfill", backfill_usage);
+
+	if (ret >= 0)
+		goto out_nocfg;
+	if ((ret = bf_cmd_load_cfg(&cfg, "backfill", o.config)))
+		goto out_nocfg;
+	if ((ret = list_range(&oids, &n, &cfg, range)))
+		goto out;
+	klass = o.device ? o.device : o.pool ? o.pool : cfg.devices.pool;
+	json_path = o.json_path;
+	o.json_path = NULL;
+	o.record = true;
+	o.quiet = true;
+	o.progress = isatty(2);
+	for (size_t i = 0; i < n; i++) {
+		bool have = false;
+		const char *what;
+		int rc;
+
+		if (bf_history_measured(&have, ctx->store, klass, oids[i],
+		                        &err)) {
+			ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s",
+			                  err.msg);
+			goto out;
+		}
+		if (have) {
+			skipped++;
+			what = "already measured";
+		} else {
+			o.patch = oids[i];
+			rc = bf_presubmit_run(&o, &cfg, ctx->store);
+			if (rc == BF_EXIT_OK) {
+				measured++;
+				what = "measured";
+			} else {
+				failed++;
+				what = "failed (recorded as failed, no point)";
+			}
+		}
+		printf("[%zu/%zu] %.12s %s\n", i + 1, n, oids[i], what);
+		fflush(stdout);
+		json_array_append_new(summary,
+		                      json_pack("{s:s, s:s}", "commit", oids[i],
+		                                "result", what));
+	}
+	printf("backfill %s: %zu commits: %zu measured, %zu already "
+	       "measured, %zu failed\n",
+	       range, n, measured, skipped, failed);
+	if (json_path &&
+	    bf_json_write_file(summary, json_path, true, false, &err))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
+	else
+		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;
+out:
+	bf_cfg_release(&cfg);
+out_nocfg:
+	free(oids);
+	json_decref(summary);
+	return ret;
+}

@@ -1,0 +1,45 @@
+#ifndef BF_HISTORY_H
+#define BF_HISTORY_H
+
+#include "benchfarm/common.h"
+
+struct bf_err;
+struct bf_store;
+
+/*
+ * The postsubmit history: every commit that `benchfarm run` recorded on
+ * a device class (the pool label, or the device name), read back from
+ * the raw samples as one series per (suite, benchmark, metric) over a
+ * given commit order. A commit's point is the median over its runs of
+ * each run's median iteration, the same reduction as presubmit uses.
+ */
+struct bf_hist_series {
+	char *suite; /* the config benchmark entry */
+	char *benchmark; /* as the program names it */
+	char *metric;
+	char *unit;
+	double *v; /* [ncommits], NaN where the commit has no point */
+	size_t npoints; /* values that are not NaN */
+};
+
+struct bf_history {
+	struct bf_hist_series *series;
+	size_t n;
+	size_t ncommits;
+};
+
+/*
+ * Load the series of device_class over commits[0..ncommits) (oldest
+ * first, 40-hex ids). Only complete `run` records count.
+ */
+int bf_history_load(struct bf_history *h, struct bf_store *store,
+                    const char *device_class, char *const *commits,
+                    size_t ncommits, struct bf_err *err);
+void bf_history_release(struct bf_history *h);
+
+/* Whether commit has a complete record on device_class. */
+int bf_history_measured(bool *out, struct bf_store *store,
+                        const char *device_class, const char *commit,
+                        struct bf_err *err);
+
+#endif /* BF_HISTORY_H */
