@@ -28,7 +28,7 @@ static const char usage_text[] =
         "lies inside it, unknown otherwise. Exit 0, or 1 with\n"
         "--fail-on-regression when regressed, 2 on bad input.\n"
         "\n"
-        "step: change detection on a series (planned in issue #6).\n";
+        "step: a step detector on a series; 'benchfarm analyze step -h'.\n";
 
 struct analyze_opts {
 	const char *base, *patch;
@@ -182,10 +182,8 @@ int cmd_analyze(int argc, char **argv, struct bf_ctx *ctx)
 	(void)ctx;
 	if (argc >= 2 && !strcmp(argv[1], "compare"))
 		return analyze_compare(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "step") &&
-	    !bf_cmd_wants_help(argc, argv))
-		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step",
-		                   "not implemented yet (planned in issue #6)");
+	if (argc >= 2 && !strcmp(argv[1], "step"))
+		return cmd_analyze_step(argc - 1, argv + 1);
 	if (bf_cmd_wants_help(argc, argv)) {
 		fputs(usage_text, stdout);
 		return BF_EXIT_OK;

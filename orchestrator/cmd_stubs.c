@@ -17,11 +17,6 @@ struct stub {
 };
 
 static const struct stub stubs[] = {
-	{ "detect", "benchfarm detect -c CONFIG [--json FILE]", 6 },
-	{ "bisect",
-	  "benchfarm bisect -c CONFIG --good REV --bad REV --benchmark NAME",
-	  6 },
-	{ "alert", "benchfarm alert list|ack|ignore [ID]", 6 },
 	{ "report",
 	  "benchfarm report --format FORMAT --input RESULT.json "
 	  "[--output FILE]",

@@ -35,3 +35,7 @@ ORCH_OBJS += orchestrator/ssh_channel.o
 ORCH_OBJS += orchestrator/ssh_sftp.o
 ORCH_OBJS += orchestrator/history.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
+ORCH_OBJS += orchestrator/detect.o
+ORCH_OBJS += orchestrator/cmd_detect.o
+ORCH_OBJS += orchestrator/cmd_bisect.o
+ORCH_OBJS += orchestrator/cmd_analyze_step.o

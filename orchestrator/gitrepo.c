@@ -415,6 +415,31 @@ out:
 	return rc;
 }
 
+int bf_gitrepo_first_parent_history(struct bf_gitrepo *r, const char *tip,
+                                    char (**oids_out)[41], size_t *n,
+                                    struct bf_err *err)
+{
+	git_commit *c = NULL;
+	git_revwalk *walk = NULL;
+	int rc = resolve_branchish(&c, r, tip, err);
+
+	if (rc < 0)
+		return rc;
+	if (git_revwalk_new(&walk, r->repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) <
+	            0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0 ||
+	    git_revwalk_push(walk, git_commit_id(c)) < 0)
+		rc = git_fail(err, BF_ERROR,
+		              "cannot walk the history of '%s' in '%s'", tip,
+		              r->path);
+	else
+		rc = collect_walk(oids_out, n, walk, tip, r, err);
+	git_revwalk_free(walk);
+	git_commit_free(c);
+	return rc;
+}
+
 /* A name that stays inside its directory and is not git's own. */
 static bool is_safe_entry_name(const char *name)
 {

@@ -152,4 +152,12 @@ int bf_gitrepo_first_parent_range(struct bf_gitrepo *r, const char *range,
                                   char (**oids_out)[41], size_t *n,
                                   struct bf_err *err);
 
+/*
+ * The whole first-parent history of tip (resolved like a range side),
+ * oldest first; as bf_gitrepo_first_parent_range() otherwise.
+ */
+int bf_gitrepo_first_parent_history(struct bf_gitrepo *r, const char *tip,
+                                    char (**oids_out)[41], size_t *n,
+                                    struct bf_err *err);
+
 #endif /* BF_GITREPO_H */

@@ -68,3 +68,116 @@ int bf_numfile_read(double **out, size_t *n_out, const char *path,
 	*n_out = n;
 	return 0;
 }
+
+struct series {
+	double *v;
+	char **labels;
+	size_t n, alloc;
+};
+
+static void series_push(struct series *s, double x, const char *label,
+                        size_t len)
+{
+	if (s->n == s->alloc) {
+		s->alloc = s->alloc ? s->alloc * 2 : 64;
+		s->v = bf_xreallocarray(s->v, s->alloc, sizeof(*s->v));
+		s->labels = bf_xreallocarray(s->labels, s->alloc,
+		                             sizeof(*s->labels));
+	}
+	s->v[s->n] = x;
+	s->labels[s->n++] = label ? bf_xstrndup(label, len) : NULL;
+}
+
+static char *trim(char *p)
+{
+	char *end = p + strlen(p);
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	while (end > p && strchr(" \t\r", end[-1]))
+		*--end = '\0';
+	return p;
+}
+
+/* One non-blank, non-comment line of a series file. */
+static int series_line(struct series *s, char *line, size_t lineno,
+                       const char *path, struct bf_err *err)
+{
+	char *comma = strchr(line, ',');
+	char *value = comma ? trim(comma + 1) : line;
+	char *label = comma ? line : NULL;
+	double x;
+
+	if (comma) {
+		*comma = '\0';
+		label = trim(label);
+		if (strchr(value, ','))
+			return bf_err_set(err, BF_EINVAL,
+			                  "%s:%zu: expected 2 columns "
+			                  "'commit,value', got more",
+			                  path, lineno);
+		if (!*label || !*value)
+			return bf_err_set(err, BF_EINVAL,
+			                  "%s:%zu: the %s column is empty "
+			                  "(expected 'commit,value')",
+			                  path, lineno,
+			                  *label ? "value" : "commit");
+	}
+	if (bf_parse_double(&x, value, false, NULL)) {
+		if (comma && lineno == 1 && s->n == 0 &&
+		    strspn(value, "abcdefghijklmnopqrstuvwxyz_") ==
+		            strlen(value))
+			return 0; /* a header */
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s:%zu: '%.40s' is not a finite number",
+		                  path, lineno, value);
+	}
+	series_push(s, x, label, label ? strlen(label) : 0);
+	return 0;
+}
+
+void bf_numfile_labels_free(char **labels, size_t n)
+{
+	for (size_t i = 0; labels && i < n; i++)
+		free(labels[i]);
+	free(labels);
+}
+
+int bf_numfile_read_series(double **out, char ***labels_out, size_t *n_out,
+                           const char *path, struct bf_err *err)
+{
+	const char *name = strcmp(path, "-") ? path : "/dev/stdin";
+	struct series s = { NULL, NULL, 0, 0 };
+	size_t lineno = 0;
+	struct bf_buf b;
+	char *line;
+	int ret;
+
+	bf_buf_init(&b, NUMFILE_MAX);
+	ret = bf_buf_read_file(&b, name, err);
+	if (!ret && memchr(b.buf, '\0', b.len))
+		ret = bf_err_set(err, BF_EINVAL, "%s: binary data, not numbers",
+		                 path);
+	for (line = ret ? NULL : b.buf; !ret && line && *line;) {
+		char *nl = strchr(line, '\n');
+		char *t;
+
+		lineno++;
+		if (nl)
+			*nl = '\0';
+		t = trim(line);
+		if (*t && *t != '#')
+			ret = series_line(&s, t, lineno, path, err);
+		line = nl ? nl + 1 : NULL;
+	}
+	bf_buf_release(&b);
+	if (ret) {
+		free(s.v);
+		bf_numfile_labels_free(s.labels, s.n);
+		return ret;
+	}
+	*out = s.v;
+	*labels_out = s.labels;
+	*n_out = s.n;
+	return 0;
+}

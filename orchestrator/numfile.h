@@ -14,4 +14,16 @@ struct bf_err;
 int bf_numfile_read(double **out, size_t *n_out, const char *path,
                     struct bf_err *err);
 
+/*
+ * Reads a series: one number a line as above, or "commit,value" CSV
+ * lines (a first line whose value is not a number, like
+ * "commit,value", is a header). Every CSV line needs both columns; a
+ * value that is not one finite number (nan, inf, text) is an error
+ * "FILE:LINE: ...". *labels_out gets the commits (NULL entries for
+ * plain numbers); free with bf_numfile_labels_free().
+ */
+int bf_numfile_read_series(double **out, char ***labels_out, size_t *n_out,
+                           const char *path, struct bf_err *err);
+void bf_numfile_labels_free(char **labels, size_t n);
+
 #endif /* BF_NUMFILE_H */

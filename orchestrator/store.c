@@ -98,9 +98,12 @@ static const char *const migrations[] = {
 	/*
 	 * 2 -> 3: which config benchmark entry produced a sample (one
 	 * entry may print many named benchmarks); for postsubmit history
-	 * and bisect.
+	 * and bisect. Alerts keep it too, with the detector's evidence
+	 * (detail, JSON text).
 	 */
 	"ALTER TABLE samples ADD COLUMN suite TEXT;"
+	"ALTER TABLE alerts ADD COLUMN suite TEXT;"
+	"ALTER TABLE alerts ADD COLUMN detail TEXT;"
 	"CREATE INDEX samples_history ON samples (suite, benchmark, metric);",
 };
 

@@ -360,6 +360,8 @@ struct bf_store_alert {
 	char *status; /* open|ack|ignored; NULL = open on add */
 	int64_t created_at; /* 0 on add = time(NULL) */
 	int64_t group_id; /* alerts reported together; 0 = none */
+	char *suite; /* config benchmark entry; may be NULL */
+	char *detail; /* JSON text: detector, score, levels; may be NULL */
 };
 
 /*

@@ -48,9 +48,9 @@ int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
 		        &st, store, -1,
 		        "INSERT INTO alerts (benchmark, metric, device_class,"
 		        " commit_lo, commit_hi, direction, size, score, status,"
-		        " created_at, group_id) VALUES (?1, ?2,"
+		        " created_at, group_id, suite, detail) VALUES (?1, ?2,"
 		        " coalesce(?3, ''), ?4, ?5, ?6, ?7, ?8,"
-		        " coalesce(?9, 'open'), ?10, ?11)",
+		        " coalesce(?9, 'open'), ?10, ?11, ?12, ?13)",
 		        err);
 	if (rc)
 		goto out;
@@ -64,7 +64,9 @@ int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
 	    sqlite3_bind_double(st, 8, a->score) ||
 	    bf_store__bind_text(st, 9, a->status) ||
 	    sqlite3_bind_int64(st, 10, created) ||
-	    bf_store__bind_opt_int(st, 11, a->group_id))
+	    bf_store__bind_opt_int(st, 11, a->group_id) ||
+	    bf_store__bind_text(st, 12, a->suite) ||
+	    bf_store__bind_text(st, 13, a->detail))
 		rc = sqlite3_errcode(store->db);
 	else
 		rc = sqlite3_step(st);
@@ -101,6 +103,8 @@ static void read_alert(struct bf_store_alert *a, sqlite3_stmt *st)
 	a->status = bf_store__col_strdup(st, 9);
 	a->created_at = sqlite3_column_int64(st, 10);
 	a->group_id = sqlite3_column_int64(st, 11);
+	a->suite = bf_store__col_strdup(st, 12);
+	a->detail = bf_store__col_strdup(st, 13);
 }
 
 void bf_store_alert_release(struct bf_store_alert *a)
@@ -114,6 +118,8 @@ void bf_store_alert_release(struct bf_store_alert *a)
 	free(a->commit_hi);
 	free(a->direction);
 	free(a->status);
+	free(a->suite);
+	free(a->detail);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -143,7 +149,7 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
 		        &st, store, -1,
 		        "SELECT id, benchmark, metric, device_class, commit_lo,"
 		        " commit_hi, direction, size, score, status,"
-		        " created_at, group_id FROM alerts"
+		        " created_at, group_id, suite, detail FROM alerts"
 		        " WHERE ?1 IS NULL OR status = ?1"
 		        " ORDER BY created_at DESC, id DESC",
 		        err);

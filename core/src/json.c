@@ -159,3 +159,12 @@ out:
 	free(text);
 	return ret;
 }
+
+void bf_json_print(const json_t *value, FILE *f)
+{
+	char *text = json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (text)
+		fprintf(f, "%s\n", text);
+	free(text);
+}

@@ -2,6 +2,7 @@
 #define BF_JSON_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "benchfarm/common.h"
 
@@ -44,5 +45,8 @@ const char *bf_json_str_or(const json_t *obj, const char *key, const char *def);
  */
 int bf_json_write_file(const json_t *value, const char *path, bool pretty,
                        bool private, struct bf_err *err);
+
+/* Print value as indented JSON and a newline on f (stdout for --json). */
+void bf_json_print(const json_t *value, FILE *f);
 
 #endif /* BF_JSON_H */

@@ -1,0 +1,276 @@
+#include "cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/exitcode.h"
+#include "benchfarm/json.h"
+#include "benchfarm/parse.h"
+#include "cfg.h"
+#include "detect.h"
+#include "store.h"
+
+/* benchfarm detect and benchfarm alert list|ack|ignore. */
+
+static const char detect_usage[] =
+        "usage: benchfarm detect -c CONFIG [--algorithm NAME] [--device "
+        "NAME | --pool LABEL]\n"
+        "                        [--dry-run] [--json FILE]\n"
+        "\n"
+        "Run the step detector (postsubmit.detector, or --algorithm) over "
+        "the\n"
+        "recorded history of each benchmark and metric on "
+        "project.target_branch,\n"
+        "and record an alert for each step: the commit range, direction, "
+        "size\n"
+        "and score. Alerts of one commit form one group. A suite-wide "
+        "spike\n"
+        "(most series leaving their level for one build and coming back) "
+        "is\n"
+        "left out and listed as suppressed; points of ignored alerts are "
+        "left\n"
+        "out of the fits.\n"
+        "\n"
+        "    -c, --config FILE      the config\n"
+        "        --algorithm NAME   jetpack, skia, perfherder or "
+        "edivisive\n"
+        "        --device NAME      the history of this device (default:\n"
+        "        --pool LABEL       devices.pool)\n"
+        "        --dry-run          report, store no alert\n"
+        "        --json FILE        write the result JSON ('-': stdout)\n"
+        "\n"
+        "Exit: 0, 2 usage or config error, 3 the store or repository "
+        "failed.\n";
+
+enum { OPT_ALGO = 256, OPT_DEVICE, OPT_JSON, OPT_DRY };
+
+static void print_alerts(const json_t *r)
+{
+	const json_t *alerts = json_object_get(r, "alerts");
+	const json_t *sup = json_object_get(r, "suppressed");
+	size_t i;
+	json_t *a;
+
+	printf("%s over %lld commits, %lld series: %zu step%s\n",
+	       bf_json_str_or(r, "detector", "?"),
+	       (long long)json_integer_value(json_object_get(r, "commits")),
+	       (long long)json_integer_value(json_object_get(r, "series")),
+	       json_array_size(alerts),
+	       json_array_size(alerts) == 1 ? "" : "s");
+	json_array_foreach(alerts, i, a)
+	{
+		double size = json_number_value(json_object_get(a, "size"));
+
+		printf("  %-9s %-28s %-10s %+6.1f%%  %.12s..%.12s  score "
+		       "%.3g%s\n",
+		       bf_json_str_or(a, "direction", "?"),
+		       bf_json_str_or(a, "benchmark", "?"),
+		       bf_json_str_or(a, "metric", "?"), 100 * size,
+		       bf_json_str_or(a, "commit_lo", "?"),
+		       bf_json_str_or(a, "commit_hi", "?"),
+		       json_number_value(json_object_get(a, "score")),
+		       json_is_true(json_object_get(a, "new")) ? "  (new)"
+		                                               : "");
+	}
+	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
+	                                     bf_json_str_or(a, "commit", "?"),
+	                                     bf_json_str_or(a, "reason", ""));
+}
+
+int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "algorithm", required_argument, NULL, OPT_ALGO },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pool", required_argument, NULL, OPT_DEVICE },
+		{ "json", required_argument, NULL, OPT_JSON },
+		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	const char *config = NULL, *json_path = NULL;
+	json_t *result = NULL;
+	struct bf_cfg cfg;
+	int c, ret;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		if (c == 'c')
+			config = optarg;
+		else if (c == OPT_ALGO)
+			o.algorithm = optarg;
+		else if (c == OPT_DEVICE)
+			o.device_class = optarg;
+		else if (c == OPT_JSON)
+			json_path = optarg;
+		else if (c == OPT_DRY)
+			o.store_alerts = false;
+		else if (c == 'h')
+			return fputs(detect_usage, stdout), BF_EXIT_OK;
+		else
+			return fputs(detect_usage, stderr), BF_EXIT_USAGE;
+	}
+	if (optind != argc)
+		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+		                   "unexpected argument '%s'", argv[optind]);
+	if (o.algorithm && bf_detector_from_name(o.algorithm) < 0)
+		return bf_cmd_fail(
+		        BF_EXIT_USAGE, "detect",
+		        "--algorithm: unknown detector '%s' (jetpack, "
+		        "skia, perfherder or edivisive)",
+		        o.algorithm);
+	if ((ret = bf_cmd_load_cfg(&cfg, "detect", config)))
+		return ret;
+	ret = bf_postsubmit_detect(&result, &cfg, ctx->store, &o, &err);
+	if (ret) {
+		ret = bf_cmd_fail(err.code == BF_EINVAL ||
+		                                  err.code == BF_ENOTFOUND
+		                          ? BF_EXIT_USAGE
+		                          : BF_EXIT_INFRA,
+		                  "detect", "%s", err.msg);
+	} else if (json_path && !strcmp(json_path, "-")) {
+		bf_json_print(result, stdout);
+	} else {
+		print_alerts(result);
+		if (json_path &&
+		    bf_json_write_file(result, json_path, true, false, &err))
+			ret = bf_cmd_fail(BF_EXIT_INFRA, "detect", "%s",
+			                  err.msg);
+	}
+	json_decref(result);
+	bf_cfg_release(&cfg);
+	return ret;
+}
+
+static const char alert_usage[] =
+        "usage: benchfarm alert list [--status open|ack|ignored] [--json]\n"
+        "   or: benchfarm alert ack ID...\n"
+        "   or: benchfarm alert ignore ID...\n"
+        "\n"
+        "Triage the alerts 'benchfarm detect' recorded. ack: seen, being\n"
+        "handled. ignore: not a real change (noise, infrastructure); its "
+        "point\n"
+        "is left out of later fits.\n";
+
+static json_t *alert_json(const struct bf_store_alert *a)
+{
+	json_t *j = json_pack(
+	        "{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:s, s:I, s:I}",
+	        "id", (json_int_t)a->id, "suite", a->suite ? a->suite : "",
+	        "benchmark", a->benchmark, "metric", a->metric, "device_class",
+	        a->device_class ? a->device_class : "", "commit_lo",
+	        a->commit_lo, "commit_hi", a->commit_hi, "size", a->size,
+	        "score", a->score, "direction", a->direction, "group",
+	        (json_int_t)a->group_id, "created_at",
+	        (json_int_t)a->created_at);
+	json_t *detail = a->detail ? json_loads(a->detail, 0, NULL) : NULL;
+
+	json_object_set_new(j, "status", json_string(a->status));
+	if (detail)
+		json_object_set_new(j, "detail", detail);
+	return j;
+}
+
+static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
+{
+	static const struct option opts[] = {
+		{ "status", required_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bf_store_alert *alerts = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	const char *status = NULL;
+	bool json = false;
+	size_t n = 0;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 's')
+			status = optarg;
+		else if (c == 'j')
+			json = true;
+		else if (c == 'h')
+			return fputs(alert_usage, stdout), BF_EXIT_OK;
+		else
+			return fputs(alert_usage, stderr), BF_EXIT_USAGE;
+	}
+	if (bf_store_alert_list(&alerts, &n, ctx->store, status, &err))
+		return bf_cmd_fail(err.code == BF_EINVAL ? BF_EXIT_USAGE
+		                                         : BF_EXIT_INFRA,
+		                   "alert list", "%s", err.msg);
+	if (json) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, alert_json(&alerts[i]));
+		bf_json_print(arr, stdout);
+		json_decref(arr);
+	} else {
+		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %s\n", "ID",
+		       "STATUS", "DIRECTION", "BENCHMARK", "METRIC", "SIZE",
+		       "COMMITS", "CLASS");
+		for (size_t i = 0; i < n; i++) {
+			const struct bf_store_alert *a = &alerts[i];
+
+			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
+			       "%.12s..%.12s %s\n",
+			       (long long)a->id, a->status, a->direction,
+			       a->benchmark, a->metric, 100 * a->size,
+			       a->commit_lo, a->commit_hi,
+			       a->device_class ? a->device_class : "");
+		}
+	}
+	bf_store_alerts_free(alerts, n);
+	return BF_EXIT_OK;
+}
+
+static int alert_set(int argc, char **argv, struct bf_ctx *ctx,
+                     const char *status)
+{
+	struct bf_err err = BF_ERR_INIT;
+	int ret = BF_EXIT_OK;
+
+	if (argc < 2 || bf_cmd_wants_help(argc, argv)) {
+		fputs(alert_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? BF_EXIT_USAGE : BF_EXIT_OK;
+	}
+	for (int i = 1; i < argc; i++) {
+		int64_t id;
+
+		if (bf_parse_i64(&id, argv[i], &err) ||
+		    bf_store_alert_set_status(ctx->store, id, status, &err)) {
+			ret = bf_cmd_fail(
+			        err.code == BF_EINVAL ||
+			                        err.code == BF_ENOTFOUND
+			                ? BF_EXIT_USAGE
+			                : BF_EXIT_INFRA,
+			        "alert", "'%s': %s", argv[i], err.msg);
+			continue;
+		}
+		printf("alert %lld: %s\n", (long long)id, status);
+	}
+	return ret;
+}
+
+int cmd_alert(int argc, char **argv, struct bf_ctx *ctx)
+{
+	if (argc >= 2 && !strcmp(argv[1], "list"))
+		return alert_list(argc - 1, argv + 1, ctx);
+	if (argc >= 2 && !strcmp(argv[1], "ack"))
+		return alert_set(argc - 1, argv + 1, ctx, "ack");
+	if (argc >= 2 && !strcmp(argv[1], "ignore"))
+		return alert_set(argc - 1, argv + 1, ctx, "ignored");
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return fputs(alert_usage, stdout), BF_EXIT_OK;
+	fputs(alert_usage, stderr);
+	return BF_EXIT_USAGE;
+}

@@ -1,0 +1,366 @@
+#include "detect.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/stats.h"
+#include "cfg.h"
+#include "compare.h"
+#include "gitrepo.h"
+#include "history.h"
+#include "store.h"
+
+int bf_detect_params_from_cfg(struct bf_detect_params *p,
+                              const struct bf_cfg *cfg, const char *name,
+                              struct bf_err *err)
+{
+	const struct bf_cfg_detector *d = &cfg->postsubmit.detector;
+	const char *want = name ? name : d->name ? d->name : "jetpack";
+	int det = bf_detector_from_name(want);
+	bool own = !name || (d->name && !strcmp(d->name, name));
+
+	if (det < 0)
+		return bf_err_set(err, BF_EINVAL,
+		                  "unknown detector '%s' (jetpack, skia, "
+		                  "perfherder or edivisive)",
+		                  want);
+	bf_detect_params_default(p, (enum bf_detector)det);
+	if (!own)
+		return 0; /* the config's parameters are another detector's */
+	switch (p->detector) {
+	case BF_DETECT_JETPACK:
+		if (d->width > 0)
+			p->jetpack_width = d->width;
+		if (d->threshold > 0)
+			p->jetpack_threshold = d->threshold;
+		break;
+	case BF_DETECT_SKIA:
+		if (d->width > 0)
+			p->skia_radius = d->width;
+		if (d->threshold > 0)
+			p->skia_interesting = d->threshold;
+		break;
+	case BF_DETECT_PERFHERDER:
+		if (d->width > 0) {
+			p->ph_fore_window = d->width;
+			p->ph_min_back_window = d->width;
+			p->ph_max_back_window = 2 * d->width;
+		}
+		if (d->threshold > 0)
+			p->ph_t_threshold = d->threshold;
+		if (d->min_change > 0)
+			p->ph_min_percent = 100 * d->min_change;
+		break;
+	case BF_DETECT_EDIVISIVE:
+		if (d->width > 0)
+			p->ed_window = d->width;
+		if (d->max_pvalue > 0)
+			p->ed_pvalue = d->max_pvalue;
+		break;
+	}
+	return 0;
+}
+
+/* Robust noise of a series: the scaled MAD of successive differences. */
+static double noise_of(const double *v, size_t n)
+{
+	double *d = bf_xcalloc(n + 1, sizeof(*d));
+	double prev = NAN, sigma;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		if (!isnan(prev))
+			d[m++] = v[i] - prev;
+		prev = v[i];
+	}
+	sigma = m ? bf_stats_mad_scaled(d, m) / sqrt(2.0) : 0;
+	free(d);
+	return sigma;
+}
+
+/* Nearest measured point before (dir -1) or after (+1) k; -1 if none. */
+static long neighbour(const double *v, size_t n, size_t k, int dir)
+{
+	for (long i = (long)k + dir; i >= 0 && (size_t)i < n; i += dir)
+		if (!isnan(v[i]))
+			return i;
+	return -1;
+}
+
+static bool is_spike(const double *v, size_t n, size_t k, double sigma,
+                     bool *counted)
+{
+	long p = neighbour(v, n, k, -1), q = neighbour(v, n, k, +1);
+	double d1, d2, tol;
+
+	*counted = false;
+	if (isnan(v[k]) || p < 0 || q < 0)
+		return false;
+	*counted = true;
+	d1 = v[k] - v[p];
+	d2 = v[k] - v[q];
+	tol = fmax(4 * sigma, 0.02 * fabs(v[p]));
+	return (d1 > 0) == (d2 > 0) && fabs(d1) > tol && fabs(d2) > tol &&
+	       fabs(v[q] - v[p]) < 0.5 * fmin(fabs(d1), fabs(d2));
+}
+
+void bf_detect_suite_spikes(bool *out, double *const *series, size_t nseries,
+                            size_t npoints, double share)
+{
+	double *sigma = bf_xcalloc(nseries + 1, sizeof(*sigma));
+
+	for (size_t s = 0; s < nseries; s++)
+		sigma[s] = noise_of(series[s], npoints);
+	for (size_t k = 0; k < npoints; k++) {
+		size_t seen = 0, spiked = 0;
+
+		for (size_t s = 0; s < nseries; s++) {
+			bool counted;
+
+			spiked += is_spike(series[s], npoints, k, sigma[s],
+			                   &counted);
+			seen += counted;
+		}
+		out[k] = seen >= 3 && spiked >= 3 &&
+		         (double)spiked >= share * (double)seen;
+	}
+	free(sigma);
+}
+
+/* Whether the config says higher is better for this metric. */
+static bool higher_is_better(const struct bf_cfg *cfg, const char *suite,
+                             const char *metric)
+{
+	for (size_t b = 0; b < cfg->nbenchmarks; b++) {
+		const struct bf_cfg_benchmark *cb = &cfg->benchmarks[b];
+
+		if (strcmp(cb->name, suite))
+			continue;
+		for (size_t m = 0; m < cb->nmetrics; m++)
+			if (!strcmp(cb->metrics[m].name, metric))
+				return cb->metrics[m].better ==
+				       BF_BETTER_HIGHER;
+	}
+	return false;
+}
+
+struct ctx {
+	const struct bf_cfg *cfg;
+	struct bf_store *store;
+	const struct bf_detect_opts *o;
+	const char *klass;
+	char (*commits)[41];
+	size_t ncommits;
+	struct bf_history h;
+	bool *suppressed;
+	json_t *alerts, *suppressed_json;
+	struct bf_store_alert *ignored;
+	size_t nignored;
+};
+
+static size_t commit_index(const struct ctx *c, const char *id)
+{
+	for (size_t i = 0; i < c->ncommits; i++)
+		if (!strcmp(c->commits[i], id))
+			return i;
+	return c->ncommits;
+}
+
+/* Points of ignored alerts stay out of later fits. */
+static void drop_ignored(struct ctx *c, struct bf_hist_series *s)
+{
+	for (size_t i = 0; i < c->nignored; i++) {
+		const struct bf_store_alert *a = &c->ignored[i];
+		size_t k;
+
+		if (strcmp(a->benchmark, s->benchmark) ||
+		    strcmp(a->metric, s->metric) ||
+		    strcmp(a->device_class ? a->device_class : "", c->klass) ||
+		    (a->suite && strcmp(a->suite, s->suite)))
+			continue;
+		k = commit_index(c, a->commit_hi);
+		if (k < c->ncommits)
+			s->v[k] = NAN;
+	}
+}
+
+static int64_t group_of(const char *commit)
+{
+	char head[14];
+
+	memcpy(head, commit, 13);
+	head[13] = '\0';
+	return (int64_t)strtoll(head, NULL, 16);
+}
+
+static int report_change(struct ctx *c, const struct bf_hist_series *s,
+                         const struct bf_detect_params *p,
+                         const struct bf_change *ch, struct bf_err *err)
+{
+	long lo = neighbour(s->v, c->ncommits, ch->index, -1);
+	bool hib = higher_is_better(c->cfg, s->suite, s->metric);
+	bool worse = hib ? ch->direction < 0 : ch->direction > 0;
+	struct bf_store_alert a;
+	json_t *detail, *j;
+	char *text;
+	int64_t id = 0;
+	int rc = 0;
+	bool fresh = false;
+
+	if (lo < 0)
+		return 0; /* a step needs a point before it */
+	detail = json_pack("{s:s, s:o, s:o, s:o, s:o}", "detector",
+	                   bf_detector_name(p->detector), "score",
+	                   bf_json_real_or_null(ch->score), "before",
+	                   bf_json_real_or_null(ch->before), "after",
+	                   bf_json_real_or_null(ch->after), "p_value",
+	                   bf_json_real_or_null(ch->p_value));
+	text = json_dumps(detail, JSON_COMPACT);
+	memset(&a, 0, sizeof(a));
+	a.benchmark = s->benchmark;
+	a.metric = s->metric;
+	a.suite = s->suite;
+	a.device_class = (char *)c->klass;
+	a.commit_lo = c->commits[lo];
+	a.commit_hi = c->commits[ch->index];
+	a.direction = (char *)(worse ? "regressed" : "improved");
+	a.size = isfinite(ch->size) ? ch->size : 0;
+	a.score = isfinite(ch->score) ? ch->score : 0;
+	a.group_id = group_of(a.commit_hi);
+	a.detail = text;
+	if (c->o->store_alerts) {
+		rc = bf_store_alert_add(&id, c->store, &a, err);
+		fresh = !rc;
+		if (rc == BF_EEXISTS)
+			rc = 0;
+	}
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:b, "
+	              "s:I, s:o}",
+	              "suite", s->suite, "benchmark", s->benchmark, "metric",
+	              s->metric, "unit", s->unit, "commit_lo", a.commit_lo,
+	              "commit_hi", a.commit_hi, "direction", a.direction,
+	              "size", bf_json_real_or_null(ch->size), "score", a.score,
+	              "new", fresh, "group", (json_int_t)a.group_id, "detail",
+	              detail);
+	if (fresh)
+		json_object_set_new(j, "id", json_integer(id));
+	json_array_append_new(c->alerts, j);
+	free(text);
+	return rc;
+}
+
+static int scan(struct ctx *c, const struct bf_detect_params *p,
+                struct bf_err *err)
+{
+	double **vs = bf_xcalloc(c->h.n + 1, sizeof(*vs));
+	int rc = 0;
+
+	for (size_t i = 0; i < c->h.n; i++) {
+		drop_ignored(c, &c->h.series[i]);
+		vs[i] = c->h.series[i].v;
+	}
+	bf_detect_suite_spikes(c->suppressed, vs, c->h.n, c->ncommits,
+	                       c->o->spike_share);
+	free(vs);
+	for (size_t k = 0; k < c->ncommits; k++) {
+		if (!c->suppressed[k])
+			continue;
+		json_array_append_new(
+		        c->suppressed_json,
+		        json_pack("{s:s, s:s}", "commit", c->commits[k],
+		                  "reason",
+		                  "suite-wide spike: most benchmarks moved "
+		                  "together for this build and came back"));
+		for (size_t i = 0; i < c->h.n; i++)
+			c->h.series[i].v[k] = NAN;
+	}
+	for (size_t i = 0; !rc && i < c->h.n; i++) {
+		const struct bf_hist_series *s = &c->h.series[i];
+		struct bf_change *ch = NULL;
+		size_t nch = 0;
+
+		rc = bf_detect_series(&ch, &nch, p, s->v, c->ncommits, err);
+		if (rc)
+			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
+		for (size_t k = 0; !rc && k < nch; k++)
+			rc = report_change(c, s, p, &ch[k], err);
+		free(ch);
+	}
+	return rc;
+}
+
+static int load(struct ctx *c, struct bf_err *err)
+{
+	char *dir = bf_fs_dirname(c->cfg->path);
+	char *path = bf_fs_join(dir, c->cfg->project.repo);
+	const char *tip = c->cfg->project.target_branch
+	                          ? c->cfg->project.target_branch
+	                          : "HEAD";
+	struct bf_gitrepo *repo = NULL;
+	char **ids = NULL;
+	int rc = bf_gitrepo_open(&repo, path, err);
+
+	if (!rc)
+		rc = bf_gitrepo_first_parent_history(repo, tip, &c->commits,
+		                                     &c->ncommits, err);
+	if (!rc) {
+		ids = bf_xcalloc(c->ncommits + 1, sizeof(*ids));
+		for (size_t i = 0; i < c->ncommits; i++)
+			ids[i] = c->commits[i];
+		rc = bf_history_load(&c->h, c->store, c->klass, ids,
+		                     c->ncommits, err);
+	}
+	if (!rc)
+		rc = bf_store_alert_list(&c->ignored, &c->nignored, c->store,
+		                         "ignored", err);
+	free(ids);
+	bf_gitrepo_free(repo);
+	free(dir);
+	free(path);
+	return rc;
+}
+
+int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
+                         struct bf_store *store, const struct bf_detect_opts *o,
+                         struct bf_err *err)
+{
+	struct bf_detect_params p;
+	struct ctx c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.cfg = cfg;
+	c.store = store;
+	c.o = o;
+	c.klass = o->device_class ? o->device_class : cfg->devices.pool;
+	c.alerts = json_array();
+	c.suppressed_json = json_array();
+	rc = bf_detect_params_from_cfg(&p, cfg, o->algorithm, err);
+	if (!rc)
+		rc = load(&c, err);
+	if (!rc) {
+		c.suppressed = bf_xcalloc(c.ncommits + 1, sizeof(bool));
+		rc = scan(&c, &p, err);
+	}
+	if (!rc)
+		*result_out = json_pack(
+		        "{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "kind", "detect",
+		        "detector", bf_detector_name(p.detector),
+		        "device_class", c.klass, "commits",
+		        (json_int_t)c.ncommits, "series", (json_int_t)c.h.n,
+		        "alerts", json_incref(c.alerts), "suppressed",
+		        json_incref(c.suppressed_json));
+	json_decref(c.alerts);
+	json_decref(c.suppressed_json);
+	free(c.suppressed);
+	free(c.commits);
+	bf_history_release(&c.h);
+	bf_store_alerts_free(c.ignored, c.nignored);
+	return rc;
+}

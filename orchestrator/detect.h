@@ -1,0 +1,57 @@
+#ifndef BF_ORCH_DETECT_H
+#define BF_ORCH_DETECT_H
+
+#include <jansson.h>
+
+#include "benchfarm/common.h"
+#include "benchfarm/detect.h"
+
+struct bf_cfg;
+struct bf_err;
+struct bf_store;
+
+/*
+ * Postsubmit detection over the recorded history of one device class:
+ * the first-parent history of project.target_branch, one series per
+ * (suite, benchmark, metric), the configured detector on each, an
+ * alert per step (grouped by the commit that caused it). Points of a
+ * suite-wide spike (most series leaving their level for one build and
+ * coming back) are left out of the fits and reported as suppressed;
+ * points of ignored alerts are left out too.
+ */
+struct bf_detect_opts {
+	const char *device_class; /* NULL: devices.pool */
+	const char *algorithm; /* NULL: postsubmit.detector */
+	double spike_share; /* share of series that makes a spike suite-wide */
+	bool store_alerts; /* false: report only */
+};
+
+#define BF_DETECT_OPTS_INIT           \
+	{                             \
+		NULL, NULL, 0.5, true \
+	}
+
+/*
+ * Run it. *result_out gets the result JSON (new reference): "alerts"
+ * (each with "new" true when stored by this call), "suppressed",
+ * "series" count and the detector used. Returns 0 or an error code.
+ */
+int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
+                         struct bf_store *store, const struct bf_detect_opts *o,
+                         struct bf_err *err);
+
+/* The detector parameters the config asks for (name may override). */
+int bf_detect_params_from_cfg(struct bf_detect_params *p,
+                              const struct bf_cfg *cfg, const char *name,
+                              struct bf_err *err);
+
+/*
+ * Indexes k of commits where at least share of the series that have a
+ * point at k (and at least three series) spike: the point leaves the
+ * series' level (beyond 4 robust noise units and 2 %) and the next
+ * point comes back. out[k] is set true. Exposed for tests.
+ */
+void bf_detect_suite_spikes(bool *out, double *const *series, size_t nseries,
+                            size_t npoints, double share);
+
+#endif /* BF_ORCH_DETECT_H */
