@@ -1,0 +1,780 @@
+/*
+ * Unit tests for the Perfherder and E-divisive (Otava) detectors. The
+ * expected values are worked out by hand from the formulas of sections
+ * 4 and 6 of regression-detection.md; the arithmetic is in the comments.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "benchfarm/detect.h"
+#include "benchfarm/err.h"
+
+#define PI 3.14159265358979323846
+
+static void check_close(double got, double want, double tol, const char *what,
+                        const char *file, int line)
+{
+	if (fabs(got - want) <= tol)
+		return;
+	print_error("%s = %.17g, want %.17g (tolerance %g)\n", what, got, want,
+	            tol);
+	_fail(file, line);
+}
+
+#define assert_close(got, want, tol) \
+	check_close((got), (want), (tol), #got, __FILE__, __LINE__)
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * A fixed pseudo-random sequence (the Numerical Recipes LCG): uniform
+ * noise in [-amp, amp), the same on every platform.
+ */
+static double lcg_noise(uint32_t *s, double amp)
+{
+	*s = *s * 1664525u + 1013904223u;
+	return (2 * (*s / 4294967296.0) - 1) * amp;
+}
+
+/* levels[k] for values k*seg .. (k+1)*seg - 1, plus noise; malloc'd. */
+static double *leveled(const double *levels, size_t nlevels, size_t seg,
+                       double amp, uint32_t seed)
+{
+	double *x = malloc(nlevels * seg * sizeof(*x));
+
+	assert_non_null(x);
+	for (size_t i = 0; i < nlevels * seg; i++)
+		x[i] = levels[i / seg] + lcg_noise(&seed, amp);
+	return x;
+}
+
+static void ph_params(struct bf_detect_params *p, int minb, int maxb, int fore,
+                      double thr)
+{
+	bf_detect_params_default(p, BF_DETECT_PERFHERDER);
+	p->ph_min_back_window = minb;
+	p->ph_max_back_window = maxb;
+	p->ph_fore_window = fore;
+	p->ph_t_threshold = thr;
+}
+
+/* --- Perfherder ------------------------------------------------------ */
+
+/*
+ * x = 10 12 11 | 20 22 21, split at 3. Linear weights for 3 values:
+ * 1, 2/3, 1/3 (sum 2), nearest value first on both sides.
+ * back (11, 12, 10): avg = (11 + 8 + 10/3) / 2 = 67/6;
+ *   deviations -1/6, 5/6, -7/6: squares (1 + 25 + 49)/36 = 75/36,
+ *   var = 75/36 / 2 = 25/24.
+ * fore (20, 22, 21): avg = (20 + 44/3 + 7) / 2 = 125/6;
+ *   deviations -5/6, 7/6, 1/6: 75/36, var = 25/24.
+ * delta = 125/6 - 67/6 = 29/3;
+ * t = (29/3) / sqrt(25/24/3 + 25/24/3) = (29/3) / (5/6) = 11.6.
+ * Uniform means: 11 and 21, so step_size = 11 - 21 = -10.
+ */
+static void test_ph__calc_t_by_hand_window(void **state)
+{
+	const double x[] = { 10, 12, 11, 20, 22, 21 };
+	const double rev[] = { 21, 22, 20, 11, 12, 10 };
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ph_params(&p, 3, 3, 3, 7);
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x, 6, &err), 0);
+	assert_int_equal(w.turning_point, 3);
+	assert_close(w.regression, 11.6, 1e-12);
+	assert_close(w.step_size, -10, 1e-12);
+	assert_true(isnan(w.least_squares));
+	assert_string_equal(w.status, "High");
+	assert_int_equal(w.direction, 1);
+
+	/* reversed: back (11, 12, 10) becomes the fore window, t = -11.6 */
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, rev, 6, &err), 0);
+	assert_close(w.regression, -11.6, 1e-12);
+	assert_close(w.step_size, 10, 1e-12);
+	assert_string_equal(w.status, "Low");
+	assert_int_equal(w.direction, -1);
+
+	/* 11.6 is not above a threshold of 12 */
+	p.ph_t_threshold = 12;
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x, 6, &err), 0);
+	assert_string_equal(w.status, "Uninteresting");
+	assert_int_equal(w.direction, 0);
+}
+
+/*
+ * The same series through detect_changes with windows 3/3/3: only
+ * i = 3 has 3 back and 3 fore values; t_3 = 11.6 (above). Neighbours:
+ * t_2 (back 12, 10; fore 11, 20, 22) and t_4 (back 20, 11, 12; fore
+ * 22, 21): avg_b = (20 + 22/3 + 4)/2 = 47/3, var_b = ((13/3)^2 +
+ * (14/3)^2 + (11/3)^2)/2 = 27; avg_f = (22 + 21/2)/1.5 = 65/3,
+ * var_f = 1/9 + 4/9 = 5/9; t_4 = 6 / sqrt(27/3 + 5/18) = 1.97 < 11.6.
+ * Alert: prev = 11, new = 21, 90.9 % > 2 %.
+ */
+static void test_ph__series_by_hand(void **state)
+{
+	const double x[] = { 10, 12, 11, 20, 22, 21 };
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ph_params(&p, 3, 3, 3, 7);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 6, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 3);
+	assert_close(c[0].score, 11.6, 1e-12);
+	assert_int_equal(c[0].direction, 1);
+	assert_close(c[0].before, 11, 1e-12);
+	assert_close(c[0].after, 21, 1e-12);
+	assert_close(c[0].size, 10.0 / 11.0, 1e-12);
+	assert_true(isnan(c[0].p_value));
+	free(c);
+}
+
+/*
+ * 100 100 100 | 110 110 110: both windows have variance 0 and the means
+ * differ, so t is infinite; alerts.py stores 1000.
+ */
+static void test_ph__infinite_t_scores_1000(void **state)
+{
+	const double x[] = { 100, 100, 100, 110, 110, 110 };
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ph_params(&p, 3, 3, 3, 7);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 6, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 3);
+	assert_close(c[0].score, 1000, 0);
+	assert_close(c[0].size, 0.1, 1e-15);
+	free(c);
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x, 6, &err), 0);
+	assert_close(w.regression, 1000, 0);
+	assert_string_equal(w.status, "High");
+}
+
+/*
+ * x = 100 100 100 100 104 110 110 110 110, windows 3/3/3, threshold 3.
+ * t_4: back 100 x3 (avg 100, var 0); fore (104, 110, 110): avg =
+ *   (104 + 220/3 + 110/3)/2 = 107, var = (9 + 9 + 9)/2 = 13.5;
+ *   t = 7 / sqrt(13.5/3) = 7 / sqrt(4.5) = 3.2998 > 3.
+ * t_5: back (104, 100, 100): avg = (104 + 200/3 + 100/3)/2 = 102,
+ *   var = (4 + 4 + 4)/2 = 6; fore 110 x3 (var 0);
+ *   t = 8 / sqrt(6/3) = 4 sqrt(2) = 5.657.
+ * t_6: back (110, 104, 100): avg = (110 + 208/3 + 100/3)/2 = 319/3,
+ *   deviations 11/3, -7/3, -19/3: var = (121 + 49 + 361)/9/2 = 29.5;
+ *   fore 110 x3; t = (11/3) / sqrt(29.5/3) = 1.17 (and t_3 = 0.96).
+ * Both 4 and 5 pass the threshold, but t_4 < t_5, so only 5 is a local
+ * maximum. Reversed, the roles swap: t'_4 = t_5 and t'_5 = t_4, so 4
+ * is kept and 5 dropped because of its left neighbour.
+ */
+static void test_ph__local_maximum_rule(void **state)
+{
+	const double x[] = { 100, 100, 100, 100, 104, 110, 110, 110, 110 };
+	double rev[NELEM(x)];
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ph_params(&p, 3, 3, 3, 3);
+	/* the two t values, as the window of 6 around each point */
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x + 1, 6, &err),
+	                 0);
+	assert_close(w.regression, 7 / sqrt(4.5), 1e-12);
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x + 2, 6, &err),
+	                 0);
+	assert_close(w.regression, 4 * sqrt(2), 1e-12);
+
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, NELEM(x), &err),
+	                 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 5);
+	assert_close(c[0].score, 4 * sqrt(2), 1e-12);
+	/* prev = (104 + 100 + 100)/3, new = 110 */
+	assert_close(c[0].before, 304.0 / 3, 1e-12);
+	assert_close(c[0].after, 110, 1e-12);
+	free(c);
+
+	for (size_t i = 0; i < NELEM(x); i++)
+		rev[i] = x[NELEM(x) - 1 - i];
+	assert_int_equal(
+	        bf_detect_perfherder(&c, &nc, &p, rev, NELEM(rev), &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 4);
+	assert_int_equal(c[0].direction, -1);
+	assert_close(c[0].score, 4 * sqrt(2), 1e-12);
+	free(c);
+}
+
+/*
+ * Windows min 2, max 4 back, 2 fore, threshold 7. Points 1..5 stay far
+ * below 7, so at i = 6 last_seen = 5 and the back window holds
+ * min(max(5, 2), 4) = 4 values: 6, 14, 10, 8 (nearest first), not 2.
+ * Linear weights 1, 3/4, 1/2, 1/4 (sum 5/2):
+ *   avg_b = (6 + 10.5 + 5 + 2) / 2.5 = 9.4,
+ *   var_b = (3.4^2 + 4.6^2 + 0.6^2 + 1.4^2)/3 = 35.04/3 = 11.68;
+ * fore 50, 52 with weights 1, 1/2: avg_f = 76/1.5 = 152/3,
+ *   var_f = (2/3)^2 + (4/3)^2 = 20/9;
+ * t = (152/3 - 9.4) / sqrt(11.68/4 + (20/9)/2) = 20.55.
+ * The alert's prev is the uniform mean of those 4: 38/4 = 9.5 (it would
+ * be 10 with a back window that never grew).
+ */
+static void test_ph__back_window_grows(void **state)
+{
+	const double x[] = { 10, 12, 8, 10, 14, 6, 50, 52 };
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ph_params(&p, 2, 4, 2, 7);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, NELEM(x), &err),
+	                 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 6);
+	assert_close(c[0].score,
+	             (152.0 / 3 - 9.4) / sqrt(11.68 / 4 + 20.0 / 9 / 2), 1e-9);
+	assert_close(c[0].before, 9.5, 1e-12);
+	assert_close(c[0].after, 51, 1e-12);
+	free(c);
+}
+
+/* 40 values near 100 then 40 near 110 (noise +-1): one change at 40. */
+static void test_ph__clean_step_found(void **state)
+{
+	const double up[] = { 100, 110 }, down[] = { 110, 100 };
+	double *x = leveled(up, 2, 40, 1, 42);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 80, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 40);
+	assert_int_equal(c[0].direction, 1);
+	assert_true(c[0].score > 7);
+	assert_close(c[0].before, 100, 0.5);
+	assert_close(c[0].after, 110, 0.5);
+	assert_close(c[0].size, 0.1, 0.01);
+	free(c);
+	free(x);
+
+	/* down, through the front door (indexes mapped past a NaN) */
+	x = leveled(down, 2, 40, 1, 43);
+	x[5] = NAN;
+	assert_int_equal(bf_detect_series(&c, &nc, &p, x, 80, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 40);
+	assert_int_equal(c[0].direction, -1);
+	assert_close(c[0].after, 100, 0.5);
+	free(c);
+	free(x);
+}
+
+/* 300 values of uniform noise around 100: nothing. */
+static void test_ph__noise_only_finds_nothing(void **state)
+{
+	const double lv[] = { 100 };
+	double *x = leveled(lv, 1, 300, 5, 7);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 300, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	free(x);
+}
+
+/*
+ * 1000 -> 1010 with noise +-0.5: t is far above 7, but the change is
+ * 1 %, below the 2 % default, so no alert; with 0.5 % it is one.
+ */
+static void test_ph__min_percent_drops_tiny_step(void **state)
+{
+	const double lv[] = { 1000, 1010 };
+	double *x = leveled(lv, 2, 30, 0.5, 3);
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, x + 18, 24, &err),
+	                 0);
+	assert_true(w.regression > 7);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	p.ph_min_percent = 0.5;
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 30);
+	assert_close(c[0].size, 0.01, 0.001);
+	free(c);
+	free(x);
+}
+
+/*
+ * Constant series (0.1 does not add up exactly in binary: a mean taken
+ * naively is not 0.1, which would fake a difference), tiny and empty
+ * series, and one shorter than min back + fore windows.
+ */
+static void test_ph__degenerate_series(void **state)
+{
+	const double lv[] = { 100, 150 };
+	double flat[60], *step = leveled(lv, 2, 10, 1, 5);
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(flat); i++)
+		flat[i] = 0.1;
+	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, flat, 60, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	assert_int_equal(bf_detect_perfherder_window(&w, &p, flat, 60, &err),
+	                 0);
+	assert_close(w.regression, 0, 0);
+	assert_close(w.step_size, 0, 0);
+	assert_string_equal(w.status, "Uninteresting");
+
+	for (size_t n = 0; n <= 1; n++) {
+		assert_int_equal(
+		        bf_detect_perfherder(&c, &nc, &p, flat, n, &err), 0);
+		assert_int_equal(nc, 0);
+		free(c);
+		assert_int_equal(
+		        bf_detect_perfherder_window(&w, &p, flat, n, &err), 0);
+		assert_close(w.regression, 0, 0);
+		assert_false(isnan(w.step_size));
+		assert_string_equal(w.status, "Uninteresting");
+	}
+	/* 20 values: fewer than 12 back + 12 fore, even with a 50 % step */
+	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, step, 20, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	free(step);
+}
+
+static void expect_einval(const struct bf_detect_params *p, const char *name)
+{
+	const double x[] = { 1, 2, 3, 4 };
+	struct bf_step_window w;
+	struct bf_change *c = NULL;
+	size_t nc = 7;
+	struct bf_err err = BF_ERR_INIT;
+
+	if (p->detector == BF_DETECT_PERFHERDER) {
+		assert_int_equal(bf_detect_perfherder(&c, &nc, p, x, 4, &err),
+		                 BF_EINVAL);
+	} else {
+		assert_int_equal(bf_detect_edivisive(&c, &nc, p, x, 4, &err),
+		                 BF_EINVAL);
+	}
+	assert_null(c);
+	assert_int_equal(nc, 0);
+	assert_non_null(strstr(err.msg, name));
+	bf_err_clear(&err);
+	assert_int_equal(bf_detect_window(&w, p, x, 4, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, name));
+}
+
+static void test_ph__rejects_bad_params(void **state)
+{
+	struct bf_detect_params p;
+
+	(void)state;
+	ph_params(&p, 0, 24, 12, 7);
+	expect_einval(&p, "ph_min_back_window");
+	ph_params(&p, 12, 0, 12, 7);
+	expect_einval(&p, "ph_max_back_window");
+	ph_params(&p, 12, 6, 12, 7);
+	expect_einval(&p, "ph_max_back_window");
+	ph_params(&p, 12, 24, 0, 7);
+	expect_einval(&p, "ph_fore_window");
+	ph_params(&p, 12, 24, 12, 0);
+	expect_einval(&p, "ph_t_threshold");
+	ph_params(&p, 12, 24, 12, -1);
+	expect_einval(&p, "ph_t_threshold");
+	ph_params(&p, 12, 24, 12, NAN);
+	expect_einval(&p, "ph_t_threshold");
+	ph_params(&p, 12, 24, 12, 7);
+	p.ph_min_percent = -1;
+	expect_einval(&p, "ph_min_percent");
+}
+
+/* --- E-divisive ------------------------------------------------------ */
+
+static void ed_params(struct bf_detect_params *p, double pvalue, int window)
+{
+	bf_detect_params_default(p, BF_DETECT_EDIVISIVE);
+	p->ed_pvalue = pvalue;
+	p->ed_window = window;
+}
+
+/* The window status for ed_pvalue = pv (its only use of the p-value). */
+static const char *ed_status(const double *x, size_t n, double pv)
+{
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	ed_params(&p, pv, 50);
+	assert_int_equal(bf_detect_edivisive_window(&w, &p, x, n, &err), 0);
+	return w.status;
+}
+
+/*
+ * z = 0 1 3. Q-hat for each (tau, kappa), X = z[0..tau), Y =
+ * z[tau..kappa), the n - 1 and m - 1 terms dropped when n or m is 1:
+ *   (1, 2): X = {0}, Y = {1}: 2/2 * 1 = 1
+ *   (1, 3): X = {0}, Y = {1, 3}: 2/3 (1 + 3) - 2*1/(3*1) * |1-3|
+ *           = 8/3 - 4/3 = 4/3
+ *   (2, 3): X = {0, 1}, Y = {3}: 2/3 (3 + 2) - 2*1/(3*1) * |0-1|
+ *           = 10/3 - 2/3 = 8/3      <- the maximum: tau = 2
+ * t-test (Otava: np.std with ddof 0, pooled with n - 1 weights):
+ *   left {0, 1}: mean 0.5, std 0.5; right {3}: mean 3, std 0; df = 1;
+ *   s^2 = (1 * 0.25 + 0) / 1 = 0.25;
+ *   t = -2.5 / sqrt(0.25 * (1/2 + 1)) = -2.5 / sqrt(0.375) = -10/sqrt(6);
+ * with 1 df Student's t is Cauchy: p = 1 - (2/pi) atan(|t|) = 0.152928.
+ */
+static void test_ed__qhat_by_hand(void **state)
+{
+	const double x[] = { 0, 1, 3 };
+	double pv = 1 - 2 / PI * atan(10 / sqrt(6));
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ed_params(&p, 0.2, 50);
+	assert_int_equal(bf_detect_edivisive_window(&w, &p, x, 3, &err), 0);
+	assert_int_equal(w.turning_point, 2);
+	assert_close(w.regression, 8.0 / 3, 1e-14);
+	assert_close(w.step_size, 0.5 - 3, 1e-14);
+	assert_true(isnan(w.least_squares));
+	assert_string_equal(w.status, "High");
+	assert_int_equal(w.direction, 1);
+	/* p itself, bracketed to 1e-9 relative through the threshold */
+	assert_close(pv, 0.152928, 1e-6);
+	assert_string_equal(ed_status(x, 3, pv * (1 + 1e-9)), "High");
+	assert_string_equal(ed_status(x, 3, pv * (1 - 1e-9)), "Uninteresting");
+}
+
+/*
+ * Known Student t p-values through the t-test.
+ * (a) t = 1, df = 1 -> p = 0.5 (Cauchy: 1 - (2/pi) atan 1). With
+ *   s = sqrt(1.5), z = s -1 1: Q(1,2) = 1 + s = 2.2247; Q(1,3) =
+ *   2/3 (2.2247 + 0.2247) - 2/3 * 2 = 0.3; Q(2,3) = 2/3 (0.2247 + 2)
+ *   - 2/3 * 2.2247 = 0, so tau = 1: left {s}, right {-1, 1} (mean 0,
+ *   std 1), s^2 = (0 + 1 * 1)/1 = 1, t = s / sqrt(1 * (1 + 1/2)) = 1.
+ * (b) t = 2, df = 10 -> p = 0.07338803. Left -1 -1 1 -1 1 1 (mean 0,
+ *   std 1), right d + (1 1 1 -1 -1 -1) with d = 2/sqrt(3) (mean d,
+ *   std 1): s^2 = (5 + 5)/10 = 1, t = -d / sqrt(1/6 + 1/6)
+ *   = -d sqrt(3) = -2.
+ */
+static void test_ed__ttest_known_pvalues(void **state)
+{
+	double s = sqrt(1.5), d = 2 / sqrt(3);
+	const double a[] = { s, -1, 1 };
+	const double b[] = { -1,    -1,    1,     -1,    1,     1,
+		             d + 1, d + 1, d + 1, d - 1, d - 1, d - 1 };
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	ed_params(&p, 0.6, 50);
+	assert_int_equal(bf_detect_edivisive_window(&w, &p, a, 3, &err), 0);
+	assert_int_equal(w.turning_point, 1);
+	assert_close(w.regression, 1 + s, 1e-14);
+	assert_string_equal(w.status, "Low");
+	assert_int_equal(w.direction, -1);
+	assert_string_equal(ed_status(a, 3, 0.5 + 1e-9), "Low");
+	assert_string_equal(ed_status(a, 3, 0.5 - 1e-9), "Uninteresting");
+
+	assert_int_equal(bf_detect_edivisive_window(&w, &p, b, 12, &err), 0);
+	assert_int_equal(w.turning_point, 6);
+	assert_close(w.step_size, -d, 1e-14);
+	assert_string_equal(ed_status(b, 12, 0.07338804), "High");
+	assert_string_equal(ed_status(b, 12, 0.07338802), "Uninteresting");
+}
+
+/* 100 / 130 / 80, 30 values each, noise +-2: steps at 30 and 60. */
+static void test_ed__two_steps_in_three_levels(void **state)
+{
+	const double lv[] = { 100, 130, 80 };
+	double *x = leveled(lv, 3, 30, 2, 1);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 90, &err), 0);
+	assert_int_equal(nc, 2);
+	assert_int_equal(c[0].index, 30);
+	assert_int_equal(c[0].direction, 1);
+	assert_close(c[0].before, 100, 1);
+	assert_close(c[0].after, 130, 1);
+	assert_close(c[0].size, 0.3, 0.02);
+	assert_true(c[0].p_value < 1e-20);
+	assert_true(c[0].score > 0);
+	assert_int_equal(c[1].index, 60);
+	assert_int_equal(c[1].direction, -1);
+	assert_close(c[1].before, 130, 1);
+	assert_close(c[1].after, 80, 1);
+	assert_true(c[1].p_value < 1e-20);
+	free(c);
+	free(x);
+}
+
+/*
+ * Otava's split step stops at the first rejected candidate. 100 / 130 /
+ * 80 with 20 values each: in the window [0, 50) the best split is 20,
+ * but tested against everything after it (130 x 20 and 80 x 10 mixed)
+ * its p is about 0.014 > 0.01, so that window yields nothing; the
+ * window from 25 finds 40, and over the whole series 20 never appears.
+ */
+static void test_ed__split_stops_at_first_rejection(void **state)
+{
+	const double lv[] = { 100, 130, 80 };
+	double *x = leveled(lv, 3, 20, 2, 1);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 40);
+	assert_close(c[0].before, 115, 1); /* 100 and 130 together */
+	free(c);
+	free(x);
+}
+
+/*
+ * A 1.4 step in noise +-2 at 100 of 200: its window [75, 125) gives a p
+ * only under the first-pass level 10 * 0.001, but over the whole series
+ * (100 values a side) p < 0.001. A first pass at 0.001 would miss it.
+ */
+static void test_ed__weak_points_retested(void **state)
+{
+	const double lv[] = { 100, 101.4 };
+	double *x = leveled(lv, 2, 100, 2, 5);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 200, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 100);
+	assert_true(c[0].p_value < 0.001);
+	assert_int_equal(c[0].direction, 1);
+	free(c);
+	free(x);
+}
+
+/* 200 values of noise: nothing, for three fixed sequences. */
+static void test_ed__noise_only_finds_nothing(void **state)
+{
+	const double lv[] = { 100 };
+	struct bf_detect_params p;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	for (uint32_t seed = 1; seed <= 3; seed++) {
+		double *x = leveled(lv, 1, 200, 5, seed);
+		struct bf_change *c;
+		size_t nc;
+
+		assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 200, &err),
+		                 0);
+		assert_int_equal(nc, 0);
+		free(c);
+		free(x);
+	}
+}
+
+/*
+ * A 2 % step with little noise is very significant; the merge step
+ * keeps it with min_magnitude 0 and removes it with 0.05, since its
+ * magnitude max(|102/100 - 1|, |100/102 - 1|) = 0.02 < 0.05.
+ */
+static void test_ed__merge_min_magnitude(void **state)
+{
+	const double lv[] = { 100, 102 };
+	double *x = leveled(lv, 2, 30, 0.2, 7);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 1);
+	assert_int_equal(c[0].index, 30);
+	assert_close(c[0].size, 0.02, 0.002);
+	free(c);
+	p.ed_min_magnitude = 0.05;
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	p.ed_min_magnitude = 0.01;
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 60, &err), 0);
+	assert_int_equal(nc, 1);
+	free(c);
+	free(x);
+}
+
+static void test_ed__degenerate_series(void **state)
+{
+	double flat[120];
+	const double two[] = { 1, 5 };
+	struct bf_detect_params p;
+	struct bf_step_window w;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < NELEM(flat); i++)
+		flat[i] = 0.1;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, flat, 120, &err), 0);
+	assert_int_equal(nc, 0);
+	free(c);
+	assert_int_equal(bf_detect_edivisive_window(&w, &p, flat, 120, &err),
+	                 0);
+	assert_close(w.regression, 0, 0);
+	assert_close(w.step_size, 0, 0);
+	assert_string_equal(w.status, "Uninteresting");
+	assert_int_equal(w.direction, 0);
+
+	for (size_t n = 0; n <= 2; n++) {
+		const double *x = n == 2 ? two : flat;
+
+		assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, n, &err),
+		                 0);
+		assert_int_equal(nc, 0);
+		free(c);
+		assert_int_equal(bf_detect_edivisive_window(&w, &p, x, n, &err),
+		                 0);
+		assert_false(isnan(w.regression));
+		assert_false(isnan(w.step_size));
+		assert_string_equal(w.status, "Uninteresting");
+	}
+}
+
+static void test_ed__rejects_bad_params(void **state)
+{
+	struct bf_detect_params p;
+
+	(void)state;
+	ed_params(&p, 0.001, 1);
+	expect_einval(&p, "ed_window");
+	ed_params(&p, 0.001, 0);
+	expect_einval(&p, "ed_window");
+	ed_params(&p, 0, 50);
+	expect_einval(&p, "ed_pvalue");
+	ed_params(&p, 1, 50);
+	expect_einval(&p, "ed_pvalue");
+	ed_params(&p, NAN, 50);
+	expect_einval(&p, "ed_pvalue");
+	ed_params(&p, 0.001, 50);
+	p.ed_min_magnitude = -0.1;
+	expect_einval(&p, "ed_min_magnitude");
+}
+
+/*
+ * 1000 values, a level change every 100: every step is found, at its
+ * index (the speed is measured by bench/, not here).
+ */
+static void test_ed__thousand_points_nine_steps(void **state)
+{
+	const double lv[] = { 100, 110, 100, 120, 90, 100, 130, 100, 115, 100 };
+	double *x = leveled(lv, NELEM(lv), 100, 2, 1);
+	struct bf_detect_params p;
+	struct bf_change *c;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_edivisive(&c, &nc, &p, x, 1000, &err), 0);
+	assert_int_equal(nc, 9);
+	for (size_t k = 0; k < nc; k++)
+		assert_int_equal(c[k].index, 100 * (k + 1));
+	free(c);
+	free(x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ph__calc_t_by_hand_window),
+		cmocka_unit_test(test_ph__series_by_hand),
+		cmocka_unit_test(test_ph__infinite_t_scores_1000),
+		cmocka_unit_test(test_ph__local_maximum_rule),
+		cmocka_unit_test(test_ph__back_window_grows),
+		cmocka_unit_test(test_ph__clean_step_found),
+		cmocka_unit_test(test_ph__noise_only_finds_nothing),
+		cmocka_unit_test(test_ph__min_percent_drops_tiny_step),
+		cmocka_unit_test(test_ph__degenerate_series),
+		cmocka_unit_test(test_ph__rejects_bad_params),
+		cmocka_unit_test(test_ed__qhat_by_hand),
+		cmocka_unit_test(test_ed__ttest_known_pvalues),
+		cmocka_unit_test(test_ed__two_steps_in_three_levels),
+		cmocka_unit_test(test_ed__split_stops_at_first_rejection),
+		cmocka_unit_test(test_ed__weak_points_retested),
+		cmocka_unit_test(test_ed__noise_only_finds_nothing),
+		cmocka_unit_test(test_ed__merge_min_magnitude),
+		cmocka_unit_test(test_ed__degenerate_series),
+		cmocka_unit_test(test_ed__rejects_bad_params),
+		cmocka_unit_test(test_ed__thousand_points_nine_steps),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
