@@ -7,3 +7,4 @@ command -v bc >/dev/null || { echo "bench: needs bc (apt-get install bc)" >&2; e
 echo "== compare orchestration overhead (issue #3) =="
 sh bench/compare_overhead.sh 10 3
 echo "== CPU sampling overhead of benchfarm-agent run (issue #4) =="; sh bench/cpu_sampling.sh 7
+echo "== farm scaling: N loopback sshd devices against the ssh client (issue #5) =="; sh bench/farm_scale.sh
