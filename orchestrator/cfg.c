@@ -121,9 +121,12 @@ static void benchmark_release(struct bf_cfg_benchmark *b)
 	free(b->name);
 	bf_argv_release(&b->command);
 	free(b->workdir);
-	for (size_t i = 0; i < b->nmetrics; i++)
+	for (size_t i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
+		free(b->metrics[i].detector.name);
+	}
 	free(b->metrics);
+	free(b->detector.name);
 }
 
 void bf_cfg_release(struct bf_cfg *cfg)

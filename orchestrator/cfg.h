@@ -22,9 +22,18 @@ enum bf_better {
 /* "lower" or "higher"; NULL if b is out of range. */
 const char *bf_better_name(enum bf_better b);
 
+struct bf_cfg_detector {
+	char *name; /* jetpack | skia | perfherder | edivisive */
+	int width; /* jetpack WIDTH, skia radius, windows */
+	double threshold; /* jetpack 25, skia interesting, t > 7 */
+	double min_change; /* perfherder minimum relative change */
+	double max_pvalue; /* edivisive */
+};
+
 struct bf_cfg_metric {
 	char *name; /* e.g. "real_time" */
 	enum bf_better better; /* direction */
+	struct bf_cfg_detector detector; /* name NULL: the benchmark's */
 };
 
 enum bf_format {
@@ -49,6 +58,7 @@ struct bf_cfg_benchmark {
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric, lower is better */
 	size_t nmetrics;
+	struct bf_cfg_detector detector; /* name NULL: postsubmit's */
 	int line; /* where the entry starts in the file, for messages */
 };
 
@@ -81,14 +91,6 @@ struct bf_cfg_checks {
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,            \
 		.load_max = 1.0, .suppress = BF_ARGV_INIT, .wait_max_s = 0, \
 	}
-
-struct bf_cfg_detector {
-	char *name; /* jetpack | skia | perfherder | edivisive */
-	int width; /* jetpack WIDTH, skia radius, windows */
-	double threshold; /* jetpack 25, skia interesting, t > 7 */
-	double min_change; /* perfherder minimum relative change */
-	double max_pvalue; /* edivisive */
-};
 
 /*
  * A detector's parameters that it does not use are 0. Defaults per

@@ -43,6 +43,22 @@ static json_t *project_json(const struct bf_cfg *cfg)
 	return o;
 }
 
+/* null when not set (a benchmark's or metric's: the enclosing one). */
+static json_t *detector_json(const struct bf_cfg_detector *d)
+{
+	json_t *det;
+
+	if (!d->name)
+		return json_null();
+	det = json_object();
+	set(det, "name", str_or_null(d->name));
+	set(det, "width", json_integer(d->width));
+	set(det, "threshold", json_real(d->threshold));
+	set(det, "min_change", json_real(d->min_change));
+	set(det, "max_pvalue", json_real(d->max_pvalue));
+	return det;
+}
+
 static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 {
 	json_t *o = json_object();
@@ -58,9 +74,11 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 		m = json_object();
 		set(m, "better",
 		    str_or_null(bf_better_name(b->metrics[i].better)));
+		set(m, "detector", detector_json(&b->metrics[i].detector));
 		set(metrics, b->metrics[i].name, m);
 	}
 	set(o, "metrics", metrics);
+	set(o, "detector", detector_json(&b->detector));
 	return o;
 }
 
@@ -112,14 +130,8 @@ static json_t *presubmit_json(const struct bf_cfg *cfg)
 static json_t *postsubmit_json(const struct bf_cfg_detector *d)
 {
 	json_t *o = json_object();
-	json_t *det = json_object();
 
-	set(det, "name", str_or_null(d->name));
-	set(det, "width", json_integer(d->width));
-	set(det, "threshold", json_real(d->threshold));
-	set(det, "min_change", json_real(d->min_change));
-	set(det, "max_pvalue", json_real(d->max_pvalue));
-	set(o, "detector", det);
+	set(o, "detector", detector_json(d));
 	return o;
 }
 

@@ -96,8 +96,14 @@ static int load_report(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	                         "report format", true, &cfg->report);
 }
 
+static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
+                                void *obj, const char *path);
+static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
+                               void *obj, const char *path);
+
 static const struct bf_cfg__field metric_fields[] = {
 	{ "better", BF_CFG__FN, 0, 0, 0, 0, NULL, load_better },
+	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metric_detector },
 };
 static const struct bf_cfg__table metric_table = TABLE(metric_fields);
 
@@ -143,6 +149,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	{ "timeout", BF_CFG__INT, BOFF(timeout_s), 0, 1, BF_CFG_MAX_TIMEOUT,
 	  NULL, NULL },
 	{ "metrics", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metrics },
+	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_bench_detector },
 };
 static const struct bf_cfg__table benchmark_table = TABLE(benchmark_fields);
 
@@ -257,11 +264,10 @@ static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
 	return 0;
 }
 
-static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                         const char *path)
+/* A detector: a name, or a mapping with a name and its parameters. */
+static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
+                              const char *path, struct bf_cfg_detector *d)
 {
-	struct bf_cfg *cfg = obj;
-	struct bf_cfg_detector *d = &cfg->postsubmit.detector;
 	yaml_node_t *name = node;
 	char sub[PATH_SIZE];
 	size_t i;
@@ -289,6 +295,30 @@ static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	if (ret)
 		return ret;
 	return bf_cfg__load_map(ld, node, path, &detector_table, d);
+}
+
+static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                         const char *path)
+{
+	struct bf_cfg *cfg = obj;
+
+	return load_detector_into(ld, node, path, &cfg->postsubmit.detector);
+}
+
+static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
+                               void *obj, const char *path)
+{
+	struct bf_cfg_benchmark *b = obj;
+
+	return load_detector_into(ld, node, path, &b->detector);
+}
+
+static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
+                                void *obj, const char *path)
+{
+	struct bf_cfg_metric *m = obj;
+
+	return load_detector_into(ld, node, path, &m->detector);
 }
 
 static const struct bf_cfg__field project_fields[] = {

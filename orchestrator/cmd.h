@@ -56,6 +56,14 @@ bool bf_cmd_wants_help(int argc, char **argv);
  */
 int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
 
+/*
+ * `run --detect` and `backfill --detect`: the configured detectors over
+ * the history of device class klass (NULL: devices.pool), alerts stored
+ * and printed as `benchfarm detect` prints them. Returns an exit code.
+ */
+int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
+                        const char *klass, const char *cmd);
+
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);

@@ -46,8 +46,9 @@ static const char usage_text[] =
         "cohen,\n"
         "                            mannwhitneyu\n"
         "    --stddev-threshold S    skia minimum stddev (0.001)\n"
-        "    --min-change F          perfherder minimum change, percent "
-        "(2)\n"
+        "    --min-change F          perfherder minimum relative change, "
+        "as in\n"
+        "                            the config (0.02 = 2%)\n"
         "    --max-pvalue P          edivisive (0.001)\n"
         "    --json                  JSON output\n";
 
@@ -167,7 +168,7 @@ static void apply(struct step_opts *o)
 	if (o->stddev > 0)
 		p->skia_stddev_threshold = o->stddev;
 	if (o->min_change > 0)
-		p->ph_min_percent = o->min_change;
+		p->ph_min_percent = 100 * o->min_change; /* as in the config */
 	if (o->max_p > 0)
 		p->ed_pvalue = o->max_p;
 	if (o->width > 0) {

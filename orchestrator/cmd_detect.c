@@ -73,11 +73,30 @@ static void print_alerts(const json_t *r)
 		       bf_json_str_or(a, "commit_hi", "?"),
 		       json_number_value(json_object_get(a, "score")),
 		       json_is_true(json_object_get(a, "new")) ? "  (new)"
-		                                               : "");
+		       : json_is_true(json_object_get(a, "ignored"))
+		               ? "  (ignored)"
+		               : "");
 	}
 	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
 	                                     bf_json_str_or(a, "commit", "?"),
 	                                     bf_json_str_or(a, "reason", ""));
+}
+
+int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
+                        const char *klass, const char *cmd)
+{
+	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	json_t *result = NULL;
+	int ret;
+
+	o.device_class = klass;
+	ret = bf_postsubmit_detect(&result, cfg, store, &o, &err);
+	if (ret)
+		return bf_cmd_fail(BF_EXIT_INFRA, cmd, "detect: %s", err.msg);
+	print_alerts(result);
+	json_decref(result);
+	return BF_EXIT_OK;
 }
 
 int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)

@@ -41,6 +41,8 @@ static const char run_usage[] =
         "        --pool LABEL    run on this pool (default: devices.pool)\n"
         "        --json FILE     write the result JSON\n"
         "        --seed S        seed of the run order\n"
+        "        --detect        then run 'benchfarm detect' on the "
+        "history\n"
         "\n"
         "Exit: 0 recorded, 2 usage or config error, 3 infrastructure "
         "failure\n"
@@ -63,14 +65,17 @@ static const char backfill_usage[] =
         "'local')\n"
         "        --pool LABEL    run on this pool (default: devices.pool)\n"
         "        --json FILE     a summary: each commit and what happened\n"
+        "        --detect        then run 'benchfarm detect' when something "
+        "was\n"
+        "                        measured\n"
         "\n"
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
-enum { OPT_COMMIT = 256, OPT_DEVICE, OPT_POOL, OPT_JSON, OPT_SEED };
+enum { OPT_COMMIT = 256, OPT_DEVICE, OPT_POOL, OPT_JSON, OPT_SEED, OPT_DETECT };
 
-static int parse(struct bf_presubmit_opts *o, const char **range, int argc,
-                 char **argv, const char *cmd, const char *usage)
+static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
+                 int argc, char **argv, const char *cmd, const char *usage)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -80,6 +85,7 @@ static int parse(struct bf_presubmit_opts *o, const char **range, int argc,
 		{ "pool", required_argument, NULL, OPT_POOL },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "detect", no_argument, NULL, OPT_DETECT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +114,8 @@ static int parse(struct bf_presubmit_opts *o, const char **range, int argc,
 			o->pool = optarg;
 		} else if (c == OPT_JSON) {
 			o->json_path = optarg;
+		} else if (c == OPT_DETECT) {
+			*detect = true;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return BF_EXIT_OK;
@@ -133,7 +141,8 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_cfg cfg;
-	int ret = parse(&o, NULL, argc, argv, "run", run_usage);
+	bool detect = false;
+	int ret = parse(&o, &detect, NULL, argc, argv, "run", run_usage);
 
 	if (ret >= 0)
 		return ret;
@@ -142,6 +151,9 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	o.record = true;
 	o.progress = isatty(2);
 	ret = bf_presubmit_run(&o, &cfg, ctx->store);
+	if (ret == BF_EXIT_OK && detect)
+		ret = bf_cmd_detect_after(&cfg, ctx->store,
+		                          o.device ? o.device : o.pool, "run");
 	bf_cfg_release(&cfg);
 	return ret;
 }
@@ -176,7 +188,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
-	int ret = parse(&o, &range, argc, argv, "backfill", backfill_usage);
+	bool detect = false;
+	int ret = parse(&o, &detect, &range, argc, argv, "backfill",
+	                backfill_usage);
 
 	if (ret >= 0)
 		goto out_nocfg;
@@ -229,6 +243,14 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
 	else
 		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;
+	if (ret != BF_EXIT_USAGE && detect && measured) {
+		int rc = bf_cmd_detect_after(&cfg, ctx->store,
+		                             o.device ? o.device : o.pool,
+		                             "backfill");
+
+		if (rc)
+			ret = rc;
+	}
 out:
 	bf_cfg_release(&cfg);
 out_nocfg:

@@ -14,11 +14,41 @@
 #include "history.h"
 #include "store.h"
 
+/*
+ * The detector of one series: the metric's entry in the config if it
+ * names one, else its benchmark's, else postsubmit's.
+ */
+static const struct bf_cfg_detector *
+series_detector(const struct bf_cfg *cfg, const char *suite, const char *metric)
+{
+	for (size_t b = 0; suite && b < cfg->nbenchmarks; b++) {
+		const struct bf_cfg_benchmark *cb = &cfg->benchmarks[b];
+
+		if (strcmp(cb->name, suite))
+			continue;
+		for (size_t m = 0; metric && m < cb->nmetrics; m++)
+			if (!strcmp(cb->metrics[m].name, metric) &&
+			    cb->metrics[m].detector.name)
+				return &cb->metrics[m].detector;
+		if (cb->detector.name)
+			return &cb->detector;
+	}
+	return &cfg->postsubmit.detector;
+}
+
 int bf_detect_params_from_cfg(struct bf_detect_params *p,
                               const struct bf_cfg *cfg, const char *name,
                               struct bf_err *err)
 {
-	const struct bf_cfg_detector *d = &cfg->postsubmit.detector;
+	return bf_detect_params_for_series(p, cfg, NULL, NULL, name, err);
+}
+
+int bf_detect_params_for_series(struct bf_detect_params *p,
+                                const struct bf_cfg *cfg, const char *suite,
+                                const char *metric, const char *name,
+                                struct bf_err *err)
+{
+	const struct bf_cfg_detector *d = series_detector(cfg, suite, metric);
 	const char *want = name ? name : d->name ? d->name : "jetpack";
 	int det = bf_detector_from_name(want);
 	bool own = !name || (d->name && !strcmp(d->name, name));
@@ -172,22 +202,47 @@ static size_t commit_index(const struct ctx *c, const char *id)
 	return c->ncommits;
 }
 
+static bool same_series(const struct ctx *c, const struct bf_store_alert *a,
+                        const struct bf_hist_series *s)
+{
+	return !strcmp(a->benchmark, s->benchmark) &&
+	       !strcmp(a->metric, s->metric) &&
+	       !strcmp(a->device_class ? a->device_class : "", c->klass) &&
+	       (!a->suite || !strcmp(a->suite, s->suite));
+}
+
 /* Points of ignored alerts stay out of later fits. */
 static void drop_ignored(struct ctx *c, struct bf_hist_series *s)
 {
 	for (size_t i = 0; i < c->nignored; i++) {
-		const struct bf_store_alert *a = &c->ignored[i];
 		size_t k;
 
-		if (strcmp(a->benchmark, s->benchmark) ||
-		    strcmp(a->metric, s->metric) ||
-		    strcmp(a->device_class ? a->device_class : "", c->klass) ||
-		    (a->suite && strcmp(a->suite, s->suite)))
+		if (!same_series(c, &c->ignored[i], s))
 			continue;
-		k = commit_index(c, a->commit_hi);
+		k = commit_index(c, c->ignored[i].commit_hi);
 		if (k < c->ncommits)
 			s->v[k] = NAN;
 	}
+}
+
+/*
+ * With an ignored point left out, the same step shows again one commit
+ * later, its range now spanning the ignored commit: that is the step
+ * already triaged, not a new one.
+ */
+static bool covers_ignored(const struct ctx *c, const struct bf_hist_series *s,
+                           long lo, size_t hi)
+{
+	for (size_t i = 0; i < c->nignored; i++) {
+		size_t k;
+
+		if (!same_series(c, &c->ignored[i], s))
+			continue;
+		k = commit_index(c, c->ignored[i].commit_hi);
+		if (k < c->ncommits && (long)k > lo && k <= hi)
+			return true;
+	}
+	return false;
 }
 
 static int64_t group_of(const char *commit)
@@ -211,7 +266,7 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	char *text;
 	int64_t id = 0;
 	int rc = 0;
-	bool fresh = false;
+	bool fresh = false, ignored;
 
 	if (lo < 0)
 		return 0; /* a step needs a point before it */
@@ -234,7 +289,8 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	a.score = isfinite(ch->score) ? ch->score : 0;
 	a.group_id = group_of(a.commit_hi);
 	a.detail = text;
-	if (c->o->store_alerts) {
+	ignored = covers_ignored(c, s, lo, ch->index);
+	if (c->o->store_alerts && !ignored) {
 		rc = bf_store_alert_add(&id, c->store, &a, err);
 		fresh = !rc;
 		if (rc == BF_EEXISTS)
@@ -250,13 +306,14 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	              detail);
 	if (fresh)
 		json_object_set_new(j, "id", json_integer(id));
+	if (ignored)
+		json_object_set_new(j, "ignored", json_true());
 	json_array_append_new(c->alerts, j);
 	free(text);
 	return rc;
 }
 
-static int scan(struct ctx *c, const struct bf_detect_params *p,
-                struct bf_err *err)
+static int scan(struct ctx *c, struct bf_err *err)
 {
 	double **vs = bf_xcalloc(c->h.n + 1, sizeof(*vs));
 	int rc = 0;
@@ -285,11 +342,17 @@ static int scan(struct ctx *c, const struct bf_detect_params *p,
 		struct bf_change *ch = NULL;
 		size_t nch = 0;
 
-		rc = bf_detect_series(&ch, &nch, p, s->v, c->ncommits, err);
+		struct bf_detect_params sp;
+
+		rc = bf_detect_params_for_series(
+		        &sp, c->cfg, s->suite, s->metric, c->o->algorithm, err);
+		if (!rc)
+			rc = bf_detect_series(&ch, &nch, &sp, s->v, c->ncommits,
+			                      err);
 		if (rc)
 			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
 		for (size_t k = 0; !rc && k < nch; k++)
-			rc = report_change(c, s, p, &ch[k], err);
+			rc = report_change(c, s, &sp, &ch[k], err);
 		free(ch);
 	}
 	return rc;
@@ -346,7 +409,7 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 		rc = load(&c, err);
 	if (!rc) {
 		c.suppressed = bf_xcalloc(c.ncommits + 1, sizeof(bool));
-		rc = scan(&c, &p, err);
+		rc = scan(&c, err);
 	}
 	if (!rc)
 		*result_out = json_pack(

@@ -46,6 +46,16 @@ int bf_detect_params_from_cfg(struct bf_detect_params *p,
                               struct bf_err *err);
 
 /*
+ * Likewise for one series: the detector of metric METRIC of config
+ * benchmark SUITE if it names one, else SUITE's, else postsubmit's;
+ * NAME, when not NULL, overrides them all (--algorithm).
+ */
+int bf_detect_params_for_series(struct bf_detect_params *p,
+                                const struct bf_cfg *cfg, const char *suite,
+                                const char *metric, const char *name,
+                                struct bf_err *err);
+
+/*
  * Indexes k of commits where at least share of the series that have a
  * point at k (and at least three series) spike: the point leaves the
  * series' level (beyond 4 robust noise units and 2 %) and the next

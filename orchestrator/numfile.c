@@ -73,6 +73,7 @@ struct series {
 	double *v;
 	char **labels;
 	size_t n, alloc;
+	int columns; /* 1 or 2 once the first line is read, else 0 */
 };
 
 static void series_push(struct series *s, double x, const char *label,
@@ -106,8 +107,18 @@ static int series_line(struct series *s, char *line, size_t lineno,
 	char *comma = strchr(line, ',');
 	char *value = comma ? trim(comma + 1) : line;
 	char *label = comma ? line : NULL;
+	int columns = comma ? 2 : 1;
 	double x;
 
+	if (s->columns && columns != s->columns)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "%s:%zu: %d column%s where earlier lines have "
+		        "%d (expected %s on every line)",
+		        path, lineno, columns, columns == 1 ? "" : "s",
+		        s->columns,
+		        s->columns == 2 ? "'commit,value'" : "one number");
+	s->columns = columns;
 	if (comma) {
 		*comma = '\0';
 		label = trim(label);
@@ -147,7 +158,7 @@ int bf_numfile_read_series(double **out, char ***labels_out, size_t *n_out,
                            const char *path, struct bf_err *err)
 {
 	const char *name = strcmp(path, "-") ? path : "/dev/stdin";
-	struct series s = { NULL, NULL, 0, 0 };
+	struct series s = { NULL, NULL, 0, 0, 0 };
 	size_t lineno = 0;
 	struct bf_buf b;
 	char *line;

@@ -117,3 +117,138 @@ grep_file "everything is already measured" \
 	"39 commits: 0 measured, 39 already measured" "$OUT"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct patch_commit) from runs where kind = 'run' and status = 'complete'")
 [ "$n" = 39 ] && t_ok "39 commits recorded (all but the root)" || t_fail "$n commits recorded"
+
+# detect: both steps, at the right commits, and nothing else.
+expect_exit 0 "detect" "$BF" detect -c "$R/benchfarm.yaml" --json "$T/d1.json"
+jq_check "exactly two alerts, both new" \
+	'(.alerts | length) == 2 and all(.alerts[]; .new)' "$T/d1.json"
+jq_check "alpha regressed at commit 17" \
+	"[.alerts[] | select(.benchmark == \"alpha\")] | length == 1 and .[0].direction == \"regressed\" and .[0].commit_hi == \"$C17\" and .[0].size > 0.10" \
+	"$T/d1.json"
+jq_check "beta improved at commit 29" \
+	"[.alerts[] | select(.benchmark == \"beta\")] | length == 1 and .[0].direction == \"improved\" and .[0].commit_hi == \"$C29\" and .[0].size < -0.06" \
+	"$T/d1.json"
+grep_file "the text names both" "regressed alpha .*(new)" "$OUT"
+expect_exit 0 "detect again" "$BF" detect -c "$R/benchfarm.yaml" --json "$T/d2.json"
+jq_check "the same two steps, none new" \
+	'(.alerts | length) == 2 and all(.alerts[]; .new == false)' "$T/d2.json"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
+[ "$n" = 2 ] && t_ok "two alerts stored" || t_fail "$n alerts stored"
+
+# Triage.
+expect_exit 0 "alert list --json" "$BF" alert list --json
+cp "$OUT" "$T/al.json"
+jq_check "two open alerts" 'length == 2 and all(.[]; .status == "open")' \
+	"$T/al.json"
+A_ID=$(jq -r '.[] | select(.benchmark == "alpha") | .id' "$T/al.json")
+B_ID=$(jq -r '.[] | select(.benchmark == "beta") | .id' "$T/al.json")
+expect_exit 0 "ack alpha's alert" "$BF" alert ack "$A_ID"
+expect_exit 0 "ignore beta's alert" "$BF" alert ignore "$B_ID"
+expect_exit 0 "alert list --status open" "$BF" alert list --status open --json
+jq_check "nothing is open" 'length == 0' "$OUT"
+expect_exit 2 "ack of an unknown alert" "$BF" alert ack 999
+grep_file "it names the id" "no alert 999" "$ERR"
+# The ignored point leaves the fit; the step then shows one commit later,
+# over a range that spans the ignored commit: known, not a new alert.
+expect_exit 0 "detect after ignore" "$BF" detect -c "$R/benchfarm.yaml" \
+	--json "$T/d3.json"
+jq_check "beta's step is known as ignored, alpha's as before" \
+	'(.alerts | length) == 2 and all(.alerts[]; .new == false) and ([.alerts[] | select(.ignored)] | length) == 1' \
+	"$T/d3.json"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
+[ "$n" = 2 ] && t_ok "still two alerts stored" || t_fail "$n alerts stored"
+
+# Each detector on a clean step, from a file.
+awk 'BEGIN { for (i = 0; i < 40; i++) print (i < 20 ? 100 : 120) + (i % 3) - 1 }' \
+	>"$T/step.txt"
+for a in jetpack skia perfherder edivisive; do
+	expect_exit 0 "analyze step $a" "$BF" analyze step --algorithm "$a" \
+		--json "$T/step.txt"
+	jq_check "$a finds the step at 20, going up" \
+		'length == 1 and .[0].index == 20 and .[0].direction == "up"' "$OUT"
+done
+expect_exit 0 "analyze step --window" "$BF" analyze step --algorithm jetpack \
+	--window --json "$T/step.txt"
+jq_check "the window fit has its fields" \
+	'has("turning_point") and has("step_size") and has("regression") and .status != null' \
+	"$OUT"
+printf 'commit,value\n' >"$T/step.csv"
+awk 'BEGIN { for (i = 0; i < 30; i++) printf "c%02d,%d\n", i, (i < 15 ? 50 : 40) + (i % 3) }' \
+	>>"$T/step.csv"
+expect_exit 0 "analyze step on a CSV" "$BF" analyze step --algorithm jetpack \
+	"$T/step.csv"
+grep_file "the step is named by its commit" "c15" "$OUT"
+
+# Bad input: clear errors naming the file and line.
+printf '1\n2\nNaN\n' >"$T/nan.txt"
+printf '1\n-inf\n' >"$T/inf.txt"
+printf '1\n2\nfast\n' >"$T/text.txt"
+printf 'commit,value\na,1\nb\n' >"$T/short.csv"
+for f in nan.txt:3 inf.txt:2 text.txt:3 short.csv:3; do
+	expect_exit 2 "analyze step rejects ${f%:*}" "$BF" analyze step \
+		--algorithm jetpack "$T/${f%:*}"
+	grep_file "the error names ${f}" "$T/$f: " "$ERR"
+done
+grep_file "a missing column is called that" "1 column where earlier lines have 2" "$ERR"
+before=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
+expect_exit 2 "a range that does not exist" "$BF" backfill \
+	-c "$R/benchfarm.yaml" "$ROOT..no-such-branch"
+grep_file "the error names the revision" "no-such-branch" "$ERR"
+after=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
+[ "$before" = "$after" ] && t_ok "nothing stored by the bad range" ||
+	t_fail "samples $before -> $after"
+printf 'version: 1\nproject: {repo: .}\nbenchmarks:\n  - {name: m, command: [x], detector: {name: edivisive, min_change: 0.1}}\n' \
+	>"$R/bad-detector.yaml"
+expect_exit 2 "a detector parameter that does not apply" "$BF" detect \
+	-c "$R/bad-detector.yaml"
+grep_file "names file, line and key" "bad-detector.yaml:4:.*'min_change' does not apply to detector 'edivisive'" "$ERR"
+
+# A detector per benchmark or metric: the metric's wins over postsubmit's.
+sed 's|format: lines}|format: lines, metrics: {value: {detector: perfherder}}}|' \
+	"$R/benchfarm.yaml" >"$R/per-metric.yaml"
+expect_exit 0 "detect with a metric's own detector" "$BF" detect \
+	-c "$R/per-metric.yaml" --dry-run --json "$T/d4.json"
+jq_check "perfherder judged the series" \
+	'(.alerts | length) >= 1 and all(.alerts[]; .detail.detector == "perfherder")' \
+	"$T/d4.json"
+
+# Bisect 16 commits, 10..26: the culprit is 17.
+expect_exit 0 "bisect 16 commits" "$BF" bisect -c "$R/benchfarm.yaml" \
+	--good "$(c 10)" --bad "$(c 26)" --benchmark micro -n 6 \
+	--json "$T/bisect.json"
+jq_check "bisect names commit 17" \
+	".culprit == \"$C17\" and .series == \"alpha\" and .direction == \"regressed\"" \
+	"$T/bisect.json"
+jq_check "every probe has its evidence" \
+	'(.probes | length) >= 4 and all(.probes[]; .verdict != null and .series.p_value != null)' \
+	"$T/bisect.json"
+grep_file "the culprit is printed" "^culprit: $C17" "$OUT"
+
+# A commit whose build fails in the middle of a backfill: recorded as
+# failed, skipped, never a point; the next commit is measured.
+C40=$(c 40)
+echo "syntax error" >>"$R/bench.c"
+t_git -C "$R" commit -q -am "commit 41: breaks the build"
+C41=$(git -C "$R" rev-parse HEAD)
+sed -i '$d' "$R/bench.c"
+t_git -C "$R" commit -q -am "commit 42: fixes it"
+C42=$(git -C "$R" rev-parse HEAD)
+expect_exit 3 "backfill over a broken commit" "$BF" backfill \
+	-c "$R/benchfarm.yaml" "$C40..main"
+grep_file "the summary counts the failure" "2 commits: 1 measured, 0 already measured, 1 failed" "$OUT"
+cat "$OUT" "$ERR" >"$T/bf-broken.txt"
+grep_file "the failed commit is named" "$(printf %.12s "$C41")" "$T/bf-broken.txt"
+st=$(sqlite3 "$BENCHFARM_DB" "select group_concat(status) from runs where patch_commit = '$C41'")
+[ "$st" = failed ] && t_ok "commit 41 recorded as failed" || t_fail "status '$st'"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where commit_id = '$C41'")
+[ "$n" = 0 ] && t_ok "no samples for the broken commit" || t_fail "$n samples"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where commit_id = '$C42'")
+[ "$n" -gt 0 ] && t_ok "commit 42 measured" || t_fail "no samples for 42"
+
+# run --detect: record one more commit, then look for steps at once.
+echo "commit 43" >>"$R/README"
+t_git -C "$R" commit -q -am "commit 43"
+expect_exit 0 "run --detect" "$BF" run -c "$R/benchfarm.yaml" --detect
+grep_file "detect runs after the run, over the failed commit too" \
+	"jetpack over 43 commits, 2 series: 2 steps" "$OUT"
+if grep -q "(new)" "$OUT"; then t_fail "a new alert appeared"; else t_ok "no new alert"; fi
