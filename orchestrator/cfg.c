@@ -114,6 +114,9 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->presubmit.fail_on = BF_FAIL_ON_REGRESSION;
 	bf_cfg__detector_set(&cfg->postsubmit.detector, &bf_cfg__detectors[0]);
 	bf_argv_push(&cfg->report, BF_CFG_DEFAULT_REPORT);
+	cfg->review.check_name = bf_xstrdup("benchfarm");
+	cfg->review.gerrit.vote_fail = -1;
+	cfg->review.gerrit.vote_pass = 1;
 }
 
 static void benchmark_release(struct bf_cfg_benchmark *b)
@@ -145,6 +148,13 @@ void bf_cfg_release(struct bf_cfg *cfg)
 	bf_argv_release(&cfg->checks.suppress);
 	free(cfg->postsubmit.detector.name);
 	bf_argv_release(&cfg->report);
+	free(cfg->review.check_name);
+	free(cfg->review.link);
+	free(cfg->review.gerrit.host);
+	free(cfg->review.gerrit.user);
+	free(cfg->review.gerrit.key);
+	free(cfg->review.gerrit.label);
+	free(cfg->review.gerrit.change);
 	memset(cfg, 0, sizeof(*cfg));
 }
 

@@ -139,6 +139,20 @@ struct bf_cfg {
 	} postsubmit;
 
 	struct bf_argv report; /* formats, e.g. "markdown" */
+
+	struct {
+		char *check_name; /* stable check / comment marker name */
+		char *link; /* URL of the full results, or NULL */
+		struct {
+			char *host; /* NULL: do not post to Gerrit */
+			int port; /* 0: 29418 */
+			char *user, *key; /* NULL: $USER, ~/.ssh/id_ed25519 */
+			char *label; /* e.g. "Performance-Verified"; NULL: none
+			              */
+			int vote_fail, vote_pass; /* -1 and +1 */
+			char *change; /* "CHANGE,PATCHSET" or commit; NULL */
+		} gerrit;
+	} review;
 };
 
 /*

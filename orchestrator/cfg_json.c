@@ -135,6 +135,31 @@ static json_t *postsubmit_json(const struct bf_cfg_detector *d)
 	return o;
 }
 
+static json_t *review_json(const struct bf_cfg *cfg)
+{
+	json_t *o = json_object();
+	json_t *g = json_null();
+
+	set(o, "check_name", str_or_null(cfg->review.check_name));
+	set(o, "link", str_or_null(cfg->review.link));
+	if (cfg->review.gerrit.host) {
+		g = json_object();
+		set(g, "host", str_or_null(cfg->review.gerrit.host));
+		set(g, "port",
+		    json_integer(cfg->review.gerrit.port
+		                         ? cfg->review.gerrit.port
+		                         : 29418));
+		set(g, "user", str_or_null(cfg->review.gerrit.user));
+		set(g, "key", str_or_null(cfg->review.gerrit.key));
+		set(g, "label", str_or_null(cfg->review.gerrit.label));
+		set(g, "vote_fail", json_integer(cfg->review.gerrit.vote_fail));
+		set(g, "vote_pass", json_integer(cfg->review.gerrit.vote_pass));
+		set(g, "change", str_or_null(cfg->review.gerrit.change));
+	}
+	set(o, "gerrit", g);
+	return o;
+}
+
 static json_t *cfg_json(const struct bf_cfg *cfg)
 {
 	json_t *root = json_object();
@@ -154,6 +179,7 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	set(root, "presubmit", presubmit_json(cfg));
 	set(root, "postsubmit", postsubmit_json(&cfg->postsubmit.detector));
 	set(root, "report", argv_json(&cfg->report));
+	set(root, "review", review_json(cfg));
 	return root;
 }
 

@@ -379,7 +379,32 @@ static const struct bf_cfg__field postsubmit_fields[] = {
 	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_detector },
 };
 
+static const struct bf_cfg__field gerrit_fields[] = {
+	{ "host", BF_CFG__STR, OFF(review.gerrit.host), BF_CFG__REQUIRED, 0, 0,
+	  NULL, NULL },
+	{ "port", BF_CFG__INT, OFF(review.gerrit.port), 0, 1, 65535, NULL,
+	  NULL },
+	{ "user", BF_CFG__STR, OFF(review.gerrit.user), 0, 0, 0, NULL, NULL },
+	{ "key", BF_CFG__STR, OFF(review.gerrit.key), 0, 0, 0, NULL, NULL },
+	{ "label", BF_CFG__STR, OFF(review.gerrit.label), 0, 0, 0, NULL, NULL },
+	{ "vote_fail", BF_CFG__INT, OFF(review.gerrit.vote_fail), 0, -2, 0,
+	  NULL, NULL },
+	{ "vote_pass", BF_CFG__INT, OFF(review.gerrit.vote_pass), 0, 0, 2, NULL,
+	  NULL },
+	{ "change", BF_CFG__STR, OFF(review.gerrit.change), 0, 0, 0, NULL,
+	  NULL },
+};
+static const struct bf_cfg__table gerrit_table = TABLE(gerrit_fields);
+
+static const struct bf_cfg__field review_fields[] = {
+	{ "check_name", BF_CFG__STR, OFF(review.check_name), 0, 0, 0, NULL,
+	  NULL },
+	{ "link", BF_CFG__STR, OFF(review.link), 0, 0, 0, NULL, NULL },
+	{ "gerrit", BF_CFG__MAP, 0, 0, 0, 0, &gerrit_table, NULL },
+};
+
 static const struct bf_cfg__table project_table = TABLE(project_fields);
+static const struct bf_cfg__table review_table = TABLE(review_fields);
 static const struct bf_cfg__table devices_table = TABLE(devices_fields);
 static const struct bf_cfg__table runs_table = TABLE(runs_fields);
 static const struct bf_cfg__table checks_table = TABLE(checks_fields);
@@ -399,6 +424,7 @@ static const struct bf_cfg__field root_fields[] = {
 	{ "presubmit", BF_CFG__MAP, 0, 0, 0, 0, &presubmit_table, NULL },
 	{ "postsubmit", BF_CFG__MAP, 0, 0, 0, 0, &postsubmit_table, NULL },
 	{ "report", BF_CFG__FN, 0, 0, 0, 0, NULL, load_report },
+	{ "review", BF_CFG__MAP, 0, 0, 0, 0, &review_table, NULL },
 };
 static const struct bf_cfg__table root_table = TABLE(root_fields);
 

@@ -2,6 +2,7 @@
 #define BF_CMD_H
 
 #include <getopt.h>
+#include <jansson.h>
 
 #include "benchfarm/common.h"
 
@@ -64,9 +65,31 @@ int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
 int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
                         const char *klass, const char *cmd);
 
+struct bf_argv;
+struct bf_host_ssh;
+struct bf_report_opts;
+
+/*
+ * The review settings of cfg (NULL: none) into o; gerrit is filled and
+ * linked from o when the config names a Gerrit host.
+ */
+void bf_report_opts_from_cfg(struct bf_report_opts *o,
+                             struct bf_host_ssh *gerrit,
+                             const struct bf_cfg *cfg);
+
+/*
+ * Render result with every format of formats and write the outputs
+ * (bf_report_write: output for the main one, dir for all). Errors are
+ * printed under cmd's name. Returns an exit code.
+ */
+int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
+                          const struct bf_report_opts *base, const char *output,
+                          const char *dir, const char *cmd);
+
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_report(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_run(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx);

@@ -6,6 +6,7 @@
 
 #include "agentconn.h"
 #include "benchfarm/alloc.h"
+#include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
@@ -15,6 +16,7 @@
 #include "cfg.h"
 #include "compare.h"
 #include "gitrepo.h"
+#include "plugins.h"
 #include "presubmit.h"
 #include "report.h"
 #include "store.h"
@@ -25,6 +27,8 @@ static const char usage_text[] =
         "                         [--device NAME | --pool LABEL] [--json "
         "FILE]\n"
         "                         [--markdown FILE] [--seed S]\n"
+        "                         [--report FORMAT[,FORMAT...]] "
+        "[--report-dir DIR]\n"
         "\n"
         "Presubmit: builds the base and the patch, runs every benchmark on "
         "both\n"
@@ -51,6 +55,13 @@ static const char usage_text[] =
         "                         (default: devices.pool)\n"
         "        --json FILE      write the complete result JSON\n"
         "        --markdown FILE  write the markdown report to FILE\n"
+        "        --report LIST    also write these reports (see 'benchfarm "
+        "report\n"
+        "                         --list'; default: the config's 'report' "
+        "list\n"
+        "                         when --report-dir is given)\n"
+        "        --report-dir DIR where the reports go (default: "
+        "benchfarm-report)\n"
         "        --seed S         seed of the run order and bootstrap "
         "(recorded)\n"
         "        --alpha A        override presubmit.alpha\n"
@@ -67,6 +78,8 @@ enum {
 	OPT_POOL,
 	OPT_JSON,
 	OPT_MARKDOWN,
+	OPT_REPORT,
+	OPT_REPORT_DIR,
 	OPT_SEED,
 	OPT_ALPHA,
 	OPT_MIN_EFFECT,
@@ -112,6 +125,8 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		{ "pool", required_argument, NULL, OPT_POOL },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "report-dir", required_argument, NULL, OPT_REPORT_DIR },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
@@ -144,6 +159,12 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		case OPT_MARKDOWN:
 			o->markdown_path = optarg;
 			break;
+		case OPT_REPORT:
+			o->report = optarg;
+			break;
+		case OPT_REPORT_DIR:
+			o->report_dir = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return BF_EXIT_OK;
@@ -161,9 +182,40 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* compare --report: the formats asked for, into the report directory. */
+static int write_reports(const json_t *result,
+                         const struct bf_presubmit_opts *o,
+                         const struct bf_cfg *cfg)
+{
+	struct bf_report_opts ro = BF_REPORT_OPTS_INIT;
+	struct bf_argv formats = BF_ARGV_INIT;
+	struct bf_host_ssh gerrit;
+	int ret;
+
+	if (o->report) {
+		for (const char *p = o->report; *p;) {
+			const char *end = strchr(p, ',');
+			size_t n = end ? (size_t)(end - p) : strlen(p);
+
+			if (n)
+				bf_argv_pushf(&formats, "%.*s", (int)n, p);
+			p = end ? end + 1 : p + n;
+		}
+	} else {
+		bf_argv_copy(&formats, &cfg->report);
+	}
+	bf_report_opts_from_cfg(&ro, &gerrit, cfg);
+	ret = bf_cmd_report_formats(
+	        result, &formats, &ro, NULL,
+	        o->report_dir ? o->report_dir : "benchfarm-report", "compare");
+	bf_argv_release(&formats);
+	return ret;
+}
+
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	json_t *result = NULL;
 	struct bf_cfg cfg;
 	int ret = parse_opts(&o, argc, argv);
 
@@ -172,7 +224,16 @@ int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "compare", o.config)))
 		return ret;
 	o.progress = isatty(2);
+	if (o.report || o.report_dir)
+		o.result_out = &result;
 	ret = bf_presubmit_run(&o, &cfg, ctx->store);
+	if (result) {
+		int rc = write_reports(result, &o, &cfg);
+
+		if (rc && ret != BF_EXIT_INFRA)
+			ret = rc;
+	}
+	json_decref(result);
 	bf_cfg_release(&cfg);
 	return ret;
 }

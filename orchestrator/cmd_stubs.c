@@ -17,10 +17,6 @@ struct stub {
 };
 
 static const struct stub stubs[] = {
-	{ "report",
-	  "benchfarm report --format FORMAT --input RESULT.json "
-	  "[--output FILE]",
-	  7 },
 	{ "trace", "benchfarm trace fold|svg|chrome|top|diff ...", 9 },
 };
 

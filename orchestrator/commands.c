@@ -25,7 +25,7 @@ const struct bf_cmd bf_commands[] = {
 	{ "analyze", cmd_analyze, 0,
 	  "statistics on files of numbers (compare, step)" },
 	{ "device", cmd_device, BF_CMD_NEEDS_DB, "the device registry" },
-	{ "report", cmd_stub, BF_CMD_STUB,
+	{ "report", cmd_report, 0,
 	  "render a result JSON in a review format" },
 	{ "trace", cmd_stub, BF_CMD_STUB,
 	  "convert and render function traces" },

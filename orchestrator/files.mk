@@ -39,3 +39,5 @@ ORCH_OBJS += orchestrator/detect.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
 ORCH_OBJS += orchestrator/cmd_analyze_step.o
+ORCH_OBJS += orchestrator/plugins.o
+ORCH_OBJS += orchestrator/cmd_report.o

@@ -17,6 +17,8 @@ struct bf_presubmit_opts {
 	const char *pool;
 	const char *json_path;
 	const char *markdown_path;
+	const char *report; /* compare --report: formats, comma-separated */
+	const char *report_dir; /* where they go */
 	const char *agent_path; /* NULL: find benchfarm-agent */
 	int repeats; /* 0: runs.repeats */
 	int warmup; /* -1: runs.warmup */
@@ -35,10 +37,10 @@ struct bf_presubmit_opts {
 	json_t **result_out; /* when set, gets the result (new reference) */
 };
 
-#define BF_PRESUBMIT_OPTS_INIT                                            \
-	{                                                                 \
-		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, -1, 0, \
-		        false, -1, -1, false, false, NULL, false, NULL    \
+#define BF_PRESUBMIT_OPTS_INIT                                                 \
+	{                                                                      \
+		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
+		        -1, 0, false, -1, -1, false, false, NULL, false, NULL  \
 	}
 
 /*

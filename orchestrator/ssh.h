@@ -72,6 +72,17 @@ int bf_ssh_exec(int *status_out, struct bf_buf *out, struct bf_ssh *s,
                 const char *const *argv, double timeout_s, struct bf_err *err);
 
 /*
+ * bf_ssh_exec with input: input_len bytes of input are sent to the
+ * command's stdin, then end of input, before its output is read (meant
+ * for small inputs such as a Gerrit ReviewInput; a command that writes
+ * a large output before reading its input would stall until timeout).
+ * input NULL: no input, the same as bf_ssh_exec.
+ */
+int bf_ssh_exec_input(int *status_out, struct bf_buf *out, struct bf_ssh *s,
+                      const char *const *argv, const char *input,
+                      size_t input_len, double timeout_s, struct bf_err *err);
+
+/*
  * The remote command line for argv: each word single-quoted ('\'' for a
  * quote), separated by spaces, so a POSIX shell on the device runs argv
  * exactly with nothing expanded. Caller frees. Cannot fail (aborts on

@@ -268,8 +268,46 @@ static int exec_collect(struct bf_buf *out, size_t cap, struct bf_ssh *s,
 	return 0;
 }
 
+/* Send all of data to the command's stdin, then end of input. */
+static int chan_send_input(struct bf_ssh *s, LIBSSH2_CHANNEL *ch,
+                           const char *data, size_t len, double deadline,
+                           struct bf_err *err)
+{
+	double until =
+	        deadline ? deadline : bf_now_monotonic() + SEND_TIMEOUT_S;
+	ssize_t n;
+	int rc, ret;
+
+	while (len) {
+		n = libssh2_channel_write(ch, data, len);
+		if (n == LIBSSH2_ERROR_EAGAIN) {
+			if ((ret = bf_ssh__wait(s, until, err)))
+				return ret;
+			continue;
+		}
+		if (n < 0)
+			return bf_ssh__fail(s, (int)n, "sending input", err);
+		data += n;
+		len -= (size_t)n;
+	}
+	while ((rc = libssh2_channel_send_eof(ch)) == LIBSSH2_ERROR_EAGAIN)
+		if ((ret = bf_ssh__wait(s, until, err)))
+			return ret;
+	if (rc < 0)
+		return bf_ssh__fail(s, rc, "ending input", err);
+	return 0;
+}
+
 int bf_ssh_exec(int *status_out, struct bf_buf *out, struct bf_ssh *s,
                 const char *const *argv, double timeout_s, struct bf_err *err)
+{
+	return bf_ssh_exec_input(status_out, out, s, argv, NULL, 0, timeout_s,
+	                         err);
+}
+
+int bf_ssh_exec_input(int *status_out, struct bf_buf *out, struct bf_ssh *s,
+                      const char *const *argv, const char *input,
+                      size_t input_len, double timeout_s, struct bf_err *err)
 {
 	double deadline = timeout_s > 0 ? bf_now_monotonic() + timeout_s : 0;
 	struct errlog l = { s->name, "", 0, 0, false };
@@ -288,7 +326,10 @@ int bf_ssh_exec(int *status_out, struct bf_buf *out, struct bf_ssh *s,
 	        deadline ? deadline : bf_now_monotonic() + OPEN_TIMEOUT_S, err);
 	if (ret)
 		goto out;
-	ret = exec_collect(out, cap, s, ch, &l, deadline, err);
+	if (input)
+		ret = chan_send_input(s, ch, input, input_len, deadline, err);
+	if (!ret)
+		ret = exec_collect(out, cap, s, ch, &l, deadline, err);
 	if (ret == BF_ETIMEOUT)
 		bf_err_set(err, BF_ETIMEOUT,
 		           "'%s' on '%s' did not finish within %g s", argv[0],

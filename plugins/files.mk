@@ -1,1 +1,2 @@
 PLUGIN_OBJS += plugins/report_markdown.o
+PLUGIN_OBJS += plugins/report_exec.o

@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "benchfarm/plugin.h"
+
 #include <math.h>
 #include <stdio.h>
 
@@ -255,3 +257,22 @@ char *bf_report_markdown(const json_t *result)
 	add_errors(&b, result);
 	return bf_buf_detach(&b, NULL);
 }
+
+static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
+{
+	char *md = bf_report_markdown(bf_report_result(r));
+
+	(void)err;
+	(void)payload;
+	bf_buf_addstr(bf_report_add_output(r, "report.md"), md);
+	free(md);
+	return 0;
+}
+
+const struct bf_plugin bf_plugin_markdown = {
+	.abi = BF_PLUGIN_ABI,
+	.name = "markdown",
+	.summary = "the review comment body (GitHub, GitLab, Gerrit)",
+	.kinds = "compare",
+	.run = markdown_run,
+};

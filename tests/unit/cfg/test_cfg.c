@@ -159,7 +159,11 @@ static const char full_yaml[] =
         "  fail_on: never\n"
         "postsubmit:\n"
         "  detector: {name: perfherder, width: 20, threshold: 5, min_change: 0.03}\n"
-        "report: [json, junit, exec:slack]\n";
+        "report: [json, junit, exec:slack]\n"
+        "review:\n"
+        "  check_name: perf\n"
+        "  gerrit: {host: review.example.org, user: bot, "
+        "label: Performance-Verified, vote_fail: -2}\n";
 
 static const char full_json[] =
         "{\"version\": 1,"
@@ -197,7 +201,12 @@ static const char full_json[] =
         " \"postsubmit\": {\"detector\": {\"name\": \"perfherder\","
         "  \"width\": 20, \"threshold\": 5.0, \"min_change\": 0.03,"
         "  \"max_pvalue\": 0.0}},"
-        " \"report\": [\"json\", \"junit\", \"exec:slack\"]}";
+        " \"report\": [\"json\", \"junit\", \"exec:slack\"],"
+        " \"review\": {\"check_name\": \"perf\", \"link\": null,"
+        "  \"gerrit\": {\"host\": \"review.example.org\", \"port\": 29418,"
+        "   \"user\": \"bot\", \"key\": null,"
+        "   \"label\": \"Performance-Verified\", \"vote_fail\": -2,"
+        "   \"vote_pass\": 1, \"change\": null}}}";
 
 static const char defaults_json[] =
         "{\"version\": 1,"
@@ -217,7 +226,9 @@ static const char defaults_json[] =
         "  \"fail_on\": \"regression\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"jetpack\", \"width\": 5,"
         "  \"threshold\": 25.0, \"min_change\": 0.0, \"max_pvalue\": 0.0}},"
-        " \"report\": [\"markdown\"]}";
+        " \"report\": [\"markdown\"],"
+        " \"review\": {\"check_name\": \"benchfarm\", \"link\": null,"
+        "  \"gerrit\": null}}";
 
 /* cfg's JSON must equal want exactly (every key, types included). */
 static void assert_json(const struct bf_cfg *cfg, const char *want)
