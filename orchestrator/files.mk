@@ -41,3 +41,4 @@ ORCH_OBJS += orchestrator/cmd_bisect.o
 ORCH_OBJS += orchestrator/cmd_analyze_step.o
 ORCH_OBJS += orchestrator/plugins.o
 ORCH_OBJS += orchestrator/cmd_report.o
+ORCH_OBJS += orchestrator/report_run.o

@@ -1,0 +1,170 @@
+#include "plugins.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/json.h"
+
+/*
+ * Running one reporter over a result document and writing what it
+ * produced. Depends on core only, so plugin unit tests link it with a
+ * mock host (tests/mocks/host_mock.c).
+ */
+
+#define REPORT_OUT_MAX (64u * 1024 * 1024) /* per output */
+
+struct bf_report_output {
+	char *name;
+	struct bf_buf buf;
+};
+
+struct bf_report {
+	const json_t *result;
+	const struct bf_report_opts *opts;
+	const struct bf_host *host;
+	struct bf_report_output *outs;
+	size_t n, alloc;
+};
+
+struct bf_buf *bf_report_add_output(struct bf_report *r, const char *file_name)
+{
+	struct bf_report_output *o;
+
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 4;
+		r->outs = bf_xreallocarray(r->outs, r->alloc, sizeof(*r->outs));
+	}
+	o = &r->outs[r->n++];
+	o->name = bf_xstrdup(file_name);
+	bf_buf_init(&o->buf, REPORT_OUT_MAX);
+	return &o->buf;
+}
+
+const json_t *bf_report_result(const struct bf_report *r)
+{
+	return r->result;
+}
+
+const struct bf_report_opts *bf_report_opts(const struct bf_report *r)
+{
+	return r->opts;
+}
+
+const struct bf_host *bf_report_host(const struct bf_report *r)
+{
+	return r->host;
+}
+
+size_t bf_report_noutputs(const struct bf_report *r)
+{
+	return r->n;
+}
+
+const char *bf_report_output_name(const struct bf_report *r, size_t i)
+{
+	return i < r->n ? r->outs[i].name : NULL;
+}
+
+const struct bf_buf *bf_report_output(const struct bf_report *r, size_t i)
+{
+	return i < r->n ? &r->outs[i].buf : NULL;
+}
+
+void bf_report_free(struct bf_report *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->outs[i].name);
+		bf_buf_release(&r->outs[i].buf);
+	}
+	free(r->outs);
+	free(r);
+}
+
+/* Does the comma-separated list kinds hold kind? */
+static bool has_kind(const char *kinds, const char *kind)
+{
+	size_t len = strlen(kind);
+
+	for (const char *p = kinds; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == len && !strncmp(p, kind, n))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
+int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
+                     const json_t *result, const struct bf_report_opts *opts,
+                     const struct bf_host *host, struct bf_err *err)
+{
+	const char *kind = bf_json_str_or(result, "kind", NULL);
+	struct bf_report *r;
+	void *state = NULL;
+	int ret;
+
+	if (p->abi != BF_PLUGIN_ABI)
+		return bf_err_set(err, BF_EINVAL,
+		                  "reporter '%s' is built for plugin ABI %d, "
+		                  "this benchfarm has %d",
+		                  p->name, p->abi, BF_PLUGIN_ABI);
+	if (!json_is_object(result) || !kind)
+		return bf_err_set(err, BF_EINVAL,
+		                  "not a benchfarm result: no \"kind\" "
+		                  "(expected the JSON of 'benchfarm compare "
+		                  "--json' or 'benchfarm detect --json')");
+	if (!has_kind(p->kinds, kind))
+		return bf_err_set(err, BF_EINVAL,
+		                  "reporter '%s' renders %s results, not "
+		                  "'%.40s'",
+		                  p->name, p->kinds, kind);
+	if (p->init && (ret = p->init(&state, host, opts, err)))
+		return ret;
+	r = bf_xcalloc(1, sizeof(*r));
+	r->result = result;
+	r->opts = opts;
+	r->host = host;
+	ret = p->run(r, err, state);
+	if (p->shutdown)
+		p->shutdown(state);
+	if (ret) {
+		bf_report_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+int bf_report_write(const struct bf_report *r, const char *output,
+                    const char *dir, struct bf_err *err)
+{
+	int ret = 0;
+
+	if (output && r->n && !strcmp(output, "-")) {
+		if (fwrite(r->outs[0].buf.buf, 1, r->outs[0].buf.len, stdout) !=
+		            r->outs[0].buf.len ||
+		    fflush(stdout))
+			return bf_err_set(err, BF_ESYS, "writing stdout: %s",
+			                  strerror(errno));
+	} else if (output && r->n) {
+		ret = bf_fs_write_atomic(output, r->outs[0].buf.buf,
+		                         r->outs[0].buf.len, 0644, err);
+	}
+	if (!ret && dir)
+		ret = bf_fs_mkdirs(dir, 0755, err);
+	for (size_t i = 0; !ret && dir && i < r->n; i++) {
+		char *path = bf_fs_join(dir, r->outs[i].name);
+
+		ret = bf_fs_write_atomic(path, r->outs[i].buf.buf,
+		                         r->outs[i].buf.len, 0644, err);
+		free(path);
+	}
+	return ret;
+}
