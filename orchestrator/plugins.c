@@ -17,10 +17,12 @@
  */
 extern const struct bf_plugin bf_plugin_markdown;
 extern const struct bf_plugin bf_plugin_exec;
+extern const struct bf_plugin bf_plugin_json;
 
 const struct bf_plugin *const bf_plugins[] = {
 	&bf_plugin_markdown,
 	&bf_plugin_exec,
+	&bf_plugin_json,
 };
 const size_t bf_nplugins = BF_ARRAY_SIZE(bf_plugins);
 

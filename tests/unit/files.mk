@@ -40,3 +40,5 @@ tests/unit/devcheck/test_devcheck_OBJS := orchestrator/devcheck.o orchestrator/a
 UNIT_TESTS += tests/unit/ssh/test_ssh
 tests/unit/ssh/test_ssh_OBJS := orchestrator/ssh.o orchestrator/ssh_known.o orchestrator/ssh_channel.o orchestrator/ssh_sftp.o orchestrator/agentconn.o
 UNIT_TESTS += tests/unit/detect_more/test_detect_more
+UNIT_TESTS += tests/unit/report_core/test_report_core
+tests/unit/report_core/test_report_core_OBJS := plugins/report_json.o plugins/report_exec.o orchestrator/report_run.o tests/mocks/host_mock.o
