@@ -1,0 +1,98 @@
+#!/bin/sh
+# benchfarm report: the command, its errors, exec:NAME reporters run from
+# PATH by argv (never a shell), and compare --report writing several
+# formats in one go. The format-specific reporters have their own tests
+# (t0051 to t0053).
+. "$(dirname "$0")/lib.sh"
+
+FX="$BF_SRC/tests/fixtures/report"
+
+expect_exit 0 "report --help" "$BF" report --help
+grep_file "the usage names --output-dir" "--output-dir DIR" "$OUT"
+expect_exit 0 "report --list" "$BF" report --list
+for f in markdown json exec; do
+	grep_file "--list has $f" "^$f " "$OUT"
+done
+
+# exec:NAME: a user's reporter on PATH gets the document on stdin.
+mkdir -p "$T/bin"
+cat >"$T/bin/benchfarm-report-keep" <<X
+#!/bin/sh
+cat >"$T/exec-stdin.json"
+echo "kept \$# args"
+X
+printf '#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 4\n' \
+	>"$T/bin/benchfarm-report-broken"
+chmod +x "$T/bin/benchfarm-report-keep" "$T/bin/benchfarm-report-broken"
+PATH="$T/bin:$PATH" expect_exit 0 "exec:keep" "$BF" report -f exec:keep \
+	-i "$FX/compare-regressed.json"
+grep_file "its stdout is the report, with no arguments" "^kept 0 args$" "$OUT"
+if jq -e --slurpfile a "$FX/compare-regressed.json" '. == $a[0]' \
+	"$T/exec-stdin.json" >/dev/null; then
+	t_ok "it got the whole document on stdin"
+else
+	t_fail "stdin differs from the document"
+fi
+PATH="$T/bin:$PATH" expect_exit 2 "a failing reporter" "$BF" report \
+	-f exec:broken -i "$FX/compare-regressed.json"
+grep_file "its status is named" "exit status 4" "$ERR"
+grep_file "its stderr passes through" "^broken$" "$ERR"
+expect_exit 2 "a reporter not on PATH" "$BF" report -f exec:nowhere \
+	-i "$FX/compare-regressed.json"
+grep_file "the program is named" "benchfarm-report-nowhere" "$ERR"
+(cd "$T" && expect_exit 2 "a name with shell in it" "$BF" report \
+	-f 'exec:$(touch pwned)' -i "$FX/compare-regressed.json")
+[ ! -e "$T/pwned" ] && t_ok "nothing ran" || t_fail "the shell ran"
+grep_file "the name rule is explained" "may only hold letters" "$ERR"
+
+# Bad use and bad input.
+expect_exit 2 "an unknown format" "$BF" report -f bogus -i \
+	"$FX/compare-clean.json"
+grep_file "it points at --list" "report --list" "$ERR"
+expect_exit 2 "no input" "$BF" report -f markdown
+expect_exit 2 "output and output-dir" "$BF" report -f markdown \
+	-i "$FX/compare-clean.json" -o "$T/a" --output-dir "$T/b"
+expect_exit 2 "two formats need a directory" "$BF" report \
+	-f markdown,json -i "$FX/compare-clean.json"
+printf '{"kind": "compare", ' >"$T/trunc.json"
+expect_exit 2 "truncated JSON" "$BF" report -f json -i "$T/trunc.json"
+grep_file "the error names the file" "trunc.json" "$ERR"
+echo '{"results": []}' >"$T/nokind.json"
+expect_exit 2 "a document without kind" "$BF" report -f json \
+	-i "$T/nokind.json"
+grep_file "it says what is expected" "benchfarm compare --json" "$ERR"
+expect_exit 2 "a missing input" "$BF" report -f json -i "$T/none.json"
+expect_exit 0 "stdin as input" sh -c \
+	"\"$BF\" report -f json -i - <\"$FX/detect.json\""
+jq_check "detect results go through json" '.kind == "detect"' "$OUT"
+
+# Several formats in one directory; a failed write is exit 3.
+PATH="$T/bin:$PATH" expect_exit 0 "json and exec into a directory" "$BF" \
+	report -f json,exec:keep -i "$FX/compare-regressed.json" \
+	--output-dir "$T/out"
+[ -f "$T/out/result.json" ] && [ -f "$T/out/exec-keep.out" ] &&
+	t_ok "each output under its name" || t_fail "outputs missing"
+touch "$T/file"
+expect_exit 3 "a directory that cannot be made" "$BF" report -f json \
+	-i "$FX/compare-regressed.json" --output-dir "$T/file/sub"
+
+# compare --report on a real repository.
+if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; then
+	make_demo_repo "$T/repo"
+	(cd "$T/repo" && PATH="$T/bin:$PATH" "$BF" compare -c benchfarm.yaml \
+		--base main --patch patch -n 3 --warmup 0 \
+		--report json,markdown,exec:keep --report-dir "$T/rep" \
+		>"$T/cmp.out" 2>"$T/cmp.err")
+	rc=$?
+	[ $rc -le 1 ] && t_ok "compare --report (exit $rc)" ||
+		{ cat "$T/cmp.err"; t_fail "compare --report exit $rc"; }
+	for f in result.json report.md exec-keep.out; do
+		[ -s "$T/rep/$f" ] && t_ok "compare wrote $f" ||
+			t_fail "compare did not write $f"
+	done
+	jq_check "the report's JSON is the compare result" \
+		'.kind == "compare" and (.results | length) > 0' "$T/rep/result.json"
+	grep_file "the markdown has its marker" "benchfarm:" "$T/rep/report.md"
+else
+	echo "ok 999 # skip no C++ compiler or Google Benchmark"
+fi
