@@ -1,3 +1,9 @@
 PLUGIN_OBJS += plugins/report_markdown.o
 PLUGIN_OBJS += plugins/report_exec.o
 PLUGIN_OBJS += plugins/report_json.o
+PLUGIN_OBJS += plugins/report_github.o
+PLUGIN_OBJS += plugins/report_gitlab.o
+PLUGIN_OBJS += plugins/report_gerrit.o
+PLUGIN_OBJS += plugins/report_junit.o
+PLUGIN_OBJS += plugins/report_skia_perf.o
+PLUGIN_OBJS += plugins/report_bmf.o

@@ -88,9 +88,10 @@ make_demo_repo() {
 	t_git -C "$1" commit -q -am "slower checksum"
 }
 
-# jq_check "what" FILTER FILE: passes when jq -e FILTER FILE is true.
+# jq_check "what" FILTER FILE: passes when jq -e FILTER FILE is true. An
+# empty or missing file fails (jq -e with no input exits 0).
 jq_check() {
-	if jq -e "$2" "$3" >/dev/null 2>&1; then
+	if [ -s "$3" ] && jq -e "$2" "$3" >/dev/null 2>&1; then
 		t_ok "$1"
 	else
 		echo "#   jq -e '$2' is not true for $3"
@@ -101,7 +102,7 @@ jq_check() {
 # jq_slurp_check "what" FILTER FILE: like jq_check over a file of JSON
 # lines read as one array (jq -s).
 jq_slurp_check() {
-	if jq -e -s "$2" "$3" >/dev/null 2>&1; then
+	if [ -s "$3" ] && jq -e -s "$2" "$3" >/dev/null 2>&1; then
 		t_ok "$1"
 	else
 		echo "#   jq -e -s '$2' is not true for $3"
