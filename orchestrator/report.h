@@ -14,4 +14,11 @@
  */
 char *bf_report_markdown(const json_t *result);
 
+/*
+ * The same with the stable marker <!-- benchfarm:report name=CHECK_NAME -->
+ * on its first line, so a pipeline finds and updates its earlier comment.
+ * check_name NULL: "benchfarm". The github and gitlab reporters reuse it.
+ */
+char *bf_report_markdown_named(const json_t *result, const char *check_name);
+
 #endif /* BF_REPORT_H */

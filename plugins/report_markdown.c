@@ -43,6 +43,23 @@ static void add_escaped(struct bf_buf *b, const char *s)
 	}
 }
 
+/*
+ * The marker's name inside an HTML comment: only [A-Za-z0-9._/-]; any
+ * other byte (such as "--" or ">" that would end the comment) becomes '_'.
+ */
+static void add_marker_name(struct bf_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '/' ||
+		      c == '_' || (c == '-' && s[1] != '-')))
+			c = '_';
+		bf_buf_addch(b, c);
+	}
+}
+
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -214,7 +231,8 @@ static void add_devices(struct bf_buf *b, const json_t *devices)
 	}
 }
 
-static void add_header(struct bf_buf *b, const json_t *result)
+static void add_header(struct bf_buf *b, const json_t *result,
+                       const char *check_name)
 {
 	const json_t *s = json_object_get(result, "summary");
 	const json_t *set = json_object_get(result, "settings");
@@ -222,7 +240,9 @@ static void add_header(struct bf_buf *b, const json_t *result)
 	long long errs = json_integer_value(json_object_get(s, "errors")) +
 	                 json_integer_value(json_object_get(s, "failed_runs"));
 
-	bf_buf_addstr(b, "<!-- benchfarm:compare -->\n## benchfarm: ");
+	bf_buf_addstr(b, "<!-- benchfarm:report name=");
+	add_marker_name(b, check_name ? check_name : "benchfarm");
+	bf_buf_addstr(b, " -->\n## benchfarm: ");
 	if (reg)
 		bf_buf_addf(b, "%lld regression%s", reg, reg == 1 ? "" : "s");
 	else if (errs ||
@@ -249,9 +269,14 @@ static void add_header(struct bf_buf *b, const json_t *result)
 
 char *bf_report_markdown(const json_t *result)
 {
+	return bf_report_markdown_named(result, NULL);
+}
+
+char *bf_report_markdown_named(const json_t *result, const char *check_name)
+{
 	struct bf_buf b = BF_BUF_INIT;
 
-	add_header(&b, result);
+	add_header(&b, result, check_name);
 	add_table(&b, json_object_get(result, "results"));
 	add_checks(&b, result);
 	add_errors(&b, result);
@@ -260,7 +285,8 @@ char *bf_report_markdown(const json_t *result)
 
 static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
-	char *md = bf_report_markdown(bf_report_result(r));
+	char *md = bf_report_markdown_named(bf_report_result(r),
+	                                    bf_report_opts(r)->check_name);
 
 	(void)err;
 	(void)payload;
