@@ -124,6 +124,7 @@ static void benchmark_release(struct bf_cfg_benchmark *b)
 	free(b->name);
 	bf_argv_release(&b->command);
 	free(b->workdir);
+	free(b->source);
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].detector.name);

@@ -53,6 +53,7 @@ struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
 	char *workdir; /* relative to the export; NULL = its root */
+	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
 	int timeout_s;
 	struct bf_cfg_metric

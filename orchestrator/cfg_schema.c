@@ -145,6 +145,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	{ "command", BF_CFG__ARGV, BOFF(command),
 	  BF_CFG__REQUIRED | BF_CFG__NONEMPTY, 0, 0, NULL, NULL },
 	{ "workdir", BF_CFG__STR, BOFF(workdir), 0, 0, 0, NULL, NULL },
+	{ "source", BF_CFG__STR, BOFF(source), 0, 0, 0, NULL, NULL },
 	{ "format", BF_CFG__FN, 0, 0, 0, 0, NULL, load_format },
 	{ "timeout", BF_CFG__INT, BOFF(timeout_s), 0, 1, BF_CFG_MAX_TIMEOUT,
 	  NULL, NULL },

@@ -1,5 +1,12 @@
 #include "presubmit_int.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchfarm/json.h"
+
 #include "benchfarm/spawn.h"
 #include "cfg.h"
 #include "sched.h"
@@ -108,6 +115,58 @@ json_t *bf_job_record_json(const struct bf_job *job)
 	return r;
 }
 
+/*
+ * Where a benchmark's code is, for review annotations: its `source:`
+ * ("FILE" or "FILE:LINE"), else its entry in the config when the config
+ * path is relative to the repository (as CI passes it). NULL: unknown.
+ */
+static json_t *source_json(const struct bf_cfg *cfg, const char *bench)
+{
+	const struct bf_cfg_benchmark *b = NULL;
+	const char *colon;
+	char *end;
+	long line;
+
+	for (size_t i = 0; i < cfg->nbenchmarks && !b; i++)
+		if (!strcmp(cfg->benchmarks[i].name, bench))
+			b = &cfg->benchmarks[i];
+	if (!b)
+		return NULL;
+	if (!b->source) {
+		if (!cfg->path || cfg->path[0] == '/' ||
+		    !strncmp(cfg->path, "../", 3))
+			return NULL;
+		return json_pack("{s:s, s:i}", "file", cfg->path, "line",
+		                 b->line);
+	}
+	colon = strrchr(b->source, ':');
+	if (colon && colon[1]) {
+		errno = 0;
+		line = strtol(colon + 1, &end, 10);
+		if (!*end && !errno && line > 0 && line <= INT_MAX)
+			return json_pack("{s:s%, s:i}", "file", b->source,
+			                 (size_t)(colon - b->source), "line",
+			                 (int)line);
+	}
+	return json_pack("{s:s}", "file", b->source);
+}
+
+static json_t *results_with_source(const struct bf_job *job)
+{
+	json_t *results = bf_comparison_results_json(&job->cmp, job->cfg);
+	json_t *res, *src;
+	size_t i;
+
+	json_array_foreach(results, i, res)
+	{
+		src = source_json(job->cfg,
+		                  bf_json_str_or(res, "benchmark", ""));
+		if (src)
+			json_object_set_new(res, "source", src);
+	}
+	return results;
+}
+
 json_t *bf_job_result_json(const struct bf_job *job)
 {
 	json_t *r = json_object();
@@ -129,8 +188,7 @@ json_t *bf_job_result_json(const struct bf_job *job)
 		json_object_set_new(r, "infra_error",
 		                    json_string(job->abort_msg));
 	json_object_set_new(r, "summary", summary_json(job));
-	json_object_set_new(r, "results",
-	                    bf_comparison_results_json(&job->cmp, job->cfg));
+	json_object_set_new(r, "results", results_with_source(job));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
 	json_object_set_new(r, "checks", json_deep_copy(job->checks));
 	json_object_set_new(r, "samples", json_deep_copy(job->cmp.samples));

@@ -92,7 +92,18 @@ if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; 
 	done
 	jq_check "the report's JSON is the compare result" \
 		'.kind == "compare" and (.results | length) > 0' "$T/rep/result.json"
-	grep_file "the markdown has its marker" "benchfarm:" "$T/rep/report.md"
+	jq_check "each result points at its benchmark's entry in the config" \
+		'all(.results[]; .source.file == "benchfarm.yaml" and .source.line > 1)' \
+		"$T/rep/result.json"
+	n=$(grep -n 'name: *micro' "$T/repo/benchfarm.yaml" | head -1 | cut -d: -f1)
+	jq_check "at the line of its entry ($n)" \
+		"all(.results[]; .source.line == ${n:-0})" "$T/rep/result.json"
+	if [ "$(head -1 "$T/rep/report.md")" = \
+		"<!-- benchfarm:report name=benchfarm -->" ]; then
+		t_ok "the markdown starts with its marker"
+	else
+		t_fail "the markdown's first line is not the marker"
+	fi
 else
 	echo "ok 999 # skip no C++ compiler or Google Benchmark"
 fi

@@ -125,6 +125,7 @@ static const char full_yaml[] =
         "  - name: micro\n"
         "    command: [bench/out/micro, --benchmark_format=json]\n"
         "    workdir: bench\n"
+        "    source: bench/parse_bench.cc:42\n"
         "    format: jetpack\n"
         "    timeout: 120\n"
         "    metrics:\n"
@@ -174,7 +175,8 @@ static const char full_json[] =
         " \"benchmarks\": ["
         "  {\"name\": \"micro\","
         "   \"command\": [\"bench/out/micro\", \"--benchmark_format=json\"],"
-        "   \"workdir\": \"bench\", \"format\": \"jetpack\", \"timeout\": 120,"
+        "   \"workdir\": \"bench\", \"source\": \"bench/parse_bench.cc:42\","
+        " \"format\": \"jetpack\", \"timeout\": 120,"
         "   \"metrics\": {\"real_time\": {\"better\": \"lower\","
         "                               \"detector\": null},"
         "                 \"items_per_second\": {\"better\": \"higher\","
@@ -184,7 +186,8 @@ static const char full_json[] =
         "   \"detector\": null},"
         "  {\"name\": \"startup\","
         "   \"command\": [\"hyperfine\", \"--export-json\", \"-\", \"./app\"],"
-        "   \"workdir\": null, \"format\": \"hyperfine\", \"timeout\": 300,"
+        "   \"workdir\": null, \"source\": null,"
+        " \"format\": \"hyperfine\", \"timeout\": 300,"
         "   \"metrics\": {},"
         "   \"detector\": {\"name\": \"edivisive\", \"width\": 50,"
         "    \"threshold\": 0.0, \"min_change\": 0.0, \"max_pvalue\": 0.001}}],"
@@ -213,7 +216,8 @@ static const char defaults_json[] =
         " \"project\": {\"repo\": \".\", \"target_branch\": \"main\","
         "  \"build\": [], \"artifacts\": [], \"build_timeout\": 600},"
         " \"benchmarks\": [{\"name\": \"micro\", \"command\": [\"./micro\"],"
-        "   \"workdir\": null, \"format\": \"gbench\", \"timeout\": 300,"
+        "   \"workdir\": null, \"source\": null,"
+        " \"format\": \"gbench\", \"timeout\": 300,"
         "   \"metrics\": {}, \"detector\": null}],"
         " \"devices\": {\"pool\": \"local\"},"
         " \"runs\": {\"repeats\": 10, \"warmup\": 1, \"interleave\": true,"
@@ -263,7 +267,8 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	                    "items_per_second");
 	assert_int_equal(cfg.benchmarks[0].metrics[1].better, BF_BETTER_HIGHER);
 	assert_int_equal(cfg.benchmarks[1].format, BF_FORMAT_HYPERFINE);
-	assert_int_equal(cfg.benchmarks[1].line, 17);
+	assert_int_equal(cfg.benchmarks[1].line, 18);
+	assert_string_equal(cfg.benchmarks[0].source, "bench/parse_bench.cc:42");
 	assert_int_equal(cfg.runs.seed, 12345);
 	assert_true(cfg.checks.thermal_max == 45.5);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_NEVER);
