@@ -8,7 +8,25 @@
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
 
-/* Order of verdicts in the table: what needs a reviewer first. */
+/*
+ * markdown: the review comment. Layout, for a reviewer in a hurry:
+ *
+ *   <!-- benchfarm:report name=CHECK -->   the marker a pipeline finds
+ *   ## benchfarm: what happened, in one line
+ *   what was compared, on which devices
+ *   ### Regressions                         always open
+ *   ### Infrastructure failures             kept apart: not results
+ *   <details> every other result </details>
+ *   <details> devices and health checks </details>
+ *
+ * Every string from the document is escaped (add_text), so no
+ * benchmark name can close a table, open a link, mention a user or
+ * inject HTML.
+ */
+
+#define NAME_MAX_BYTES 160 /* longer names are cut, at a UTF-8 boundary */
+
+/* Order of verdicts in the tables: what needs a reviewer first. */
 static int rank(const char *verdict)
 {
 	static const char *const order[] = { "regressed", "error", "improved",
@@ -21,26 +39,64 @@ static int rank(const char *verdict)
 }
 
 /*
- * Markdown-safe text: HTML metacharacters become entities, markdown
- * punctuation (table pipes, emphasis, links, code) is backslash-escaped,
- * line breaks become spaces, so a name can never break the table.
+ * Markdown-safe text, at most max bytes of s (0: all): HTML
+ * metacharacters become entities, markdown punctuation is
+ * backslash-escaped, '@' cannot mention anyone, control characters and
+ * line breaks become spaces.
  */
-static void add_escaped(struct bf_buf *b, const char *s)
+static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 {
-	for (; *s; s++) {
-		if (*s == '<')
+	size_t n = strlen(s);
+	bool cut = max && n > max;
+
+	if (cut) {
+		n = max;
+		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+			n--; /* not in the middle of a UTF-8 sequence */
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '<')
 			bf_buf_addstr(b, "&lt;");
-		else if (*s == '>')
+		else if (c == '>')
 			bf_buf_addstr(b, "&gt;");
-		else if (*s == '&')
+		else if (c == '&')
 			bf_buf_addstr(b, "&amp;");
-		else if (strchr("|\\`*_[]#!~", *s))
-			bf_buf_addf(b, "\\%c", *s);
-		else if (*s == '\n' || *s == '\r')
+		else if (c == '@')
+			bf_buf_addstr(b, "&#64;");
+		else if (c == '"')
+			bf_buf_addstr(b, "&quot;");
+		else if (strchr("|\\`*_[]#!~", c) && c)
+			bf_buf_addf(b, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
 			bf_buf_addch(b, ' ');
 		else
-			bf_buf_addch(b, *s);
+			bf_buf_addch(b, (char)c);
 	}
+	if (cut)
+		bf_buf_addstr(b, "…");
+}
+
+static void add_text(struct bf_buf *b, const char *s)
+{
+	add_text_max(b, s, 0);
+}
+
+static void add_name(struct bf_buf *b, const char *s)
+{
+	add_text_max(b, s, NAME_MAX_BYTES);
+}
+
+/* A commit as `0123456789ab`; anything but hex is escaped text. */
+static void add_commit(struct bf_buf *b, const char *c)
+{
+	size_t n = strlen(c);
+
+	if (n && strspn(c, "0123456789abcdef") == n)
+		bf_buf_addf(b, "`%.12s`", c);
+	else
+		add_name(b, c);
 }
 
 /*
@@ -60,6 +116,31 @@ static void add_marker_name(struct bf_buf *b, const char *s)
 	}
 }
 
+static void add_marker(struct bf_buf *b, const char *check_name)
+{
+	bf_buf_addstr(b, "<!-- benchfarm:report name=");
+	add_marker_name(b, check_name ? check_name : "benchfarm");
+	bf_buf_addstr(b, " -->\n");
+}
+
+/* A link to the full results, only if it is an http(s) URL. */
+static void add_link(struct bf_buf *b, const char *link)
+{
+	if (!link ||
+	    (strncmp(link, "https://", 8) && strncmp(link, "http://", 7)))
+		return;
+	bf_buf_addstr(b, "[Full results](<");
+	for (; *link; link++) {
+		unsigned char c = (unsigned char)*link;
+
+		if (c <= 0x20 || c == 0x7f || strchr("<>\"'`", c))
+			bf_buf_addf(b, "%%%02X", c);
+		else
+			bf_buf_addch(b, (char)c);
+	}
+	bf_buf_addstr(b, ">)\n\n");
+}
+
 static double num(const json_t *o, const char *key)
 {
 	const json_t *v = json_object_get(o, key);
@@ -67,226 +148,437 @@ static double num(const json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+static long long integer(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+static const char *plural(long long n)
+{
+	return n == 1 ? "" : "s";
+}
+
 static void add_value(struct bf_buf *b, double v, const char *unit)
 {
 	if (!isfinite(v))
 		bf_buf_addstr(b, "–");
-	else if (!strcmp(unit, "ns") && v >= 1e6)
+	else if (!strcmp(unit, "ns") && fabs(v) >= 1e6)
 		bf_buf_addf(b, "%.3f ms", v / 1e6);
-	else if (!strcmp(unit, "ns") && v >= 1e3)
+	else if (!strcmp(unit, "ns") && fabs(v) >= 1e3)
 		bf_buf_addf(b, "%.3f µs", v / 1e3);
+	else {
+		bf_buf_addf(b, "%.4g ", v);
+		add_name(b, unit);
+	}
+}
+
+static void add_percent(struct bf_buf *b, double f)
+{
+	if (isfinite(f))
+		bf_buf_addf(b, "%+.1f%%", 100 * f);
 	else
-		bf_buf_addf(b, "%.4g %s", v, unit);
+		bf_buf_addstr(b, "–");
 }
 
 static void add_row(struct bf_buf *b, const json_t *r)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 	const char *verdict = bf_json_str_or(r, "verdict", "error");
+	bool bold = !strcmp(verdict, "regressed");
 
 	bf_buf_addstr(b, "| ");
-	add_escaped(b, bf_json_str_or(r, "name", "?"));
+	add_name(b, bf_json_str_or(r, "name", "?"));
 	bf_buf_addstr(b, " | ");
-	add_escaped(b, bf_json_str_or(r, "metric", "?"));
+	add_name(b, bf_json_str_or(r, "metric", "?"));
 	bf_buf_addstr(b, " | ");
 	if (!strcmp(verdict, "error")) {
-		bf_buf_addstr(b, "– | – | – | – | **error**: ");
-		add_escaped(b, bf_json_str_or(r, "error", ""));
+		bf_buf_addstr(b, "– | – | – | – | **not measured**: ");
+		add_text(b, bf_json_str_or(r, "error", "see below"));
 		bf_buf_addstr(b, " |\n");
 		return;
 	}
 	add_value(b, num(json_object_get(r, "base"), "median"), unit);
 	bf_buf_addstr(b, " | ");
 	add_value(b, num(json_object_get(r, "patch"), "median"), unit);
-	bf_buf_addf(b, " | %+.1f%% ", 100 * num(r, "effect"));
-	if (isfinite(num(r, "ci_low")))
-		bf_buf_addf(b, "[%+.1f%%, %+.1f%%]", 100 * num(r, "ci_low"),
-		            100 * num(r, "ci_high"));
-	bf_buf_addf(b, " | %.3g | %s%s%s |\n", num(r, "p_adjusted"),
-	            !strcmp(verdict, "regressed") ? "**" : "", verdict,
-	            !strcmp(verdict, "regressed") ? "**" : "");
+	bf_buf_addstr(b, " | ");
+	add_percent(b, num(r, "effect"));
+	if (isfinite(num(r, "ci_low")) && isfinite(num(r, "ci_high"))) {
+		bf_buf_addstr(b, " [");
+		add_percent(b, num(r, "ci_low"));
+		bf_buf_addstr(b, ", ");
+		add_percent(b, num(r, "ci_high"));
+		bf_buf_addch(b, ']');
+	}
+	bf_buf_addstr(b, " | ");
+	if (isfinite(num(r, "p_adjusted")))
+		bf_buf_addf(b, "%.3g", num(r, "p_adjusted"));
+	else
+		bf_buf_addstr(b, "–");
+	bf_buf_addf(b, " | %s", bold ? "**" : "");
+	add_name(b, verdict);
+	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
 }
 
-static void add_table(struct bf_buf *b, const json_t *results)
+/* The rows whose verdict ranks within [lo, hi], in rank order. */
+static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 {
-	bf_buf_addstr(b, "| benchmark | metric | base | patch | change "
-	                 "[95% CI] | p (adj.) | verdict |\n"
-	                 "|---|---|---:|---:|---:|---:|---|\n");
-	for (int k = 0; k <= 5; k++) {
+	size_t rows = 0;
+
+	for (int k = lo; k <= hi; k++) {
 		size_t i;
 		json_t *r;
 
-		json_array_foreach(
-		        results, i,
-		        r) if (rank(bf_json_str_or(r, "verdict", "error")) == k)
-		        add_row(b, r);
+		json_array_foreach(results, i, r)
+		{
+			if (rank(bf_json_str_or(r, "verdict", "error")) != k)
+				continue;
+			if (!rows++)
+				bf_buf_addstr(
+				        b, "| benchmark | metric | base | "
+				           "patch | change [95% CI] | p "
+				           "(adj.) | verdict |\n"
+				           "|---|---|---:|---:|---:|---:|---|"
+				           "\n");
+			add_row(b, r);
+		}
 	}
+	return rows;
 }
 
-static void add_errors(struct bf_buf *b, const json_t *result)
+static size_t count_verdict(const json_t *results, const char *verdict)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	json_array_foreach(results, i, r) n +=
+	        !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
+	return n;
+}
+
+/* Runs and benchmarks that could not be measured, and the retries. */
+static bool has_infra(const json_t *result)
+{
+	const json_t *s = json_object_get(result, "summary");
+
+	return strcmp(bf_json_str_or(result, "status", "ok"), "ok") ||
+	       json_array_size(json_object_get(result, "errors")) ||
+	       integer(s, "errors") || integer(s, "failed_runs") ||
+	       count_verdict(json_object_get(result, "results"), "error");
+}
+
+static void add_infra(struct bf_buf *b, const json_t *result)
 {
 	const json_t *errors = json_object_get(result, "errors");
 	const char *infra = bf_json_str_or(result, "infra_error", NULL);
 	const json_t *sum = json_object_get(result, "summary");
-	json_int_t moved =
-	        json_integer_value(json_object_get(sum, "moved_units"));
-	json_int_t recon =
-	        json_integer_value(json_object_get(sum, "reconnects"));
+	long long moved = integer(sum, "moved_units");
+	long long recon = integer(sum, "reconnects");
 	size_t i;
 	json_t *e;
 
-	if (!infra && !json_array_size(errors) && !moved && !recon)
+	if (!has_infra(result) && !moved && !recon)
 		return;
-	bf_buf_addstr(b, "\n### Infrastructure\n\n");
+	bf_buf_addstr(b, "### Infrastructure failures\n\n"
+	                 "These are failures of the lab, the build or the "
+	                 "benchmark run, not performance results: what they "
+	                 "touched was not compared.\n\n");
 	if (infra) {
-		bf_buf_addstr(b, "The comparison stopped early: ");
-		add_escaped(b, infra);
-		bf_buf_addstr(b, "\n\n");
+		bf_buf_addstr(b, "- The comparison stopped early: ");
+		add_text(b, infra);
+		bf_buf_addch(b, '\n');
 	}
 	if (moved || recon)
 		bf_buf_addf(b,
-		            "Infrastructure retries, not performance: %lld "
-		            "reconnect%s, %lld benchmark%s moved to another "
-		            "device. Every measured run was kept once.\n\n",
-		            (long long)recon, recon == 1 ? "" : "s",
-		            (long long)moved, moved == 1 ? "" : "s");
+		            "- Retries: %lld reconnect%s, %lld benchmark%s "
+		            "moved to another device; every measured run was "
+		            "kept once.\n",
+		            recon, plural(recon), moved, plural(moved));
 	json_array_foreach(errors, i, e)
 	{
 		bf_buf_addstr(b, "- ");
-		add_escaped(b, bf_json_str_or(e, "benchmark", "?"));
-		bf_buf_addf(b, " (%s, run %lld): `%s` ",
-		            bf_json_str_or(e, "side", "?"),
-		            (long long)json_integer_value(
-		                    json_object_get(e, "repeat")) +
-		                    1,
-		            bf_json_str_or(e, "code", "error"));
-		add_escaped(b, bf_json_str_or(e, "message", ""));
+		add_name(b, bf_json_str_or(e, "benchmark", "?"));
+		bf_buf_addstr(b, " (");
+		add_name(b, bf_json_str_or(e, "side", "?"));
+		bf_buf_addf(b, ", run %lld, ", integer(e, "repeat") + 1);
+		add_name(b, bf_json_str_or(e, "code", "error"));
+		bf_buf_addstr(b, "): ");
+		add_text(b, bf_json_str_or(e, "message", ""));
 		bf_buf_addch(b, '\n');
 	}
+	bf_buf_addch(b, '\n');
 }
 
-/* Checks that did not pass, once per id (the last round's word). */
+/* One device's facts: what a reviewer needs to trust the numbers. */
+static void add_device(struct bf_buf *b, const json_t *d)
+{
+	const json_t *info = json_object_get(d, "info");
+	const json_t *cpu = json_object_get(info, "cpu");
+	const json_t *load = json_object_get(info, "load");
+
+	bf_buf_addstr(b, "- **");
+	add_name(b, bf_json_str_or(d, "name", "?"));
+	bf_buf_addstr(b, "**");
+	if (json_is_true(json_object_get(d, "failed")))
+		bf_buf_addstr(b, " (failed during the run)");
+	bf_buf_addstr(b, ": ");
+	add_name(b, bf_json_str_or(cpu, "model", "unknown CPU"));
+	bf_buf_addstr(b, ", ");
+	add_name(b, bf_json_str_or(info, "arch", "?"));
+	bf_buf_addstr(b, ", kernel ");
+	add_name(b, bf_json_str_or(info, "kernel", "?"));
+	if (json_is_integer(json_object_get(info, "cpus_online")))
+		bf_buf_addf(b, ", %lld cores online",
+		            integer(info, "cpus_online"));
+	if (json_is_boolean(json_object_get(cpu, "clocks_locked")))
+		bf_buf_addf(b, ", clocks %s",
+		            json_is_true(json_object_get(cpu, "clocks_locked"))
+		                    ? "locked"
+		                    : "not locked");
+	if (isfinite(num(load, "avg1")))
+		bf_buf_addf(b, ", load %.2f", num(load, "avg1"));
+	bf_buf_addch(b, '\n');
+}
+
+/* Checks that did not pass, once per device and id (the last word). */
 static void add_checks(struct bf_buf *b, const json_t *result)
 {
 	const json_t *checks = json_object_get(result, "checks");
 	long long rounds = 0;
-	size_t i, j;
+	size_t i, j, shown = 0;
 	json_t *c, *d;
-	bool any = false;
 
-	json_array_foreach(checks, i, c)
-	{
-		json_int_t blk =
-		        json_integer_value(json_object_get(c, "block"));
-
-		if (blk + 1 > rounds)
-			rounds = blk + 1;
-	}
+	json_array_foreach(checks, i, c) if (integer(c, "block") + 1 > rounds)
+	        rounds = integer(c, "block") + 1;
 	if (!json_array_size(checks))
 		return;
 	json_array_foreach(checks, i, c)
 	{
 		const char *id = bf_json_str_or(c, "id", "?");
+		const char *dev = bf_json_str_or(c, "device", "?");
 		bool later = false;
 
-		if (!strcmp(bf_json_str_or(c, "status", ""), "pass"))
+		if (!strcmp(bf_json_str_or(c, "status", ""), "pass") ||
+		    !strcmp(bf_json_str_or(c, "status", ""), "skip"))
 			continue;
 		for (j = i + 1; (d = json_array_get(checks, j)); j++)
-			later |= !strcmp(bf_json_str_or(d, "id", ""), id);
+			later |= !strcmp(bf_json_str_or(d, "id", ""), id) &&
+			         !strcmp(bf_json_str_or(d, "device", ""), dev);
 		if (later)
 			continue;
-		if (!any)
+		if (!shown++)
 			bf_buf_addf(b,
-			            "\nDevice checks (before each of %lld "
-			            "blocks) that did not pass:\n\n",
-			            rounds);
-		any = true;
-		bf_buf_addf(b, "- `%s` %s: ", id,
-		            bf_json_str_or(c, "status", "?"));
-		add_escaped(b, bf_json_str_or(c, "message", ""));
+			            "\nHealth checks (before each of %lld "
+			            "block%s) that did not pass:\n\n",
+			            rounds, plural(rounds));
+		bf_buf_addstr(b, "- ");
+		add_name(b, dev);
+		bf_buf_addstr(b, " ");
+		add_name(b, id);
+		bf_buf_addstr(b, " ");
+		add_name(b, bf_json_str_or(c, "status", "?"));
+		bf_buf_addstr(b, ": ");
+		add_text(b, bf_json_str_or(c, "message", ""));
 		bf_buf_addch(b, '\n');
 	}
-	if (!any)
+	if (!shown)
 		bf_buf_addf(b,
-		            "\nDevice checks passed before each of %lld "
-		            "blocks.\n",
-		            rounds);
+		            "\nEvery health check passed before each of %lld "
+		            "block%s.\n",
+		            rounds, plural(rounds));
 }
 
-/* "`a`, `b` (failed)": the devices that did the work. */
-static void add_devices(struct bf_buf *b, const json_t *devices)
+static void add_devices_section(struct bf_buf *b, const json_t *result)
 {
+	const json_t *devices = json_object_get(result, "devices");
 	size_t i;
 	json_t *d;
 
+	bf_buf_addf(b,
+	            "<details><summary>Devices and health checks (%zu "
+	            "device%s)</summary>\n\n",
+	            json_array_size(devices),
+	            plural((long long)json_array_size(devices)));
+	json_array_foreach(devices, i, d) add_device(b, d);
+	add_checks(b, result);
+	bf_buf_addstr(b, "\n</details>\n");
+}
+
+static void add_compare_header(struct bf_buf *b, const json_t *result)
+{
+	const json_t *res = json_object_get(result, "results");
+	const json_t *set = json_object_get(result, "settings");
+	const json_t *base = json_object_get(result, "base");
+	const json_t *patch = json_object_get(result, "patch");
+	const json_t *devices = json_object_get(result, "devices");
+	size_t reg = count_verdict(res, "regressed");
+	size_t imp = count_verdict(res, "improved");
+	size_t i;
+	json_t *d;
+
+	bf_buf_addstr(b, "## benchfarm: ");
+	if (has_infra(result)) {
+		bf_buf_addstr(b, "incomplete, infrastructure failures");
+		if (reg)
+			bf_buf_addf(b, "; %zu regression%s", reg,
+			            plural((long long)reg));
+		else
+			bf_buf_addstr(b, "; nothing regressed among what was "
+			                 "measured");
+	} else if (reg) {
+		bf_buf_addf(b, "%zu regression%s", reg, plural((long long)reg));
+	} else {
+		bf_buf_addstr(b, "no regressions");
+	}
+	if (imp)
+		bf_buf_addf(b, ", %zu improvement%s", imp,
+		            plural((long long)imp));
+	bf_buf_addstr(b, "\n\nbase ");
+	add_commit(b, bf_json_str_or(base, "commit", "?"));
+	bf_buf_addstr(b, " → patch ");
+	add_commit(b, bf_json_str_or(patch, "commit", "?"));
+	if (json_is_string(json_object_get(patch, "subject"))) {
+		bf_buf_addstr(b, " (");
+		add_name(b, bf_json_str_or(patch, "subject", ""));
+		bf_buf_addch(b, ')');
+	}
+	bf_buf_addf(b, ", %lld runs per side%s on ", integer(set, "repeats"),
+	            json_is_false(json_object_get(set, "interleave"))
+	                    ? ""
+	                    : " interleaved");
 	if (!json_array_size(devices))
 		bf_buf_addstr(b, "no device");
 	json_array_foreach(devices, i, d)
 	{
-		bf_buf_addstr(b, i ? ", `" : "`");
-		add_escaped(b, bf_json_str_or(d, "name", "?"));
-		bf_buf_addstr(b, json_is_true(json_object_get(d, "failed"))
-		                         ? "` (failed)"
-		                         : "`");
+		if (i)
+			bf_buf_addstr(b, ", ");
+		add_name(b, bf_json_str_or(d, "name", "?"));
+	}
+	bf_buf_addf(b, "; seed %lld.\n\n", integer(set, "seed"));
+}
+
+static void add_compare(struct bf_buf *b, const json_t *result,
+                        const char *link)
+{
+	const json_t *res = json_object_get(result, "results");
+	size_t rest = json_array_size(res) - count_verdict(res, "regressed") -
+	              count_verdict(res, "error");
+
+	add_compare_header(b, result);
+	add_link(b, link);
+	if (count_verdict(res, "regressed")) {
+		bf_buf_addstr(b, "### Regressions\n\n");
+		add_table(b, res, 0, 0);
+		bf_buf_addch(b, '\n');
+	}
+	add_infra(b, result);
+	if (count_verdict(res, "error")) {
+		bf_buf_addstr(b, "Not measured:\n\n");
+		add_table(b, res, 1, 1);
+		bf_buf_addch(b, '\n');
+	}
+	if (rest) {
+		bf_buf_addf(b,
+		            "<details><summary>%zu other result%s (%zu "
+		            "improved, %zu same, %zu unknown)</summary>\n\n",
+		            rest, plural((long long)rest),
+		            count_verdict(res, "improved"),
+		            count_verdict(res, "same"),
+		            count_verdict(res, "unknown"));
+		add_table(b, res, 2, 5);
+		bf_buf_addstr(b, "\n</details>\n");
+	}
+	add_devices_section(b, result);
+}
+
+/* detect: the alerts of a postsubmit run and what was suppressed. */
+static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
+{
+	const json_t *alerts = json_object_get(result, "alerts");
+	const json_t *supp = json_object_get(result, "suppressed");
+	size_t i, fresh = 0;
+	json_t *a;
+
+	json_array_foreach(alerts, i, a) fresh +=
+	        json_is_true(json_object_get(a, "new")) &&
+	        !json_is_true(json_object_get(a, "ignored"));
+	bf_buf_addf(b, "## benchfarm: %zu new alert%s over %lld commits\n\n",
+	            fresh, plural((long long)fresh),
+	            integer(result, "commits"));
+	bf_buf_addstr(b, "Detector ");
+	add_name(b, bf_json_str_or(result, "detector", "?"));
+	bf_buf_addstr(b, " on device class ");
+	add_name(b, bf_json_str_or(result, "device_class", "?"));
+	bf_buf_addf(b, ", %lld series.\n\n", integer(result, "series"));
+	add_link(b, link);
+	if (json_array_size(alerts)) {
+		bf_buf_addstr(b, "| benchmark | metric | commits | change | "
+		                 "direction | score | state |\n"
+		                 "|---|---|---|---:|---|---:|---|\n");
+		json_array_foreach(alerts, i, a)
+		{
+			bf_buf_addstr(b, "| ");
+			add_name(b, bf_json_str_or(a, "suite", "?"));
+			bf_buf_addstr(b, " / ");
+			add_name(b, bf_json_str_or(a, "benchmark", "?"));
+			bf_buf_addstr(b, " | ");
+			add_name(b, bf_json_str_or(a, "metric", "?"));
+			bf_buf_addstr(b, " | ");
+			add_commit(b, bf_json_str_or(a, "commit_lo", "?"));
+			bf_buf_addstr(b, "..");
+			add_commit(b, bf_json_str_or(a, "commit_hi", "?"));
+			bf_buf_addstr(b, " | ");
+			add_percent(b, num(a, "size"));
+			bf_buf_addstr(b, " | ");
+			add_name(b, bf_json_str_or(a, "direction", "?"));
+			bf_buf_addf(b, " | %.3g | %s |\n", num(a, "score"),
+			            json_is_true(json_object_get(a, "ignored"))
+			                    ? "ignored"
+			            : json_is_true(json_object_get(a, "new"))
+			                    ? "new"
+			                    : "known");
+		}
+		bf_buf_addch(b, '\n');
+	}
+	if (json_array_size(supp)) {
+		bf_buf_addstr(b, "Suppressed, not regressions:\n\n");
+		json_array_foreach(supp, i, a)
+		{
+			bf_buf_addstr(b, "- ");
+			add_commit(b, bf_json_str_or(a, "commit", "?"));
+			bf_buf_addstr(b, ": ");
+			add_text(b, bf_json_str_or(a, "reason", ""));
+			bf_buf_addch(b, '\n');
+		}
 	}
 }
 
-static void add_header(struct bf_buf *b, const json_t *result,
-                       const char *check_name)
+static char *render(const json_t *result, const char *check_name,
+                    const char *link)
 {
-	const json_t *s = json_object_get(result, "summary");
-	const json_t *set = json_object_get(result, "settings");
-	long long reg = json_integer_value(json_object_get(s, "regressed"));
-	long long errs = json_integer_value(json_object_get(s, "errors")) +
-	                 json_integer_value(json_object_get(s, "failed_runs"));
+	struct bf_buf b = BF_BUF_INIT;
 
-	bf_buf_addstr(b, "<!-- benchfarm:report name=");
-	add_marker_name(b, check_name ? check_name : "benchfarm");
-	bf_buf_addstr(b, " -->\n## benchfarm: ");
-	if (reg)
-		bf_buf_addf(b, "%lld regression%s", reg, reg == 1 ? "" : "s");
-	else if (errs ||
-	         !strcmp(bf_json_str_or(result, "status", ""), "infra_failure"))
-		bf_buf_addstr(b, "no regression among the metrics measured; "
-		                 "see the infrastructure failures");
+	add_marker(&b, check_name);
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
+		add_detect(&b, result, link);
 	else
-		bf_buf_addstr(b, "no regressions");
-	bf_buf_addf(
-	        b,
-	        "\n\nbase `%.12s` → patch `%.12s`, %lld runs per side "
-	        "interleaved on ",
-	        bf_json_str_or(json_object_get(result, "base"), "commit", "?"),
-	        bf_json_str_or(json_object_get(result, "patch"), "commit", "?"),
-	        (long long)json_integer_value(json_object_get(set, "repeats")));
-	add_devices(b, json_object_get(result, "devices"));
-	bf_buf_addf(
-	        b, ", seed %lld; %lld improved, %lld same, %lld unknown.\n\n",
-	        (long long)json_integer_value(json_object_get(set, "seed")),
-	        (long long)json_integer_value(json_object_get(s, "improved")),
-	        (long long)json_integer_value(json_object_get(s, "same")),
-	        (long long)json_integer_value(json_object_get(s, "unknown")));
+		add_compare(&b, result, link);
+	return bf_buf_detach(&b, NULL);
 }
 
 char *bf_report_markdown(const json_t *result)
 {
-	return bf_report_markdown_named(result, NULL);
+	return render(result, NULL, NULL);
 }
 
 char *bf_report_markdown_named(const json_t *result, const char *check_name)
 {
-	struct bf_buf b = BF_BUF_INIT;
-
-	add_header(&b, result, check_name);
-	add_table(&b, json_object_get(result, "results"));
-	add_checks(&b, result);
-	add_errors(&b, result);
-	return bf_buf_detach(&b, NULL);
+	return render(result, check_name, NULL);
 }
 
 static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
-	char *md = bf_report_markdown_named(bf_report_result(r),
-	                                    bf_report_opts(r)->check_name);
+	const struct bf_report_opts *o = bf_report_opts(r);
+	char *md = render(bf_report_result(r), o->check_name, o->link);
 
 	(void)err;
 	(void)payload;
@@ -299,6 +591,6 @@ const struct bf_plugin bf_plugin_markdown = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "markdown",
 	.summary = "the review comment body (GitHub, GitLab, Gerrit)",
-	.kinds = "compare",
+	.kinds = "compare,detect",
 	.run = markdown_run,
 };

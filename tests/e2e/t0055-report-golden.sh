@@ -21,19 +21,19 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile detect; 
 		*" $fmt "*) ;;
 		*) continue ;;
 		esac
-		got="$T/golden/$fx/$fmt"
-		mkdir -p "$got"
+		gdir="$T/golden/$fx/$fmt"
+		mkdir -p "$gdir"
 		expect_exit 0 "$fmt renders $fx" "$BF" report -c "$CFG" \
 			--no-post --format "$fmt" --input "$FX/$fx.json" \
-			--output-dir "$got"
+			--output-dir "$gdir"
 		if [ "${BF_UPDATE_GOLDEN:-0}" = 1 ]; then
 			rm -rf "$dir"
 			mkdir -p "$dir"
-			cp "$got"/* "$dir"
+			cp "$gdir"/* "$dir"
 			t_ok "$fmt/$fx golden rewritten"
 			continue
 		fi
-		if diff -r "$dir" "$got" >"$T/diff" 2>&1; then
+		if diff -r "$dir" "$gdir" >"$T/diff" 2>&1; then
 			t_ok "$fmt/$fx is byte for byte its golden file"
 		else
 			sed 's/^/#   /' "$T/diff" | head -40

@@ -1,27 +1,328 @@
-/* Reporter unit tests (report_markdown): being written (issue #7). */
+/*
+ * The markdown reporter (plugins/report_markdown.c): the marker a
+ * pipeline finds its comment by, regressions before everything else,
+ * infrastructure failures apart and never read as "no regressions",
+ * escaping of hostile strings, the detect kind. Fixtures are read from
+ * tests/fixtures/report (the runner starts tests at the repository's
+ * top).
+ */
+#include <ctype.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
+#include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
+#include "plugins.h"
+#include "report.h"
 
 extern const struct bf_plugin bf_plugin_markdown;
 
-static void test_report_markdown__descriptors(void **state)
+#define FX "tests/fixtures/report/"
+
+static json_t *load(const char *name)
 {
+	char path[256];
+	json_t *d;
+
+	snprintf(path, sizeof(path), FX "%s.json", name);
+	d = json_load_file(path, 0, NULL);
+	assert_non_null(d);
+	return d;
+}
+
+/* The report as rendered through the plugin, with opts. */
+static char *render(const json_t *d, const struct bf_report_opts *o)
+{
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_report *r = NULL;
+	struct host_mock m;
+	const struct bf_buf *b;
+	char *text;
+
+	assert_int_equal(bf_report_render(&r, &bf_plugin_markdown, d, o,
+	                                  host_mock_init(&m), &err),
+	                 0);
+	assert_string_equal(bf_report_output_name(r, 0), "report.md");
+	b = bf_report_output(r, 0);
+	text = strndup(b->buf, b->len);
+	bf_report_free(r);
+	host_mock_release(&m);
+	return text;
+}
+
+static char *render_fx(const char *name)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = load(name);
+	char *text = render(d, &o);
+
+	json_decref(d);
+	return text;
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return true;
+	return false;
+}
+
+static void test_markdown__marker_is_the_first_line(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-clean");
+	char *text;
+
 	(void)state;
-	assert_int_equal(bf_plugin_markdown.abi, BF_PLUGIN_ABI);
-	assert_string_equal(bf_plugin_markdown.name, "markdown");
+	o.check_name = "perf/pixel-7";
+	text = render(d, &o);
+	assert_int_equal(
+	        strncmp(text, "<!-- benchfarm:report name=perf/pixel-7 -->\n",
+	                44),
+	        0);
+	free(text);
+	/* a name cannot close the comment or open a tag */
+	o.check_name = "x --> <b>y";
+	text = render(d, &o);
+	assert_int_equal(strncmp(text,
+	                         "<!-- benchfarm:report name=x__-___b_y -->\n",
+	                         41),
+	                 0);
+	assert_int_equal(strstr(text, "-->") - text, 38);
+	free(text);
+	/* the default name, as bf_report_markdown gives it */
+	text = bf_report_markdown(d);
+	assert_int_equal(
+	        strncmp(text, "<!-- benchfarm:report name=benchfarm -->\n", 41),
+	        0);
+	free(text);
+	json_decref(d);
+}
+
+static void test_markdown__regressions_come_first_and_open(void **state)
+{
+	char *text = render_fx("compare-regressed");
+	const char *reg, *det, *row, *imp;
+
+	(void)state;
+	assert_non_null(
+	        strstr(text, "## benchfarm: 1 regression, 1 improvement\n"));
+	reg = strstr(text, "### Regressions\n");
+	det = strstr(text, "<details>");
+	row = strstr(text, "| BM\\_sort/1024 |");
+	imp = strstr(text, "| BM\\_hash |");
+	assert_non_null(reg);
+	assert_non_null(det);
+	assert_non_null(row);
+	assert_non_null(imp);
+	assert_true(reg < row && row < det); /* the regression is not folded */
+	assert_true(det < imp); /* the improvement is */
+	assert_non_null(strstr(row, "+12.3% [+8.0%, +17.0%] | 0.002 | "
+	                            "**regressed** |\n"));
+	assert_null(strstr(text, "### Infrastructure"));
+	assert_non_null(strstr(text, "(1 improved, 1 same, 1 unknown)"));
+	free(text);
+}
+
+static void test_markdown__clean_says_no_regressions(void **state)
+{
+	char *text = render_fx("compare-clean");
+
+	(void)state;
+	assert_non_null(strstr(text, "## benchfarm: no regressions"));
+	assert_null(strstr(text, "### Regressions"));
+	assert_null(strstr(text, "### Infrastructure"));
+	free(text);
+}
+
+static void test_markdown__infra_never_reads_as_no_regressions(void **state)
+{
+	char *text = render_fx("compare-infra");
+	const char *infra, *det;
+
+	(void)state;
+	assert_false(contains_ci(text, "no regression"));
+	assert_non_null(strstr(text, "## benchfarm: incomplete, "
+	                             "infrastructure failures;"));
+	infra = strstr(text, "### Infrastructure failures\n");
+	det = strstr(text, "<details>");
+	assert_non_null(infra);
+	assert_true(infra < det);
+	/* the failure and the unmeasured benchmark are in that section */
+	assert_non_null(strstr(infra, "connection to 'pixel-7' lost"));
+	assert_true(strstr(infra, "**not measured**") < det);
+	free(text);
+}
+
+/* The same rule from a hand-made document: one error, nothing else. */
+static void test_markdown__error_only_document(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = json_pack("{s:s, s:s, s:[], s:[{s:s, s:s, s:i, s:s, s:s}]}",
+	                      "kind", "compare", "status", "ok", "results",
+	                      "errors", "benchmark", "m", "side", "base",
+	                      "repeat", 0, "code", "build", "message",
+	                      "make: *** [all] Error 2");
+	char *text = render(d, &o);
+
+	(void)state;
+	assert_false(contains_ci(text, "no regression"));
+	assert_non_null(strstr(text,
+	                       "- m (base, run 1, build): make: \\*\\*\\* "
+	                       "\\[all\\] Error 2\n"));
+	free(text);
+	json_decref(d);
+}
+
+/* Unescaped '|' in a line: a table row must keep its 8 cell borders. */
+static int pipes(const char *line, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (line[i] == '|' && (i == 0 || line[i - 1] != '\\'))
+			n++;
+	return n;
+}
+
+static void test_markdown__hostile_names_stay_in_their_cells(void **state)
+{
+	char *text = render_fx("compare-hostile");
+	const char *p = text;
+
+	(void)state;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (*p == '|')
+			assert_int_equal(pipes(p, len), 8);
+		p += len + (nl != NULL);
+	}
+	assert_null(strstr(text, "<script"));
+	assert_null(strstr(text, "</details><script"));
+	/* the link syntax is escaped, so it is text */
+	assert_non_null(strstr(text, "\\[x\\](http://evil)"));
+	assert_null(strstr(text, "\n::error::"));
+	/* HTML comments from a name cannot hide the rest of the comment */
+	assert_null(strstr(text + 4, "<!--"));
+	free(text);
+}
+
+static void test_markdown__long_names_are_cut_at_a_character(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char name[400];
+	json_t *d;
+	char *text, *cell;
+
+	(void)state;
+	memset(name, 'x', 159);
+	snprintf(name + 159, sizeof(name) - 159, "%s",
+	         "\xc3\xa9yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy");
+	d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind", "compare",
+	              "results", "name", name, "metric", "t", "unit", "ns",
+	              "verdict", "same");
+	text = render(d, &o);
+	cell = strstr(text, "| xxx");
+	assert_non_null(cell);
+	/* 159 x, then the cut: never half of the two-byte é */
+	assert_int_equal(strspn(cell + 2, "x"), 159);
+	assert_int_equal(strncmp(cell + 2 + 159, "… |", 5), 0);
+	assert_null(strstr(text, "yyyy"));
+	free(text);
+	json_decref(d);
+}
+
+static void test_markdown__link_only_when_http(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-clean");
+	char *text;
+
+	(void)state;
+	o.link = "https://ci.example.com/r/7?a=1 b";
+	text = render(d, &o);
+	assert_non_null(strstr(
+	        text,
+	        "[Full results](<https://ci.example.com/r/7?a=1%20b>)\n"));
+	free(text);
+	o.link = "javascript:alert(1)";
+	text = render(d, &o);
+	assert_null(strstr(text, "Full results"));
+	assert_null(strstr(text, "javascript"));
+	free(text);
+	json_decref(d);
+}
+
+static void test_markdown__detect_alerts_and_suppressions(void **state)
+{
+	json_t *d = load("detect");
+	json_t *supp = json_pack("[{s:s, s:s}]", "commit",
+	                         "abcdef0123456789abcdef0123456789abcdef01",
+	                         "reason", "suite-wide spike");
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char *text;
+
+	(void)state;
+	json_object_set_new(d, "suppressed", supp);
+	text = render(d, &o);
+	/* two alerts, one ignored: one new */
+	assert_non_null(strstr(text, "## benchfarm: 1 new alert over 40 "
+	                             "commits\n"));
+	assert_non_null(strstr(text,
+	                       "| micro / alpha | value | `b2854137dc88`.."
+	                       "`24d4f7149a14` | +14.4% | regressed | "
+	                       "-77.3 | new |\n"));
+	assert_non_null(strstr(text, "| micro / beta | value | "));
+	assert_non_null(strstr(text, " | ignored |\n"));
+	assert_non_null(strstr(text, "Suppressed, not regressions:\n\n- "
+	                             "`abcdef012345`: suite-wide spike\n"));
+	free(text);
+	json_decref(d);
+}
+
+/* Missing fields render as unknown; nothing crashes. */
+static void test_markdown__empty_document(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = json_pack("{s:s}", "kind", "compare");
+	char *text = render(d, &o);
+
+	(void)state;
+	assert_non_null(strstr(text, "base ? → patch ?"));
+	assert_non_null(strstr(text, "on no device"));
+	free(text);
+	json_decref(d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_markdown__descriptors),
+		cmocka_unit_test(test_markdown__marker_is_the_first_line),
+		cmocka_unit_test(
+		        test_markdown__regressions_come_first_and_open),
+		cmocka_unit_test(test_markdown__clean_says_no_regressions),
+		cmocka_unit_test(
+		        test_markdown__infra_never_reads_as_no_regressions),
+		cmocka_unit_test(test_markdown__error_only_document),
+		cmocka_unit_test(
+		        test_markdown__hostile_names_stay_in_their_cells),
+		cmocka_unit_test(
+		        test_markdown__long_names_are_cut_at_a_character),
+		cmocka_unit_test(test_markdown__link_only_when_http),
+		cmocka_unit_test(test_markdown__detect_alerts_and_suppressions),
+		cmocka_unit_test(test_markdown__empty_document),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
