@@ -101,6 +101,33 @@ static bool has_kind(const char *kinds, const char *kind)
 	return false;
 }
 
+/*
+ * Whether this benchfarm reads a result written by version v: the same
+ * major version (for 0.y, the same minor). A document without the field
+ * (one made by hand) is read as it is.
+ */
+static bool readable_version(const char *v)
+{
+	unsigned ours[2] = { 0, 0 }, theirs[2] = { 0, 0 };
+
+	if (!v)
+		return true;
+	if (sscanf(BF_VERSION, "%u.%u", &ours[0], &ours[1]) != 2 ||
+	    sscanf(v, "%u.%u", &theirs[0], &theirs[1]) != 2)
+		return false;
+	return ours[0] == theirs[0] && (ours[0] || ours[1] == theirs[1]);
+}
+
+/* The document's "benchfarm" version; "?" if it is not a string. */
+static const char *version_of(const json_t *result)
+{
+	const json_t *v = json_object_get(result, "benchfarm");
+
+	if (!v)
+		return NULL;
+	return json_is_string(v) ? json_string_value(v) : "?";
+}
+
 int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
                      const json_t *result, const struct bf_report_opts *opts,
                      const struct bf_host *host, struct bf_err *err)
@@ -120,6 +147,13 @@ int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
 		                  "not a benchfarm result: no \"kind\" "
 		                  "(expected the JSON of 'benchfarm compare "
 		                  "--json' or 'benchfarm detect --json')");
+	if (!readable_version(version_of(result)))
+		return bf_err_set(err, BF_EINVAL,
+		                  "the result was written by benchfarm '%.40s' "
+		                  "and this is benchfarm %s, which reads "
+		                  "results of its own version: render it with "
+		                  "that version, or run the comparison again",
+		                  version_of(result), BF_VERSION);
 	if (!has_kind(p->kinds, kind))
 		return bf_err_set(err, BF_EINVAL,
 		                  "reporter '%s' renders %s results, not "

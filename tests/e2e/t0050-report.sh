@@ -76,6 +76,19 @@ touch "$T/file"
 expect_exit 3 "a directory that cannot be made" "$BF" report -f json \
 	-i "$FX/compare-regressed.json" --output-dir "$T/file/sub"
 
+# A result from another version: refused with both versions named; a
+# patch release of ours is read.
+jq '.benchfarm = "9.0.0"' "$FX/compare-clean.json" >"$T/v9.json"
+expect_exit 2 "a result from benchfarm 9.0.0" "$BF" report -f markdown \
+	-i "$T/v9.json"
+grep_file "both versions are named" "written by benchfarm '9.0.0' and this is benchfarm 0\.1\.0" "$ERR"
+jq '.benchfarm = "0.1.9"' "$FX/compare-clean.json" >"$T/v019.json"
+expect_exit 0 "a result from 0.1.9 is read" "$BF" report -f markdown \
+	-i "$T/v019.json"
+jq '.benchfarm = 1' "$FX/compare-clean.json" >"$T/vnum.json"
+expect_exit 2 "a version that is not a string" "$BF" report -f markdown \
+	-i "$T/vnum.json"
+
 # compare --report on a real repository.
 if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; then
 	make_demo_repo "$T/repo"
