@@ -61,10 +61,16 @@ ORCH_OBJS :=
 AGENT_OBJS :=
 PLUGIN_OBJS :=
 UNIT_TESTS :=
+# The benchmark harness library (agent/harness/files.mk) adds its
+# libraries and pkg-config file to HARNESS_TARGETS and its install
+# commands to HARNESS_INSTALL.
+HARNESS_TARGETS :=
+HARNESS_INSTALL :=
 include core/files.mk
 include orchestrator/files.mk
 include agent/files.mk
 include plugins/files.mk
+-include agent/harness/files.mk
 include tests/unit/files.mk
 
 CORE_LIB  := $(B)/libbfcore.a
@@ -74,7 +80,7 @@ BENCHFARM := $(B)/benchfarm
 AGENT     := $(B)/benchfarm-agent
 UNIT_BINS := $(addprefix $(B)/,$(UNIT_TESTS))
 
-all: $(BENCHFARM) $(AGENT)
+all: $(BENCHFARM) $(AGENT) $(HARNESS_TARGETS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -127,6 +133,7 @@ bench: deps
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BENCHFARM) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
+	$(HARNESS_INSTALL)
 
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:
