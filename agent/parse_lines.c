@@ -25,10 +25,50 @@ static bool is_sep(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Control characters (NUL included) would end up in names and reports. */
+/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates). */
+static bool valid_utf8(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	while (p < end) {
+		unsigned c = *p++, need, min, cp;
+
+		if (c < 0x80)
+			continue;
+		if (c >= 0xC2 && c <= 0xDF)
+			need = 1, min = 0x80, cp = c & 0x1F;
+		else if (c >= 0xE0 && c <= 0xEF)
+			need = 2, min = 0x800, cp = c & 0x0F;
+		else if (c >= 0xF0 && c <= 0xF4)
+			need = 3, min = 0x10000, cp = c & 0x07;
+		else
+			return false;
+		if ((size_t)(end - p) < need)
+			return false;
+		for (unsigned k = 0; k < need; k++, p++) {
+			if ((*p & 0xC0) != 0x80)
+				return false;
+			cp = (cp << 6) | (*p & 0x3F);
+		}
+		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Control characters (NUL included) would end up in names and reports,
+ * and bytes that are not UTF-8 cannot be carried in the JSON of samples
+ * (they would be dropped, silently, further on).
+ */
 static int check_chars(const struct lines_state *st, const char *line, size_t n,
                        struct bf_err *err)
 {
+	if (!valid_utf8(line, n))
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s:%zu: " EXPECTED
+		                  ": the line is not valid UTF-8",
+		                  st->what, st->lineno);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)line[i];
 

@@ -571,6 +571,16 @@ static void test_parse__lines_errors_name_the_line(void **state)
 		{ "a 123456789012345678901234567890123456789012345678901234567890"
 		  "12345",
 		  "is too long for a number" },
+		/* Latin-1, a lone continuation byte, an overlong '/', a
+		   surrogate */
+		{ "caf\xe9 1\n",
+		  "test:1: expected 'name value [unit]': the line is not valid UTF-8" },
+		{ "a 1\n\x80"
+		  "b 2\n",
+		  "test:2: expected 'name value [unit]': the line is not valid UTF-8" },
+		{ "\xc0\xaf 1\n", "the line is not valid UTF-8" },
+		{ "\xed\xa0\x80 1\n", "the line is not valid UTF-8" },
+		{ "caf\xc3 1\n", "the line is not valid UTF-8" },
 	};
 	struct bf_buf b;
 
@@ -775,6 +785,22 @@ static void test_parse__gbench_real_program(void **state)
 	bf_samples_release(&from_stdout);
 }
 
+/* Names in any script pass: two-, three- and four-byte UTF-8. */
+static void test_parse__lines_utf8_names(void **state)
+{
+	static const char text[] = "caf\xc3\xa9 1\n\xe2\x98\x83 2 ns\n"
+	                           "\xf0\x9f\x90\xa2 3\n";
+	struct bf_samples s = BF_SAMPLES_INIT;
+
+	(void)state;
+	parse_ok(&s, "lines", text, sizeof(text) - 1);
+	assert_int_equal(s.n, 3);
+	expect_sample(&s, "caf\xc3\xa9", "value", "", 0, 1);
+	expect_sample(&s, "\xe2\x98\x83", "value", "ns", 0, 2);
+	expect_sample(&s, "\xf0\x9f\x90\xa2", "value", "", 0, 3);
+	bf_samples_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -802,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_parse__lines_fixture),
 		cmocka_unit_test(test_parse__lines_units_and_line_ends),
 		cmocka_unit_test(test_parse__lines_errors_name_the_line),
+		cmocka_unit_test(test_parse__lines_utf8_names),
 		cmocka_unit_test(test_parse__gbench_real_program),
 	};
 
