@@ -7,3 +7,4 @@ PLUGIN_OBJS += plugins/report_gerrit.o
 PLUGIN_OBJS += plugins/report_junit.o
 PLUGIN_OBJS += plugins/report_skia_perf.o
 PLUGIN_OBJS += plugins/report_bmf.o
+PLUGIN_OBJS += plugins/report_util.o

@@ -1,18 +1,81 @@
 #include "benchfarm/plugin.h"
 
-/* bmf: being written (issue #7); refuses until then. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "benchfarm/json.h"
+#include "report_util.h"
+
+/*
+ * bmf: Bencher Metric Format, the patch side of a comparison, for
+ * `bencher run --adapter json`:
+ *
+ *   {"SUITE/NAME": {"METRIC": {"value": MEDIAN, "lower_value": MIN,
+ *                              "upper_value": MAX}}}
+ *
+ * The benchmark name is the suite and the name joined by '/'; the
+ * measure is the metric's name (Bencher makes a measure of any slug).
+ * A result without a finite median (not measured) is left out; bounds
+ * that are not finite are left out.
+ */
 
 static int bmf_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
-	(void)r;
+	const json_t *results;
+	json_t *doc = json_object(), *res;
+	struct bf_buf *out;
+	size_t i;
+	char *text;
+	int ret;
+
 	(void)payload;
-	return bf_err_set(err, BF_ERROR, "the bmf reporter is not built yet");
+	if ((ret = bf_rep_results(&results, bf_report_result(r), err))) {
+		json_decref(doc);
+		return ret;
+	}
+	json_array_foreach(results, i, res)
+	{
+		const json_t *patch = json_object_get(res, "patch");
+		double med = bf_rep_num(patch, "median");
+		struct bf_buf name = BF_BUF_INIT;
+		json_t *bench, *m;
+
+		if (!isfinite(med))
+			continue;
+		bf_buf_addf(&name, "%s/%s",
+		            bf_json_str_or(res, "benchmark", "?"),
+		            bf_json_str_or(res, "name", "?"));
+		bench = json_object_get(doc, name.buf);
+		if (!bench) {
+			bench = json_object();
+			json_object_set_new(doc, name.buf, bench);
+		}
+		m = json_pack("{s:f}", "value", med);
+		if (isfinite(bf_rep_num(patch, "min")))
+			json_object_set_new(
+			        m, "lower_value",
+			        json_real(bf_rep_num(patch, "min")));
+		if (isfinite(bf_rep_num(patch, "max")))
+			json_object_set_new(
+			        m, "upper_value",
+			        json_real(bf_rep_num(patch, "max")));
+		json_object_set_new(bench,
+		                    bf_json_str_or(res, "metric", "value"), m);
+		bf_buf_release(&name);
+	}
+	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	out = bf_report_add_output(r, "bmf.json");
+	bf_buf_addstr(out, text);
+	bf_buf_addch(out, '\n');
+	free(text);
+	json_decref(doc);
+	return 0;
 }
 
 const struct bf_plugin bf_plugin_bmf = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "bmf",
-	.summary = "bmf (not built yet)",
+	.summary = "Bencher Metric Format JSON",
 	.kinds = "compare",
 	.run = bmf_run,
 };

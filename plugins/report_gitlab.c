@@ -1,19 +1,147 @@
 #include "benchfarm/plugin.h"
 
-/* gitlab: being written (issue #7); refuses until then. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "benchfarm/json.h"
+#include "report.h"
+#include "report_util.h"
+
+/*
+ * gitlab: the merge-request note and the metrics report.
+ *
+ * gitlab-note.md  the note body: the review comment with its marker, so
+ *                 the pipeline edits its own note (plugins/ci/gitlab)
+ * metrics.txt     GitLab's metrics report (artifacts:reports:metrics),
+ *                 OpenMetrics text: per result the patch's median and the
+ *                 change against the base, labelled by suite, benchmark,
+ *                 metric and unit; GitLab shows how each moved against
+ *                 the target branch's pipeline. Ends with "# EOF".
+ *
+ * Metrics whose value is not finite are left out: OpenMetrics allows
+ * NaN, GitLab's widget compares strings and would show it as a change.
+ */
+
+/*
+ * A label value: backslash, double quote and line feed escaped as
+ * OpenMetrics says; other control characters become spaces.
+ */
+static void add_label(struct bf_buf *b, const char *name, const char *v)
+{
+	bf_buf_addf(b, "%s=\"", name);
+	for (; *v; v++) {
+		if (*v == '\\')
+			bf_buf_addstr(b, "\\\\");
+		else if (*v == '"')
+			bf_buf_addstr(b, "\\\"");
+		else if (*v == '\n')
+			bf_buf_addstr(b, "\\n");
+		else if ((unsigned char)*v < 0x20 || *v == 0x7f)
+			bf_buf_addch(b, ' '); /* OpenMetrics escapes no other */
+		else
+			bf_buf_addch(b, *v);
+	}
+	bf_buf_addch(b, '"');
+}
+
+static void add_labels(struct bf_buf *b, const json_t *r)
+{
+	bf_buf_addch(b, '{');
+	add_label(b, "suite", bf_json_str_or(r, "benchmark", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "benchmark", bf_json_str_or(r, "name", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "metric", bf_json_str_or(r, "metric", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "unit", bf_json_str_or(r, "unit", ""));
+	bf_buf_addch(b, '}');
+}
+
+struct family {
+	const char *name;
+	const char *help;
+	double (*value)(const json_t *r);
+};
+
+static double patch_median(const json_t *r)
+{
+	return bf_rep_num(json_object_get(r, "patch"), "median");
+}
+
+static double base_median(const json_t *r)
+{
+	return bf_rep_num(json_object_get(r, "base"), "median");
+}
+
+static double effect(const json_t *r)
+{
+	return bf_rep_num(r, "effect");
+}
+
+static double regressed(const json_t *r)
+{
+	const char *v = bf_json_str_or(r, "verdict", "error");
+
+	if (!strcmp(v, "error"))
+		return NAN; /* not measured: no value, not a zero */
+	return !strcmp(v, "regressed");
+}
+
+static const struct family families[] = {
+	{ "benchfarm_patch_median", "median of the patch's runs, in unit",
+	  patch_median },
+	{ "benchfarm_base_median", "median of the base's runs, in unit",
+	  base_median },
+	{ "benchfarm_change_ratio",
+	  "change of the median against the base (0.1: 10% larger)", effect },
+	{ "benchfarm_regressed", "1 when the benchmark regressed, else 0",
+	  regressed },
+};
+
+static void add_metrics(struct bf_buf *b, const json_t *results)
+{
+	for (size_t f = 0; f < BF_ARRAY_SIZE(families); f++) {
+		size_t i;
+		json_t *r;
+
+		bf_buf_addf(b, "# TYPE %s gauge\n# HELP %s %s\n",
+		            families[f].name, families[f].name,
+		            families[f].help);
+		json_array_foreach(results, i, r)
+		{
+			double v = families[f].value(r);
+
+			if (!isfinite(v))
+				continue;
+			bf_buf_addstr(b, families[f].name);
+			add_labels(b, r);
+			bf_buf_addf(b, " %.15g\n", v);
+		}
+	}
+	bf_buf_addstr(b, "# EOF\n");
+}
 
 static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
-	(void)r;
+	const json_t *result = bf_report_result(r);
+	const json_t *results;
+	char *md;
+	int ret;
+
 	(void)payload;
-	return bf_err_set(err, BF_ERROR,
-	                  "the gitlab reporter is not built yet");
+	if ((ret = bf_rep_results(&results, result, err)))
+		return ret;
+	md = bf_report_markdown_named(result, bf_report_opts(r)->check_name);
+	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), md);
+	free(md);
+	add_metrics(bf_report_add_output(r, "metrics.txt"), results);
+	return 0;
 }
 
 const struct bf_plugin bf_plugin_gitlab = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "gitlab",
-	.summary = "gitlab (not built yet)",
+	.summary = "merge-request note and OpenMetrics metrics.txt",
 	.kinds = "compare",
 	.run = gitlab_run,
 };

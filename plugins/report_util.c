@@ -1,0 +1,114 @@
+#include "report_util.h"
+
+#include <math.h>
+
+#include "benchfarm/json.h"
+
+int bf_rep_results(const json_t **out, const json_t *result, struct bf_err *err)
+{
+	const json_t *r = json_object_get(result, "results");
+
+	if (!json_is_array(r))
+		return bf_err_set(err, BF_EINVAL,
+		                  "the result has no \"results\" array (is it "
+		                  "the JSON of 'benchfarm compare --json'?)");
+	*out = r;
+	return 0;
+}
+
+size_t bf_rep_count(const json_t *results, const char *verdict)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	json_array_foreach(results, i, r) n +=
+	        !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
+	return n;
+}
+
+bool bf_rep_has_infra(const json_t *result)
+{
+	const json_t *s = json_object_get(result, "summary");
+
+	return strcmp(bf_json_str_or(result, "status", "ok"), "ok") ||
+	       json_array_size(json_object_get(result, "errors")) ||
+	       json_integer_value(json_object_get(s, "errors")) ||
+	       json_integer_value(json_object_get(s, "failed_runs")) ||
+	       bf_rep_count(json_object_get(result, "results"), "error");
+}
+
+bool bf_rep_fail_on_regression(const json_t *result)
+{
+	const json_t *set = json_object_get(result, "settings");
+
+	return strcmp(bf_json_str_or(set, "fail_on", "regression"), "never");
+}
+
+double bf_rep_num(const json_t *r, const char *key)
+{
+	const json_t *v = json_object_get(r, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+void bf_rep_title(struct bf_buf *b, const json_t *r)
+{
+	bf_buf_addf(b, "%s/%s %s", bf_json_str_or(r, "benchmark", "?"),
+	            bf_json_str_or(r, "name", "?"),
+	            bf_json_str_or(r, "metric", "?"));
+}
+
+const char *bf_rep_source(const json_t *result, const json_t *r, long *line)
+{
+	const json_t *src = json_object_get(r, "source");
+	const char *file = bf_json_str_or(src, "file", NULL);
+	const char *cfg = bf_json_str_or(result, "config", NULL);
+	json_int_t l = json_integer_value(json_object_get(src, "line"));
+
+	*line = 0;
+	if (file && *file) {
+		*line = l > 0 && l < 100000000 ? (long)l : 0;
+		return file;
+	}
+	if (cfg && *cfg && cfg[0] != '/' && strncmp(cfg, "../", 3))
+		return cfg;
+	return NULL;
+}
+
+static void add_pct(struct bf_buf *b, double f)
+{
+	if (isfinite(f))
+		bf_buf_addf(b, "%+.1f%%", 100 * f);
+	else
+		bf_buf_addstr(b, "?");
+}
+
+void bf_rep_change(struct bf_buf *b, const json_t *r)
+{
+	add_pct(b, bf_rep_num(r, "effect"));
+	if (isfinite(bf_rep_num(r, "ci_low")) &&
+	    isfinite(bf_rep_num(r, "ci_high"))) {
+		bf_buf_addstr(b, " [");
+		add_pct(b, bf_rep_num(r, "ci_low"));
+		bf_buf_addstr(b, ", ");
+		add_pct(b, bf_rep_num(r, "ci_high"));
+		bf_buf_addch(b, ']');
+	}
+	if (isfinite(bf_rep_num(r, "p_adjusted")))
+		bf_buf_addf(b, ", p %.3g", bf_rep_num(r, "p_adjusted"));
+}
+
+void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n <= max) {
+		bf_buf_add(b, s, n);
+		return;
+	}
+	n = max;
+	while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
+		n--;
+	bf_buf_add(b, s, n);
+	bf_buf_addstr(b, "…");
+}

@@ -1,0 +1,49 @@
+#ifndef BF_REPORT_UTIL_H
+#define BF_REPORT_UTIL_H
+
+/*
+ * What every reporter reads from a compare result the same way: the
+ * counts of verdicts, whether infrastructure failed, a result's display
+ * name and source location. Only jansson and the plugin ABI.
+ */
+#include <stdbool.h>
+
+#include "benchfarm/plugin.h"
+
+/* The results array, or an error naming it when it is missing. */
+int bf_rep_results(const json_t **out, const json_t *result,
+                   struct bf_err *err);
+
+size_t bf_rep_count(const json_t *results, const char *verdict);
+
+/*
+ * Whether anything was not measured: status other than "ok", an entry in
+ * errors[], the summary's errors or failed runs, a result whose verdict
+ * is "error". Such a result must never read as "no regressions".
+ */
+bool bf_rep_has_infra(const json_t *result);
+
+/* The config says fail on a regression (the default). */
+bool bf_rep_fail_on_regression(const json_t *result);
+
+/* r's number at key, NAN when absent or not a number. */
+double bf_rep_num(const json_t *r, const char *key);
+
+/*
+ * "suite/name metric" of a result into b, raw (the caller escapes).
+ */
+void bf_rep_title(struct bf_buf *b, const json_t *r);
+
+/*
+ * Where a result's benchmark is: .source.file and .source.line (0 when
+ * unknown); else the config path when it is relative, line 0; else NULL.
+ */
+const char *bf_rep_source(const json_t *result, const json_t *r, long *line);
+
+/* A one-line description of a result: "+12.3% [+8.0%, +17.0%], p 0.002". */
+void bf_rep_change(struct bf_buf *b, const json_t *r);
+
+/* Append s cut to at most max bytes at a UTF-8 boundary, "…" if cut. */
+void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max);
+
+#endif /* BF_REPORT_UTIL_H */
