@@ -62,7 +62,12 @@ static void host_log(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	BF_LOG_AT(level, "%s", msg);
+	/* what a reporter did (posted a review) is shown unless -q */
+	if (level == BF_LOG_INFO && bf_log_level_current >= BF_LOG_WARN &&
+	    bf_log_level_current < BF_LOG_INFO)
+		fprintf(stderr, "benchfarm: %s\n", msg);
+	else
+		BF_LOG_AT(level, "%s", msg);
 }
 
 static const char *host_getenv(const char *name)

@@ -33,6 +33,10 @@ struct errlog {
 	bool complete; /* line holds a finished line */
 };
 
+#define SAFE_WORD                                                        \
+	"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789" \
+	"_-.,/:+@%"
+
 char *bf_ssh_quote_argv(const char *const *argv)
 {
 	struct bf_buf b = BF_BUF_INIT;
@@ -44,6 +48,14 @@ char *bf_ssh_quote_argv(const char *const *argv)
 
 		if (i)
 			bf_buf_addch(&b, ' ');
+		/*
+		 * A word of only these characters means the same to every
+		 * shell and to Gerrit's own command parser, bare.
+		 */
+		if (*p && strspn(p, SAFE_WORD) == strlen(p)) {
+			bf_buf_addstr(&b, p);
+			continue;
+		}
 		bf_buf_addch(&b, '\'');
 		for (; *p; p++) {
 			if (*p == '\'')
@@ -340,9 +352,13 @@ int bf_ssh_exec_input(int *status_out, struct bf_buf *out, struct bf_ssh *s,
 		           argv[0], s->name, cap);
 	/* After a timeout the command still runs: do not wait for it. */
 	closed = ret != BF_ETIMEOUT && chan_close(s, ch, AGENT_CLOSE_S);
-	if (closed && (!ret || ret == BF_ETOOBIG))
+	if (closed && (!ret || ret == BF_ETOOBIG)) {
 		*status_out = exit_status(ch, s);
-	else if (!ret)
+		/* a failed command's last word, for the person reading */
+		if (*status_out && l.line[0])
+			BF_LOG_WARN("'%s' on '%s': %s", argv[0], s->name,
+			            l.line);
+	} else if (!ret)
 		ret = bf_err_set(err, BF_EPROTO,
 		                 "'%s' on '%s' ended without an exit status",
 		                 argv[0], s->name);

@@ -263,8 +263,12 @@ static int post(const char *review, const json_t *result,
 	}
 	ret = h->ssh_run(o->gerrit, argv, review, strlen(review), &answer,
 	                 &status, err);
-	if (ret)
+	if (ret) {
+		bf_err_prefix(err, "cannot post to Gerrit at %s:%d",
+		              o->gerrit->host,
+		              o->gerrit->port ? o->gerrit->port : 22);
 		goto out;
+	}
 	if (status != 0) {
 		bf_buf_addch(&answer, '\0');
 		ret = bf_err_set(err, BF_ERROR,
@@ -319,9 +323,10 @@ static int gerrit_run(struct bf_report *r, struct bf_err *err, void *payload)
 	out = bf_report_add_output(r, "gerrit-review.json");
 	bf_buf_addstr(out, text);
 	bf_buf_addch(out, '\n');
-	if (o->gerrit)
-		ret = post(text, result, o, bf_report_host(r), err);
 	free(text);
+	/* what is posted is byte for byte what is written */
+	if (o->gerrit)
+		ret = post(out->buf, result, o, bf_report_host(r), err);
 	return ret;
 }
 

@@ -277,14 +277,22 @@ static void test_ssh__quote_argv(void **state)
 {
 	const char *one[] = { "a", NULL };
 	const char *many[] = { "it's", "$x `y`", "", "a\nb", NULL };
+	const char *bare[] = { "gerrit",      "review", "--json", "4711,3",
+		               "/a/b.c:1+@%", "a=b",    "a b",    "~x",
+		               "*",           NULL };
 	char *q;
 
 	(void)state;
 	q = bf_ssh_quote_argv(one);
-	assert_string_equal(q, "'a'");
+	assert_string_equal(q, "a");
 	free(q);
 	q = bf_ssh_quote_argv(many);
 	assert_string_equal(q, "'it'\\''s' '$x `y`' '' 'a\nb'");
+	free(q);
+	/* safe words go bare; '=', a blank, a tilde or a glob is quoted */
+	q = bf_ssh_quote_argv(bare);
+	assert_string_equal(q, "gerrit review --json 4711,3 /a/b.c:1+@% 'a=b' "
+	                       "'a b' '~x' '*'");
 	free(q);
 }
 
