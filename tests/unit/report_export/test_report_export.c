@@ -1,33 +1,263 @@
-/* Reporter unit tests (report_export): being written (issue #7). */
+/*
+ * The exporters: junit (a regression is a failure, what was not measured
+ * an error), skia-perf (Perf's format version 1) and bmf (Bencher Metric
+ * Format), from the fixtures and from hand-made documents.
+ */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
+#include "plugins.h"
 
 extern const struct bf_plugin bf_plugin_junit;
 extern const struct bf_plugin bf_plugin_skia_perf;
 extern const struct bf_plugin bf_plugin_bmf;
 
-static void test_report_export__descriptors(void **state)
+#define FX "tests/fixtures/report/"
+
+static json_t *load(const char *name)
 {
+	char path[256];
+	json_t *d;
+
+	snprintf(path, sizeof(path), FX "%s.json", name);
+	d = json_load_file(path, 0, NULL);
+	assert_non_null(d);
+	return d;
+}
+
+/* The primary output of p on d; fails the test on an error. */
+static char *render(const struct bf_plugin *p, json_t *d, const char *name)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_report *r = NULL;
+	struct host_mock m;
+	const struct bf_buf *b;
+	char *text;
+
+	if (bf_report_render(&r, p, d, &opts, host_mock_init(&m), &err))
+		fail_msg("%s: %s", p->name, err.msg);
+	assert_string_equal(bf_report_output_name(r, 0), name);
+	b = bf_report_output(r, 0);
+	text = strndup(b->buf, b->len);
+	bf_report_free(r);
+	host_mock_release(&m);
+	return text;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		n++;
+	return n;
+}
+
+static void test_junit__failures_and_errors(void **state)
+{
+	json_t *d = load("compare-regressed");
+	char *x = render(&bf_plugin_junit, d, "junit.xml");
+
 	(void)state;
-	assert_int_equal(bf_plugin_junit.abi, BF_PLUGIN_ABI);
-	assert_string_equal(bf_plugin_junit.name, "junit");
-	assert_int_equal(bf_plugin_skia_perf.abi, BF_PLUGIN_ABI);
-	assert_string_equal(bf_plugin_skia_perf.name, "skia-perf");
-	assert_int_equal(bf_plugin_bmf.abi, BF_PLUGIN_ABI);
-	assert_string_equal(bf_plugin_bmf.name, "bmf");
+	assert_int_equal(strncmp(x,
+	                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+	                         "\n<testsuites name=\"benchfarm\" "
+	                         "tests=\"4\" failures=\"1\" errors=\"0\">",
+	                         102),
+	                 0);
+	assert_int_equal(count(x, "<testcase "), 4);
+	assert_int_equal(count(x, "<failure "), 1);
+	assert_non_null(strstr(x, "<testcase classname=\"micro\" "
+	                          "name=\"BM_sort/1024 real_time\">\n      "
+	                          "<failure type=\"regression\" "
+	                          "message=\"regressed: +12.3% [+8.0%, "
+	                          "+17.0%], p 0.002\">"));
+	assert_null(strstr(x, "<error"));
+	free(x);
+	json_decref(d);
+	/* infrastructure: errors, never failures, in their own suite */
+	d = load("compare-infra");
+	x = render(&bf_plugin_junit, d, "junit.xml");
+	assert_non_null(strstr(x, "tests=\"4\" failures=\"0\" errors=\"3\">"));
+	assert_int_equal(count(x, "<failure"), 0);
+	assert_int_equal(count(x, "<error type=\"infrastructure\""), 2);
+	assert_non_null(strstr(x, "<testsuite name=\"benchfarm."
+	                          "infrastructure\" tests=\"2\" "
+	                          "failures=\"0\" errors=\"2\""));
+	assert_non_null(strstr(x, "<error type=\"infra\" message=\"connection "
+	                          "to &apos;pixel-7&apos; lost\"/>"));
+	free(x);
+	json_decref(d);
+}
+
+static void test_junit__escapes_hostile_names(void **state)
+{
+	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind",
+	                      "compare", "results", "benchmark", "s]]>", "name",
+	                      "a<b>&\"c'\x01\t\xef\xbf\xbe", "metric", "m",
+	                      "verdict", "regressed");
+	char *x = render(&bf_plugin_junit, d, "junit.xml");
+
+	(void)state;
+	assert_non_null(strstr(x, "name=\"a&lt;b&gt;&amp;&quot;c&apos;"
+	                          "\xef\xbf\xbd&#9;\xef\xbf\xbd m\""));
+	assert_non_null(strstr(x, "classname=\"s]]&gt;\""));
+	assert_null(strstr(x, "\x01"));
+	assert_null(strstr(x, "\xef\xbf\xbe"));
+	free(x);
+	json_decref(d);
+}
+
+static void test_skia_perf__format_version_1(void **state)
+{
+	json_t *d = load("compare-regressed"), *p, *res, *key, *stat;
+	char *text = render(&bf_plugin_skia_perf, d, "skia-perf.json");
+
+	(void)state;
+	p = json_loads(text, 0, NULL);
+	assert_non_null(p);
+	assert_int_equal(json_integer_value(json_object_get(p, "version")), 1);
+	assert_string_equal(json_string_value(json_object_get(p, "git_hash")),
+	                    "2222222222222222222222222222222222222222");
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(p, "key"), "device")),
+	                    "pixel-7");
+	res = json_object_get(p, "results");
+	assert_int_equal(json_array_size(res), 4);
+	/* BM_sort/1024: '/' is not allowed in Perf keys */
+	key = json_object_get(json_array_get(res, 1), "key");
+	assert_string_equal(json_string_value(json_object_get(key, "test")),
+	                    "BM_sort_1024");
+	assert_string_equal(json_string_value(json_object_get(key, "units")),
+	                    "ns");
+	stat = json_object_get(
+	        json_object_get(json_array_get(res, 1), "measurements"),
+	        "stat");
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_array_get(stat, 0), "value")),
+	                    "median");
+	assert_true(json_number_value(json_object_get(json_array_get(stat, 0),
+	                                              "measurement")) == 54130);
+	json_decref(p);
+	free(text);
+	json_decref(d);
+}
+
+static void test_skia_perf__keys_forced_valid(void **state)
+{
+	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s, s:{s:f}}, "
+	                      "{s:s, s:s, s:s}]}",
+	                      "kind", "compare", "results", "benchmark",
+	                      "a,b=c", "name", "", "metric", "x y", "unit",
+	                      "µs", "patch", "median", 1.5, "name", "gone",
+	                      "metric", "m", "verdict", "error");
+	json_t *p, *key;
+	char *text = render(&bf_plugin_skia_perf, d, "skia-perf.json");
+
+	(void)state;
+	p = json_loads(text, 0, NULL);
+	assert_non_null(p);
+	/* the unmeasured result is left out */
+	assert_int_equal(json_array_size(json_object_get(p, "results")), 1);
+	key = json_object_get(json_array_get(json_object_get(p, "results"), 0),
+	                      "key");
+	assert_string_equal(json_string_value(json_object_get(key, "suite")),
+	                    "a_b_c");
+	assert_string_equal(json_string_value(json_object_get(key, "test")),
+	                    "_");
+	assert_string_equal(json_string_value(json_object_get(key, "metric")),
+	                    "x_y");
+	assert_string_equal(json_string_value(json_object_get(key, "units")),
+	                    "__s");
+	json_decref(p);
+	free(text);
+	json_decref(d);
+}
+
+static void test_bmf__patch_medians_and_bounds(void **state)
+{
+	json_t *d = load("compare-regressed"), *b, *m;
+	char *text = render(&bf_plugin_bmf, d, "bmf.json");
+
+	(void)state;
+	b = json_loads(text, 0, NULL);
+	assert_non_null(b);
+	assert_int_equal(json_object_size(b), 4);
+	m = json_object_get(json_object_get(b, "micro/BM_sort/1024"),
+	                    "real_time");
+	assert_true(json_number_value(json_object_get(m, "value")) == 54130);
+	assert_true(json_number_value(json_object_get(m, "lower_value")) ==
+	            53588.7);
+	assert_true(json_number_value(json_object_get(m, "upper_value")) ==
+	            54671.3);
+	m = json_object_get(json_object_get(b, "micro/BM_hash"),
+	                    "items_per_second");
+	assert_non_null(m);
+	json_decref(b);
+	free(text);
+	json_decref(d);
+}
+
+static void test_bmf__unmeasured_left_out(void **state)
+{
+	json_t *d = load("compare-infra"), *b;
+	char *text = render(&bf_plugin_bmf, d, "bmf.json");
+
+	(void)state;
+	b = json_loads(text, 0, NULL);
+	assert_non_null(b);
+	assert_null(json_object_get(b, "micro/BM_io"));
+	assert_non_null(json_object_get(b, "micro/BM_parse/64"));
+	json_decref(b);
+	free(text);
+	json_decref(d);
+}
+
+static void test_export__missing_results_is_an_error(void **state)
+{
+	const struct bf_plugin *ps[] = { &bf_plugin_junit, &bf_plugin_skia_perf,
+		                         &bf_plugin_bmf };
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = json_pack("{s:s, s:s}", "kind", "compare", "results",
+	                      "not an array");
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(ps); i++) {
+		struct bf_err err = BF_ERR_INIT;
+		struct bf_report *r = NULL;
+		struct host_mock m;
+
+		assert_int_equal(bf_report_render(&r, ps[i], d, &opts,
+		                                  host_mock_init(&m), &err),
+		                 BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"results\" array"));
+		assert_null(r);
+		host_mock_release(&m);
+	}
+	json_decref(d);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_report_export__descriptors),
+		cmocka_unit_test(test_junit__failures_and_errors),
+		cmocka_unit_test(test_junit__escapes_hostile_names),
+		cmocka_unit_test(test_skia_perf__format_version_1),
+		cmocka_unit_test(test_skia_perf__keys_forced_valid),
+		cmocka_unit_test(test_bmf__patch_medians_and_bounds),
+		cmocka_unit_test(test_bmf__unmeasured_left_out),
+		cmocka_unit_test(test_export__missing_results_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
