@@ -1,7 +1,9 @@
 #include "cmd.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "benchfarm/alloc.h"
@@ -18,7 +20,8 @@
 static const char detect_usage[] =
         "usage: benchfarm detect -c CONFIG [--algorithm NAME] [--device "
         "NAME | --pool LABEL]\n"
-        "                        [--dry-run] [--json FILE]\n"
+        "                        [--spike-share F | --no-spike] [--dry-run] "
+        "[--json FILE]\n"
         "\n"
         "Run the step detector (postsubmit.detector, or --algorithm) over "
         "the\n"
@@ -39,13 +42,19 @@ static const char detect_usage[] =
         "edivisive\n"
         "        --device NAME      the history of this device (default:\n"
         "        --pool LABEL       devices.pool)\n"
+        "        --spike-share F    the share of series (0 to 1, default 0.5; "
+        "at\n"
+        "                           least 3) that must spike together for "
+        "a\n"
+        "                           build to be left out as suite-wide\n"
+        "        --no-spike         never leave a build out\n"
         "        --dry-run          report, store no alert\n"
         "        --json FILE        write the result JSON ('-': stdout)\n"
         "\n"
         "Exit: 0, 2 usage or config error, 3 the store or repository "
         "failed.\n";
 
-enum { OPT_ALGO = 256, OPT_DEVICE, OPT_JSON, OPT_DRY };
+enum { OPT_ALGO = 256, OPT_DEVICE, OPT_JSON, OPT_DRY, OPT_SPIKE, OPT_NOSPIKE };
 
 static void print_alerts(const json_t *r)
 {
@@ -108,10 +117,13 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 		{ "pool", required_argument, NULL, OPT_DEVICE },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
+		{ "spike-share", required_argument, NULL, OPT_SPIKE },
+		{ "no-spike", no_argument, NULL, OPT_NOSPIKE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
+	char *end;
 	struct bf_err err = BF_ERR_INIT;
 	const char *config = NULL, *json_path = NULL;
 	json_t *result = NULL;
@@ -130,7 +142,19 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 			json_path = optarg;
 		else if (c == OPT_DRY)
 			o.store_alerts = false;
-		else if (c == 'h')
+		else if (c == OPT_NOSPIKE)
+			o.spike_share = 2; /* more than every series */
+		else if (c == OPT_SPIKE) {
+			errno = 0;
+			o.spike_share = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o.spike_share > 0 && o.spike_share <= 1))
+				return bf_cmd_fail(
+				        BF_EXIT_USAGE, "detect",
+				        "--spike-share: '%s' is not "
+				        "a share above 0 and at most 1",
+				        optarg);
+		} else if (c == 'h')
 			return fputs(detect_usage, stdout), BF_EXIT_OK;
 		else
 			return fputs(detect_usage, stderr), BF_EXIT_USAGE;

@@ -268,7 +268,8 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	assert_int_equal(cfg.benchmarks[0].metrics[1].better, BF_BETTER_HIGHER);
 	assert_int_equal(cfg.benchmarks[1].format, BF_FORMAT_HYPERFINE);
 	assert_int_equal(cfg.benchmarks[1].line, 18);
-	assert_string_equal(cfg.benchmarks[0].source, "bench/parse_bench.cc:42");
+	assert_string_equal(cfg.benchmarks[0].source,
+	                    "bench/parse_bench.cc:42");
 	assert_int_equal(cfg.runs.seed, 12345);
 	assert_true(cfg.checks.thermal_max == 45.5);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_NEVER);

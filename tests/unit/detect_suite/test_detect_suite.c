@@ -1,7 +1,13 @@
 /*
- * The suite-wide spike rule of orchestrator/detect.c: being extended
- * (issue #6).
+ * The suite-wide spike rule of orchestrator/detect.c
+ * (bf_detect_suite_spikes): a build is left out when at least `share` of
+ * the series that have a point there, and at least three, spike at it:
+ * the point leaves both measured neighbours in the same direction by
+ * more than max(4 robust noise units, 2 % of the previous point), and
+ * the neighbours agree with each other within half of that move. The
+ * expected values below were worked out by hand from that rule.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,25 +18,205 @@
 
 #include "detect.h"
 
-/* Three flat series that all jump 30 % at point 5 and come back. */
+#define N 10
+
+/* A flat series at level with a small alternating wobble (no MAD). */
+static void flat(double *v, double level)
+{
+	for (int i = 0; i < N; i++)
+		v[i] = level + (i % 2) * 0.001 * level;
+}
+
+/* The indexes flagged, as a bit mask. */
+static unsigned flagged(double **s, size_t ns, double share)
+{
+	bool out[N];
+	unsigned mask = 0;
+
+	bf_detect_suite_spikes(out, s, ns, N, share);
+	for (int i = 0; i < N; i++)
+		mask |= (unsigned)out[i] << i;
+	return mask;
+}
+
 static void test_detect_suite__three_series_spike_together(void **state)
 {
-	double a[10], b[10], c[10];
+	double a[N], b[N], c[N];
 	double *s[] = { a, b, c };
-	bool out[10];
 
 	(void)state;
-	for (int i = 0; i < 10; i++) {
-		a[i] = 100 + (i % 2);
-		b[i] = 200 + (i % 3);
-		c[i] = 50 + 0.5 * (i % 2);
-	}
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
 	a[5] *= 1.3;
 	b[5] *= 1.3;
 	c[5] *= 1.3;
-	bf_detect_suite_spikes(out, s, 3, 10, 0.5);
-	for (int i = 0; i < 10; i++)
-		assert_int_equal(out[i], i == 5);
+	assert_int_equal(flagged(s, 3, 0.5), 1u << 5);
+}
+
+/* Two series are never "the suite", whatever the share. */
+static void test_detect_suite__needs_three_series(void **state)
+{
+	double a[N], b[N];
+	double *s[] = { a, b };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	a[5] *= 1.3;
+	b[5] *= 1.3;
+	assert_int_equal(flagged(s, 2, 0.1), 0);
+}
+
+/* 3 of 6 spike: a share of 0.5 is reached (3 >= 3), 0.51 is not. */
+static void test_detect_suite__share_is_inclusive(void **state)
+{
+	double v[6][N];
+	double *s[6];
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		flat(v[i], 100 + 10 * i);
+		s[i] = v[i];
+	}
+	v[0][4] *= 0.7; /* down */
+	v[2][4] *= 1.3;
+	v[4][4] *= 1.3;
+	assert_int_equal(flagged(s, 6, 0.5), 1u << 4);
+	assert_int_equal(flagged(s, 6, 0.51), 0);
+	/* the threshold disables it above 1 */
+	assert_int_equal(flagged(s, 6, 2.0), 0);
+}
+
+/* A step moves and stays: not a spike, at the step or after it. */
+static void test_detect_suite__a_step_is_not_a_spike(void **state)
+{
+	double a[N], b[N], c[N];
+	double *s[] = { a, b, c };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	for (int i = 5; i < N; i++) {
+		a[i] *= 1.3;
+		b[i] *= 1.3;
+		c[i] *= 1.3;
+	}
+	assert_int_equal(flagged(s, 3, 0.5), 0);
+}
+
+/* Up in one series, down in the others: each spikes on its own. */
+static void test_detect_suite__directions_count_per_series(void **state)
+{
+	double a[N], b[N], c[N];
+	double *s[] = { a, b, c };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	a[3] *= 1.3;
+	b[3] *= 0.7;
+	c[3] *= 0.6;
+	assert_int_equal(flagged(s, 3, 1.0), 1u << 3);
+}
+
+/*
+ * A missing point is not counted at k (3 of 3 measured spike: share 1.0
+ * holds; were the fourth counted, 3 of 4 would not), and a missing
+ * neighbour is skipped for the next measured one.
+ */
+static void test_detect_suite__missing_points(void **state)
+{
+	double a[N], b[N], c[N], d[N];
+	double *s[] = { a, b, c, d };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	flat(d, 70);
+	a[6] *= 1.3;
+	b[6] *= 1.3;
+	c[6] *= 1.3;
+	d[6] = NAN;
+	a[5] = NAN; /* a's neighbours are 4 and 7 */
+	assert_int_equal(flagged(s, 4, 1.0), 1u << 6);
+}
+
+/* Without a neighbour on both sides, a point cannot be a spike. */
+static void test_detect_suite__ends_are_never_spikes(void **state)
+{
+	double a[N], b[N], c[N];
+	double *s[] = { a, b, c };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	a[0] *= 1.3;
+	b[0] *= 1.3;
+	c[0] *= 1.3;
+	a[N - 1] *= 1.3;
+	b[N - 1] *= 1.3;
+	c[N - 1] *= 1.3;
+	assert_int_equal(flagged(s, 3, 0.5), 0);
+}
+
+/* 1.5 % is within the 2 % floor: not a spike; 2.5 % is. */
+static void test_detect_suite__small_moves_are_noise(void **state)
+{
+	double a[N], b[N], c[N];
+	double *s[] = { a, b, c };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	a[5] *= 1.015;
+	b[5] *= 1.015;
+	c[5] *= 1.015;
+	assert_int_equal(flagged(s, 3, 0.5), 0);
+	a[5] = 100 * 1.025 + (5 % 2) * 0.1;
+	b[5] = 200 * 1.025 + (5 % 2) * 0.2;
+	c[5] = 50 * 1.025 + (5 % 2) * 0.05;
+	assert_int_equal(flagged(s, 3, 0.5), 1u << 5);
+}
+
+/*
+ * A +300 move on a series whose own noise is 115 (4 units: 461) is not a
+ * spike: by hand, with the pattern below, the point at 15 is 1360, its
+ * neighbours 890 and 970, the scaled MAD of successive differences over
+ * sqrt(2) is 115.3; 1360 - 970 = 390 < 461. The same move on a quiet
+ * series (noise 11.5) is one.
+ */
+static void test_detect_suite__noisy_series_need_bigger_moves(void **state)
+{
+	static const double pat[] = { 0,  90,  -70, 40,  -110,
+		                      60, -30, 120, -80, 20 };
+	double quiet[3][30], noisy[30];
+	double *s[4];
+	bool out[30];
+
+	(void)state;
+	for (int i = 0; i < 30; i++) {
+		noisy[i] = 1000 + pat[i % 10];
+		for (int j = 0; j < 3; j++)
+			quiet[j][i] = 1000 + pat[i % 10] / 10;
+	}
+	noisy[15] += 300;
+	for (int j = 0; j < 3; j++) {
+		quiet[j][15] += 300;
+		s[j] = quiet[j];
+	}
+	s[3] = noisy;
+	/* 3 of 4 spike: the noisy one does not count as spiking */
+	bf_detect_suite_spikes(out, s, 4, 30, 1.0);
+	assert_false(out[15]);
+	bf_detect_suite_spikes(out, s, 4, 30, 0.75);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(out[i], i == 15);
 }
 
 int main(void)
@@ -38,6 +224,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 		        test_detect_suite__three_series_spike_together),
+		cmocka_unit_test(test_detect_suite__needs_three_series),
+		cmocka_unit_test(test_detect_suite__share_is_inclusive),
+		cmocka_unit_test(test_detect_suite__a_step_is_not_a_spike),
+		cmocka_unit_test(
+		        test_detect_suite__directions_count_per_series),
+		cmocka_unit_test(test_detect_suite__missing_points),
+		cmocka_unit_test(test_detect_suite__ends_are_never_spikes),
+		cmocka_unit_test(test_detect_suite__small_moves_are_noise),
+		cmocka_unit_test(
+		        test_detect_suite__noisy_series_need_bigger_moves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
