@@ -190,7 +190,7 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where run_id = $run2 a
 [ "$n" -gt 0 ] && t_ok "samples measured on the killed device before it died are kept" ||
 	t_fail "no samples kept from $dead"
 grep_file "the report counts the retries apart from verdicts" \
-	"Infrastructure retries, not performance: .* 1 benchmark moved" \
+	"^- Retries: .* 1 benchmark moved to another device" \
 	"$T/r2.md"
 expect_exit 0 "device list after the kill" "$BF" device list --json
 jq_check "the killed device is bad, every lease released" \
