@@ -105,6 +105,12 @@ static const char *const migrations[] = {
 	"ALTER TABLE alerts ADD COLUMN suite TEXT;"
 	"ALTER TABLE alerts ADD COLUMN detail TEXT;"
 	"CREATE INDEX samples_history ON samples (suite, benchmark, metric);",
+	/*
+	 * 3 -> 4: no query reads samples by series (history joins runs to
+	 * samples by run_id), and keeping that text index up to date was a
+	 * quarter of the cost of storing a sample (BENCHMARKS.md, issue #6).
+	 */
+	"DROP INDEX IF EXISTS samples_history;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(migrations) == BF_STORE_SCHEMA_VERSION,

@@ -219,11 +219,14 @@ run 2 "rm of an unknown device" device rm d2
 # on open: take this one back to version 1 by hand.
 cp "$BENCHFARM_DB" "$T/old.db"
 [ ! -f "$BENCHFARM_DB-wal" ] || cp "$BENCHFARM_DB-wal" "$T/old.db-wal"
-sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; DROP INDEX samples_history; ALTER TABLE samples DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; PRAGMA user_version = 1" >/dev/null
+sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; PRAGMA user_version = 1" >/dev/null
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")
-[ "$v" = 3 ] && t_ok "migrated to schema 3" || t_fail "schema $v"
+[ "$v" = 4 ] && t_ok "migrated to schema 4" || t_fail "schema $v"
+idx=$(sqlite3 "$T/old.db" "select group_concat(name) from sqlite_master where type = 'index' and tbl_name = 'samples' and sql is not null")
+[ "$idx" = samples_run,samples_series ] && t_ok "the unused history index is gone" ||
+	t_fail "samples indexes: $idx"
 
 # Secrets: the private key is in no output, the store or known_hosts.
 if cat "$LOG" "$BENCHFARM_DB"* "$BENCHFARM_KNOWN_HOSTS" |
