@@ -21,20 +21,43 @@
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
- * regression are "neutral" with a title that says the run is incomplete.
+ * regression are "neutral" with a title that says the run is incomplete
+ * and what was not measured.
+ *
+ * GitHub's limits: output.summary 65535 characters, an annotation's title
+ * 255, 50 annotations a request, a step summary 1 MiB (a bigger one is
+ * dropped whole). Longer markdown is cut at a line with a note saying
+ * so; annotations and commands come regressions first, as GitHub shows
+ * only the first ten of each level per step. Commands are escaped as
+ * @actions/core escapes them, so no name can start a second command or
+ * end a property; other control characters become spaces.
  */
 
 #define GH_TITLE_MAX       255 /* annotation and output title */
 #define GH_SUMMARY_MAX     65535 /* output.summary, in characters */
 #define GH_MESSAGE_MAX     4096 /* ours, per annotation */
 #define GH_ANNOTATIONS_MAX 50 /* per request */
+/* bytes; a bigger step summary is not shown at all */
+#define GH_STEP_SUMMARY_MAX (1024 * 1024)
+
+/*
+ * The config's fail_on: "regression" (the default when absent) makes a
+ * regression fail the check; "never", or a word this version does not
+ * know, leaves it a number for the reviewer.
+ */
+static bool fails_on_regression(const json_t *result)
+{
+	const json_t *set = json_object_get(result, "settings");
+
+	return !strcmp(bf_json_str_or(set, "fail_on", "regression"),
+	               "regression");
+}
 
 /* "failure", "neutral" or "success". */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
 	if (bf_rep_count(results, "regressed"))
-		return bf_rep_fail_on_regression(result) ? "failure"
-		                                         : "neutral";
+		return fails_on_regression(result) ? "failure" : "neutral";
 	return bf_rep_has_infra(result) ? "neutral" : "success";
 }
 
@@ -43,7 +66,31 @@ static void add_plural(struct bf_buf *b, size_t n, const char *what)
 	bf_buf_addf(b, "%zu %s%s", n, what, n == 1 ? "" : "s");
 }
 
-/* The check's one-line title. */
+/*
+ * What could not be measured, for the title: "1 result not measured, 4
+ * runs failed", or "infrastructure failures" when the counts are absent.
+ */
+static void add_infra(struct bf_buf *b, const json_t *result,
+                      const json_t *results)
+{
+	const json_t *sum = json_object_get(result, "summary");
+	size_t lost = bf_rep_count(results, "error");
+	json_int_t runs =
+	        json_integer_value(json_object_get(sum, "failed_runs"));
+
+	if (lost)
+		bf_buf_addf(b, "%zu result%s not measured", lost,
+		            lost == 1 ? "" : "s");
+	if (lost && runs > 0)
+		bf_buf_addstr(b, ", ");
+	if (runs > 0)
+		bf_buf_addf(b, "%lld run%s failed", (long long)runs,
+		            runs == 1 ? "" : "s");
+	if (!lost && runs <= 0)
+		bf_buf_addstr(b, "infrastructure failures");
+}
+
+/* The check's one-line title; never "No regressions" when incomplete. */
 static char *title(const json_t *result, const json_t *results)
 {
 	struct bf_buf b = BF_BUF_INIT;
@@ -51,7 +98,9 @@ static char *title(const json_t *result, const json_t *results)
 	size_t imp = bf_rep_count(results, "improved");
 
 	if (bf_rep_has_infra(result)) {
-		bf_buf_addstr(&b, "Incomplete: infrastructure failures; ");
+		bf_buf_addstr(&b, "Incomplete: ");
+		add_infra(&b, result, results);
+		bf_buf_addstr(&b, "; ");
 		if (reg)
 			add_plural(&b, reg, "regression");
 		else
@@ -73,8 +122,7 @@ static char *title(const json_t *result, const json_t *results)
 static const char *level(const json_t *result, const char *verdict)
 {
 	if (!strcmp(verdict, "regressed"))
-		return bf_rep_fail_on_regression(result) ? "failure"
-		                                         : "warning";
+		return fails_on_regression(result) ? "failure" : "warning";
 	if (!strcmp(verdict, "improved"))
 		return "notice";
 	if (!strcmp(verdict, "error"))
@@ -82,8 +130,22 @@ static const char *level(const json_t *result, const char *verdict)
 	return NULL;
 }
 
+/* A median, or "?" when the document has none. */
+static void add_median(struct bf_buf *b, const json_t *r, const char *side)
+{
+	double v = bf_rep_num(json_object_get(r, side), "median");
+
+	if (isfinite(v))
+		bf_buf_addf(b, "%.6g", v);
+	else
+		bf_buf_addch(b, '?');
+}
+
+/* "regressed: +12.3% [+8.0%, +17.0%], p 0.002 (base median 48200, ...)" */
 static void describe(struct bf_buf *b, const json_t *r, const char *verdict)
 {
+	const char *unit = bf_json_str_or(r, "unit", "");
+
 	if (!strcmp(verdict, "error")) {
 		bf_buf_addstr(b, "not measured (infrastructure): ");
 		bf_buf_addstr(b, bf_json_str_or(r, "error", "no samples"));
@@ -91,24 +153,69 @@ static void describe(struct bf_buf *b, const json_t *r, const char *verdict)
 	}
 	bf_buf_addf(b, "%s: ", verdict);
 	bf_rep_change(b, r);
-	bf_buf_addf(b, " (base median %.6g, patch median %.6g %s)",
-	            bf_rep_num(json_object_get(r, "base"), "median"),
-	            bf_rep_num(json_object_get(r, "patch"), "median"),
-	            bf_json_str_or(r, "unit", ""));
+	bf_buf_addstr(b, " (base median ");
+	add_median(b, r, "base");
+	bf_buf_addstr(b, ", patch median ");
+	add_median(b, r, "patch");
+	if (*unit)
+		bf_buf_addf(b, " %s", unit);
+	bf_buf_addch(b, ')');
 }
 
-static char *cut(const char *s, size_t max)
+/* A control character other than tab and line feed (those kept). */
+static bool is_ctl(unsigned char c)
+{
+	return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7f;
+}
+
+/*
+ * s cut to at most max bytes, each control character a space; line feeds
+ * too when one_line (a title). Caller frees.
+ */
+static char *clean_cut(const char *s, size_t max, bool one_line)
 {
 	struct bf_buf b = BF_BUF_INIT;
 
 	bf_rep_add_cut(&b, s, max);
+	for (size_t i = 0; i < b.len; i++) {
+		if (is_ctl((unsigned char)b.buf[i]) ||
+		    (one_line && b.buf[i] == '\n'))
+			b.buf[i] = ' ';
+	}
 	return bf_buf_detach(&b, NULL);
 }
 
-/* Annotations, regressions first, at most GH_ANNOTATIONS_MAX. */
+/* Verdicts in the order they are reported: the reviewer's first. */
+static const char *const order[] = { "regressed", "error", "improved" };
+
+static json_t *annotation(const json_t *result, const json_t *r, const char *v,
+                          const char *path, long line)
+{
+	struct bf_buf t = BF_BUF_INIT, m = BF_BUF_INIT;
+	char *ts, *ms;
+	json_t *a;
+
+	bf_rep_title(&t, r);
+	describe(&m, r, v);
+	ts = clean_cut(t.buf, GH_TITLE_MAX - 3, true); /* 3: the "…" */
+	ms = clean_cut(m.buf, GH_MESSAGE_MAX, false);
+	a = json_pack("{s:s, s:I, s:I, s:s, s:s, s:s}", "path", path,
+	              "start_line", (json_int_t)(line ? line : 1), "end_line",
+	              (json_int_t)(line ? line : 1), "annotation_level",
+	              level(result, v), "title", ts, "message", ms);
+	free(ts);
+	free(ms);
+	bf_buf_release(&t);
+	bf_buf_release(&m);
+	return a;
+}
+
+/*
+ * Annotations, regressions first, at most GH_ANNOTATIONS_MAX; a result
+ * with no file to point at (no source, config path absolute) has none.
+ */
 static json_t *annotations(const json_t *result, const json_t *results)
 {
-	static const char *const order[] = { "regressed", "error", "improved" };
 	json_t *arr = json_array();
 
 	for (size_t k = 0; k < BF_ARRAY_SIZE(order); k++) {
@@ -118,76 +225,99 @@ static json_t *annotations(const json_t *result, const json_t *results)
 		json_array_foreach(results, i, r)
 		{
 			const char *v = bf_json_str_or(r, "verdict", "error");
-			struct bf_buf t = BF_BUF_INIT, m = BF_BUF_INIT;
 			const char *path;
-			char *ts, *ms;
 			long line;
 
 			if (strcmp(v, order[k]) ||
 			    json_array_size(arr) >= GH_ANNOTATIONS_MAX)
 				continue;
 			path = bf_rep_source(result, r, &line);
-			if (!path)
-				continue;
-			bf_rep_title(&t, r);
-			describe(&m, r, v);
-			ts = cut(t.buf ? t.buf : "", GH_TITLE_MAX - 3);
-			ms = cut(m.buf ? m.buf : "", GH_MESSAGE_MAX);
-			json_array_append_new(
-			        arr,
-			        json_pack("{s:s, s:i, s:i, s:s, s:s, s:s}",
-			                  "path", path, "start_line",
-			                  (int)(line ? line : 1), "end_line",
-			                  (int)(line ? line : 1),
-			                  "annotation_level", level(result, v),
-			                  "title", ts, "message", ms));
-			free(ts);
-			free(ms);
-			bf_buf_release(&t);
-			bf_buf_release(&m);
+			if (path)
+				json_array_append_new(
+				        arr,
+				        annotation(result, r, v, path, line));
 		}
 	}
 	return arr;
 }
 
-/* At most max characters (code points) of s, with a note when cut. */
-static char *summary(const char *md, size_t max)
+static size_t utf8_chars(const char *s, size_t len)
 {
-	static const char note[] = "\n\n…(cut to GitHub's limit; the whole "
-	                           "report is in the job's step summary)\n";
-	struct bf_buf b = BF_BUF_INIT;
-	size_t chars = 0, i;
+	size_t n = 0;
 
-	for (i = 0; md[i]; i++)
-		chars += ((unsigned char)md[i] & 0xC0) != 0x80;
-	if (chars <= max)
-		return strdup(md);
-	max -= sizeof(note); /* bytes >= characters */
-	for (i = 0, chars = 0; md[i]; i++) {
-		if (((unsigned char)md[i] & 0xC0) != 0x80 && ++chars > max)
-			break;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* How many times needle occurs in s. */
+static long count(const char *s, const char *needle)
+{
+	long n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/*
+ * md cut to at most max characters (code points when chars, else bytes)
+ * with note appended: at a line's end, so that no table row or escape is
+ * split, and with every <details> the renderer opened closed again
+ * before the note. Caller frees.
+ */
+static char *cut_markdown(const char *md, size_t max, bool chars,
+                          const char *note)
+{
+	static const char close[] = "\n</details>\n";
+	struct bf_buf b = BF_BUF_INIT;
+	size_t len = strlen(md), keep = 0, room;
+	long open;
+
+	if ((chars ? utf8_chars(md, len) : len) <= max) {
+		bf_buf_add(&b, md, len);
+		return bf_buf_detach(&b, NULL);
 	}
-	bf_buf_add(&b, md, i);
+	/* room for the note and one closing tag per <details>, in bytes */
+	room = strlen(note) + (size_t)count(md, "<details>") * strlen(close);
+	room = room < max ? max - room : 0;
+	for (size_t i = 0, n = 0; i < len; i++) {
+		n += !chars || ((unsigned char)md[i] & 0xC0) != 0x80;
+		if (n > room)
+			break;
+		if (md[i] == '\n')
+			keep = i + 1;
+	}
+	bf_buf_add(&b, md, keep);
+	open = count(b.buf, "<details>") - count(b.buf, "</details>");
+	while (open-- > 0)
+		bf_buf_addstr(&b, close);
 	bf_buf_addstr(&b, note);
 	return bf_buf_detach(&b, NULL);
 }
 
 /* Workflow command data: what @actions/core's escapeData does. */
-static void add_data(struct bf_buf *b, const char *s)
+static void add_data_ch(struct bf_buf *b, char c)
 {
-	for (; *s; s++) {
-		if (*s == '%')
-			bf_buf_addstr(b, "%25");
-		else if (*s == '\r')
-			bf_buf_addstr(b, "%0D");
-		else if (*s == '\n')
-			bf_buf_addstr(b, "%0A");
-		else
-			bf_buf_addch(b, *s);
-	}
+	if (c == '%')
+		bf_buf_addstr(b, "%25");
+	else if (c == '\r')
+		bf_buf_addstr(b, "%0D");
+	else if (c == '\n')
+		bf_buf_addstr(b, "%0A");
+	else if (is_ctl((unsigned char)c))
+		bf_buf_addch(b, ' '); /* no terminal escapes in the log */
+	else
+		bf_buf_addch(b, c);
 }
 
-/* A property value: escapeProperty, also ':' and ','. */
+static void add_data(struct bf_buf *b, const char *s)
+{
+	for (; *s; s++)
+		add_data_ch(b, *s);
+}
+
+/* A property value: escapeProperty, which also escapes ':' and ','. */
 static void add_property(struct bf_buf *b, const char *s)
 {
 	for (; *s; s++) {
@@ -195,79 +325,104 @@ static void add_property(struct bf_buf *b, const char *s)
 			bf_buf_addstr(b, "%3A");
 		else if (*s == ',')
 			bf_buf_addstr(b, "%2C");
-		else {
-			char one[2] = { *s, '\0' };
-
-			add_data(b, one);
-		}
+		else
+			add_data_ch(b, *s);
 	}
 }
 
+/* One command for a result with an annotation level. */
+static void add_result_command(struct bf_buf *b, const json_t *result,
+                               const json_t *r, const char *v)
+{
+	const char *lv = level(result, v);
+	struct bf_buf t = BF_BUF_INIT, c = BF_BUF_INIT, m = BF_BUF_INIT;
+	const char *path;
+	long line;
+
+	bf_buf_addf(b, "::%s ", !strcmp(lv, "failure") ? "error" : lv);
+	path = bf_rep_source(result, r, &line);
+	if (path) {
+		bf_buf_addstr(b, "file=");
+		add_property(b, path);
+		if (line)
+			bf_buf_addf(b, ",line=%ld", line);
+		bf_buf_addch(b, ',');
+	}
+	bf_buf_addstr(&t, "benchfarm: ");
+	bf_rep_title(&t, r);
+	bf_rep_add_cut(&c, t.buf, GH_TITLE_MAX - 3);
+	bf_buf_addstr(b, "title=");
+	add_property(b, c.buf); /* escapes or blanks control characters */
+	bf_buf_addstr(b, "::");
+	describe(&m, r, v);
+	add_data(b, m.buf);
+	bf_buf_addch(b, '\n');
+	bf_buf_release(&t);
+	bf_buf_release(&c);
+	bf_buf_release(&m);
+}
+
+static void add_warning(struct bf_buf *b, const char *t, const char *msg)
+{
+	bf_buf_addstr(b, "::warning title=");
+	add_property(b, t);
+	bf_buf_addstr(b, "::");
+	add_data(b, msg);
+	bf_buf_addch(b, '\n');
+}
+
+/* One ::warning per entry of errors[]. */
+static void add_error_commands(struct bf_buf *b, const json_t *errors)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(errors, i, e)
+	{
+		const json_t *rep = json_object_get(e, "repeat");
+		struct bf_buf m = BF_BUF_INIT;
+
+		bf_buf_addf(&m, "%s (%s, run ",
+		            bf_json_str_or(e, "benchmark", "?"),
+		            bf_json_str_or(e, "side", "?"));
+		if (json_is_integer(rep))
+			bf_buf_addf(&m, "%lld",
+			            (long long)json_integer_value(rep) + 1);
+		else
+			bf_buf_addch(&m, '?');
+		bf_buf_addf(&m, ", %s): %s", bf_json_str_or(e, "code", "error"),
+		            bf_json_str_or(e, "message", ""));
+		add_warning(b, "benchfarm: infrastructure failure", m.buf);
+		bf_buf_release(&m);
+	}
+}
+
+/*
+ * The workflow commands, one a line, in the order a reviewer reads them
+ * (GitHub shows only the first 10 of each level per step): regressions,
+ * results not measured, infrastructure failures, then improvements.
+ */
 static void add_commands(struct bf_buf *b, const json_t *result,
                          const json_t *results)
 {
-	const json_t *errors = json_object_get(result, "errors");
-	size_t i;
-	json_t *r;
+	const char *stop = bf_json_str_or(result, "infra_error", NULL);
 
-	json_array_foreach(results, i, r)
-	{
-		const char *v = bf_json_str_or(r, "verdict", "error");
-		const char *lv = level(result, v);
-		struct bf_buf t = BF_BUF_INIT, m = BF_BUF_INIT;
-		const char *path;
-		char *ts;
-		long line;
+	for (size_t k = 0; k < BF_ARRAY_SIZE(order); k++) {
+		size_t i;
+		json_t *r;
 
-		if (!lv)
-			continue;
-		bf_buf_addf(b, "::%s ", !strcmp(lv, "failure") ? "error" : lv);
-		path = bf_rep_source(result, r, &line);
-		if (path) {
-			bf_buf_addstr(b, "file=");
-			add_property(b, path);
-			if (line)
-				bf_buf_addf(b, ",line=%ld", line);
-			bf_buf_addch(b, ',');
+		json_array_foreach(results, i, r)
+		{
+			const char *v = bf_json_str_or(r, "verdict", "error");
+
+			if (!strcmp(v, order[k]))
+				add_result_command(b, result, r, v);
 		}
-		bf_buf_addstr(&t, "benchfarm: ");
-		bf_rep_title(&t, r);
-		ts = cut(t.buf, GH_TITLE_MAX - 3);
-		bf_buf_addstr(b, "title=");
-		add_property(b, ts);
-		bf_buf_addstr(b, "::");
-		describe(&m, r, v);
-		add_data(b, m.buf ? m.buf : "");
-		bf_buf_addch(b, '\n');
-		free(ts);
-		bf_buf_release(&t);
-		bf_buf_release(&m);
-	}
-	json_array_foreach(errors, i, r)
-	{
-		struct bf_buf m = BF_BUF_INIT;
-
-		bf_buf_addstr(b, "::warning title=");
-		add_property(b, "benchfarm: infrastructure failure");
-		bf_buf_addstr(b, "::");
-		bf_buf_addf(&m, "%s (%s, run %lld, %s): %s",
-		            bf_json_str_or(r, "benchmark", "?"),
-		            bf_json_str_or(r, "side", "?"),
-		            (long long)json_integer_value(
-		                    json_object_get(r, "repeat")) +
-		                    1,
-		            bf_json_str_or(r, "code", "error"),
-		            bf_json_str_or(r, "message", ""));
-		add_data(b, m.buf);
-		bf_buf_addch(b, '\n');
-		bf_buf_release(&m);
-	}
-	if (bf_json_str_or(result, "infra_error", NULL)) {
-		bf_buf_addstr(b, "::warning title=");
-		add_property(b, "benchfarm: stopped early");
-		bf_buf_addstr(b, "::");
-		add_data(b, bf_json_str_or(result, "infra_error", ""));
-		bf_buf_addch(b, '\n');
+		if (strcmp(order[k], "error"))
+			continue;
+		add_error_commands(b, json_object_get(result, "errors"));
+		if (stop)
+			add_warning(b, "benchfarm: stopped early", stop);
 	}
 }
 
@@ -276,24 +431,16 @@ static bool is_http(const char *s)
 	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "http://", 7));
 }
 
-static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
+static char *check_json(const json_t *result, const json_t *results,
+                        const struct bf_report_opts *o, const char *md)
 {
-	const json_t *result = bf_report_result(r);
-	const struct bf_report_opts *o = bf_report_opts(r);
-	const json_t *results;
-	json_t *check, *output;
-	struct bf_buf *out;
-	char *md, *text, *t, *sum;
-	int ret;
+	char *t = title(result, results), *text;
+	char *sum = cut_markdown(md, GH_SUMMARY_MAX, true,
+	                         "\n…(cut to GitHub's limit for a check run; "
+	                         "the whole report is in the job's step "
+	                         "summary)\n");
+	json_t *check;
 
-	(void)payload;
-	if ((ret = bf_rep_results(&results, result, err)))
-		return ret;
-	md = bf_report_markdown_named(result, o->check_name);
-	t = title(result, results);
-	sum = summary(md, GH_SUMMARY_MAX);
-	output = json_pack("{s:s, s:s, s:o}", "title", t, "summary", sum,
-	                   "annotations", annotations(result, results));
 	check = json_pack(
 	        "{s:s, s:s, s:s, s:s}", "name",
 	        o->check_name ? o->check_name : "benchfarm", "head_sha",
@@ -302,16 +449,40 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	        conclusion(result, results));
 	if (is_http(o->link))
 		json_object_set_new(check, "details_url", json_string(o->link));
-	json_object_set_new(check, "output", output);
+	json_object_set_new(check, "output",
+	                    json_pack("{s:s, s:s, s:o}", "title", t, "summary",
+	                              sum, "annotations",
+	                              annotations(result, results)));
 	text = json_dumps(check, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(check);
+	free(t);
+	free(sum);
+	return text;
+}
+
+static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
+{
+	const json_t *result = bf_report_result(r);
+	const struct bf_report_opts *o = bf_report_opts(r);
+	const json_t *results;
+	struct bf_buf *out;
+	char *md, *text, *step;
+	int ret;
+
+	(void)payload;
+	if ((ret = bf_rep_results(&results, result, err)))
+		return ret;
+	md = bf_report_markdown_named(result, o->check_name);
+	text = check_json(result, results, o, md);
 	out = bf_report_add_output(r, "github-check.json");
 	bf_buf_addstr(out, text);
 	bf_buf_addch(out, '\n');
 	free(text);
-	json_decref(check);
-	free(t);
-	free(sum);
-	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), md);
+	step = cut_markdown(md, GH_STEP_SUMMARY_MAX, false,
+	                    "\n…(cut to GitHub's 1 MiB limit for a step "
+	                    "summary; the whole result is the job's JSON)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), step);
+	free(step);
 	free(md);
 	add_commands(bf_report_add_output(r, "github-commands.txt"), result,
 	             results);

@@ -24,7 +24,10 @@
 
 /*
  * A label value: backslash, double quote and line feed escaped as
- * OpenMetrics says; other control characters become spaces.
+ * OpenMetrics says; other control characters become spaces. '#' becomes
+ * the fullwidth U+FF03: GitLab's parser (Gitlab::Ci::Parsers::Metrics::
+ * Generic) cuts every line at its first '#', even inside quotes, and the
+ * rest would fail to parse as shell words, failing the whole report.
  */
 static void add_label(struct bf_buf *b, const char *name, const char *v)
 {
@@ -36,6 +39,8 @@ static void add_label(struct bf_buf *b, const char *name, const char *v)
 			bf_buf_addstr(b, "\\\"");
 		else if (*v == '\n')
 			bf_buf_addstr(b, "\\n");
+		else if (*v == '#')
+			bf_buf_addstr(b, "\xef\xbc\x83"); /* U+FF03 */
 		else if ((unsigned char)*v < 0x20 || *v == 0x7f)
 			bf_buf_addch(b, ' '); /* OpenMetrics escapes no other */
 		else

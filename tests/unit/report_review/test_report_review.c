@@ -92,10 +92,61 @@ static json_t *check_of(const struct outputs *o)
 	return c;
 }
 
+static const char *str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	assert_non_null(s); /* the field is there and a string */
+	return s;
+}
+
+static json_int_t num(const json_t *o, const char *key)
+{
+	assert_true(json_is_integer(json_object_get(o, key)));
+	return json_integer_value(json_object_get(o, key));
+}
+
+static const json_t *output_of(const json_t *c)
+{
+	return json_object_get(c, "output");
+}
+
+static const json_t *annotation(const json_t *c, size_t i)
+{
+	return json_array_get(json_object_get(output_of(c), "annotations"), i);
+}
+
+static size_t nannotations(const json_t *c)
+{
+	const json_t *a = json_object_get(output_of(c), "annotations");
+
+	assert_true(json_is_array(a));
+	return json_array_size(a);
+}
+
+static size_t count(const char *s, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
 static void test_github__outputs_and_check_fields(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed"), *c, *out, *ann, *a;
+	json_t *d = load("compare-regressed"), *c;
+	const json_t *a;
 	struct outputs o;
 
 	(void)state;
@@ -106,77 +157,90 @@ static void test_github__outputs_and_check_fields(void **state)
 	assert_string_equal(o.name[1], "github-summary.md");
 	assert_string_equal(o.name[2], "github-commands.txt");
 	c = check_of(&o);
-	assert_string_equal(json_string_value(json_object_get(c, "name")),
-	                    "perf/pixel");
-	assert_string_equal(json_string_value(json_object_get(c, "head_sha")),
+	assert_int_equal(json_object_size(c), 6);
+	assert_string_equal(str(c, "name"), "perf/pixel");
+	assert_string_equal(str(c, "head_sha"),
 	                    "2222222222222222222222222222222222222222");
-	assert_string_equal(json_string_value(json_object_get(c, "status")),
-	                    "completed");
-	assert_string_equal(json_string_value(json_object_get(c, "conclusion")),
-	                    "failure");
-	assert_string_equal(
-	        json_string_value(json_object_get(c, "details_url")),
-	        "https://ci.example.com/7");
-	out = json_object_get(c, "output");
-	assert_string_equal(json_string_value(json_object_get(out, "title")),
+	assert_string_equal(str(c, "status"), "completed");
+	assert_string_equal(str(c, "conclusion"), "failure");
+	assert_string_equal(str(c, "details_url"), "https://ci.example.com/7");
+	assert_int_equal(json_object_size(output_of(c)), 3);
+	assert_string_equal(str(output_of(c), "title"),
 	                    "1 regression, 1 improvement");
 	/* the summary is the review comment, marker first */
-	assert_string_equal(json_string_value(json_object_get(out, "summary")),
-	                    o.text[1]);
+	assert_string_equal(str(output_of(c), "summary"), o.text[1]);
 	assert_int_equal(strncmp(o.text[1],
 	                         "<!-- benchfarm:report name=perf/pixel -->\n",
 	                         42),
 	                 0);
 	/* annotations: the regression first, at its source line */
-	ann = json_object_get(out, "annotations");
-	assert_int_equal(json_array_size(ann), 2);
-	a = json_array_get(ann, 0);
-	assert_string_equal(json_string_value(json_object_get(a, "path")),
-	                    "bench/sort_bench.cc");
-	assert_int_equal(json_integer_value(json_object_get(a, "start_line")),
-	                 42);
-	assert_int_equal(json_integer_value(json_object_get(a, "end_line")),
-	                 42);
-	assert_string_equal(
-	        json_string_value(json_object_get(a, "annotation_level")),
-	        "failure");
-	assert_string_equal(json_string_value(json_object_get(a, "title")),
-	                    "micro/BM_sort/1024 real_time");
-	assert_non_null(strstr(json_string_value(json_object_get(a, "message")),
-	                       "regressed: +12.3% [+8.0%, +17.0%], p 0.002"));
-	a = json_array_get(ann, 1);
-	assert_string_equal(
-	        json_string_value(json_object_get(a, "annotation_level")),
-	        "notice");
+	assert_int_equal(nannotations(c), 2);
+	a = annotation(c, 0);
+	assert_int_equal(json_object_size(a), 6);
+	assert_string_equal(str(a, "path"), "bench/sort_bench.cc");
+	assert_int_equal(num(a, "start_line"), 42);
+	assert_int_equal(num(a, "end_line"), 42);
+	assert_string_equal(str(a, "annotation_level"), "failure");
+	assert_string_equal(str(a, "title"), "micro/BM_sort/1024 real_time");
+	assert_string_equal(str(a, "message"),
+	                    "regressed: +12.3% [+8.0%, +17.0%], p 0.002 "
+	                    "(base median 48200, patch median 54130 ns)");
+	a = annotation(c, 1);
+	assert_string_equal(str(a, "path"), "benchfarm.yaml");
+	assert_int_equal(num(a, "start_line"), 8);
+	assert_string_equal(str(a, "annotation_level"), "notice");
+	assert_string_equal(str(a, "title"), "micro/BM_hash items_per_second");
 	/* commands: one per line, the regression an error at its line */
-	assert_non_null(strstr(o.text[2],
-	                       "::error file=bench/sort_bench.cc,line=42,"
-	                       "title=benchfarm%3A micro/BM_sort/1024 "
-	                       "real_time::regressed: +12.3%25 [+8.0%25, "
-	                       "+17.0%25], p 0.002"));
-	assert_non_null(strstr(o.text[2], "\n::notice file=benchfarm.yaml,"
-	                                  "line=8,title="));
+	assert_string_equal(
+	        o.text[2],
+	        "::error file=bench/sort_bench.cc,line=42,title=benchfarm%3A "
+	        "micro/BM_sort/1024 real_time::regressed: +12.3%25 [+8.0%25, "
+	        "+17.0%25], p 0.002 (base median 48200, patch median 54130 "
+	        "ns)\n"
+	        "::notice file=benchfarm.yaml,line=8,title=benchfarm%3A "
+	        "micro/BM_hash items_per_second::improved: +8.5%25 [+5.0%25, "
+	        "+11.0%25], p 0.004 (base median 1.2e+09, patch median "
+	        "1.302e+09 items/s)\n");
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
 }
 
-static const char *conclusion(const char *fixture, const char *fail_on)
+static void test_github__clean_is_a_success(void **state)
 {
-	static char buf[160];
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load(fixture), *c;
+	json_t *d = load("compare-clean"), *c;
 	struct outputs o;
+
+	(void)state;
+	opts.link = "not a url"; /* only http(s) becomes details_url */
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "name"), "benchfarm");
+	assert_null(json_object_get(c, "details_url"));
+	assert_string_equal(str(c, "conclusion"), "success");
+	assert_string_equal(str(output_of(c), "title"), "No regressions");
+	assert_int_equal(nannotations(c), 0);
+	assert_string_equal(o.text[2], "");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+static const char *conclusion(json_t *d, const char *fail_on)
+{
+	static char buf[200];
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	struct outputs o;
+	json_t *c;
 
 	if (fail_on)
 		json_object_set_new(json_object_get(d, "settings"), "fail_on",
 		                    json_string(fail_on));
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
-	snprintf(buf, sizeof(buf), "%s %s",
-	         json_string_value(json_object_get(c, "conclusion")),
-	         json_string_value(json_object_get(json_object_get(c, "output"),
-	                                           "title")));
+	snprintf(buf, sizeof(buf), "%s %s", str(c, "conclusion"),
+	         str(output_of(c), "title"));
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
@@ -186,16 +250,124 @@ static const char *conclusion(const char *fixture, const char *fail_on)
 static void test_github__conclusion_follows_fail_on(void **state)
 {
 	(void)state;
-	assert_string_equal(conclusion("compare-regressed", NULL),
+	assert_string_equal(conclusion(load("compare-regressed"), NULL),
 	                    "failure 1 regression, 1 improvement");
-	assert_string_equal(conclusion("compare-regressed", "never"),
+	assert_string_equal(conclusion(load("compare-regressed"), "never"),
 	                    "neutral 1 regression, 1 improvement");
-	assert_string_equal(conclusion("compare-clean", NULL),
+	/* a word from another version is not a gate */
+	assert_string_equal(conclusion(load("compare-regressed"), "always"),
+	                    "neutral 1 regression, 1 improvement");
+	assert_string_equal(conclusion(load("compare-clean"), NULL),
 	                    "success No regressions");
 	/* never "no regressions" when something was not measured */
-	assert_string_equal(conclusion("compare-infra", NULL),
-	                    "neutral Incomplete: infrastructure failures; "
-	                    "nothing regressed among what was measured");
+	assert_string_equal(conclusion(load("compare-infra"), NULL),
+	                    "neutral Incomplete: 1 result not measured, 4 "
+	                    "runs failed; nothing regressed among what was "
+	                    "measured");
+	assert_string_equal(conclusion(load("compare-hostile"), NULL),
+	                    "failure Incomplete: 1 run failed; 2 "
+	                    "regressions, 1 improvement");
+	assert_string_equal(
+	        conclusion(json_pack("{s:s, s:s, s:[]}", "kind", "compare",
+	                             "status", "infra_failure", "results"),
+	                   NULL),
+	        "neutral Incomplete: infrastructure failures; nothing "
+	        "regressed among what was measured");
+}
+
+/* fail_on never: a regression is a warning, not a failure or an error. */
+static void test_github__fail_on_never_warns(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-regressed"), *c;
+	struct outputs o;
+
+	(void)state;
+	json_object_set_new(json_object_get(d, "settings"), "fail_on",
+	                    json_string("never"));
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(annotation(c, 0), "annotation_level"),
+	                    "warning");
+	assert_string_equal(str(annotation(c, 1), "annotation_level"),
+	                    "notice");
+	assert_int_equal(strncmp(o.text[2],
+	                         "::warning file=bench/sort_bench.cc,line=42,"
+	                         "title=",
+	                         49),
+	                 0);
+	assert_null(strstr(o.text[2], "::error"));
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* What was not measured: a warning each, kept apart from results. */
+static void test_github__infra_failures_are_warnings(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-infra"), *c;
+	const json_t *a;
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_int_equal(nannotations(c), 1);
+	a = annotation(c, 0);
+	assert_string_equal(str(a, "path"), "benchfarm.yaml");
+	assert_int_equal(num(a, "start_line"), 1);
+	assert_int_equal(num(a, "end_line"), 1);
+	assert_string_equal(str(a, "annotation_level"), "warning");
+	assert_string_equal(str(a, "title"), "micro/BM_io real_time");
+	assert_string_equal(
+	        str(a, "message"),
+	        "not measured (infrastructure): no samples: every run failed");
+	assert_string_equal(
+	        o.text[2],
+	        "::warning file=benchfarm.yaml,title=benchfarm%3A micro/BM_io "
+	        "real_time::not measured (infrastructure): no samples: every "
+	        "run failed\n"
+	        "::warning title=benchfarm%3A infrastructure failure::micro "
+	        "(patch, run 4, infra): connection to 'pixel-7' lost\n"
+	        "::warning title=benchfarm%3A stopped early::device 'pixel-7': "
+	        "connection lost after 2 retries\n");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/*
+ * The order a reviewer reads (GitHub shows 10 per level and step):
+ * regressions, what was not measured, infrastructure, improvements.
+ */
+static void test_github__commands_in_review_order(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = json_pack(
+	        "{s:s, s:s, s:s, s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}],"
+	        " s:[{s:s}]}",
+	        "kind", "compare", "config", "b.yaml", "infra_error", "gone",
+	        "results", "name", "imp", "verdict", "improved", "name", "err",
+	        "verdict", "error", "name", "reg", "verdict", "regressed",
+	        "errors", "benchmark", "s");
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_string_equal(
+	        o.text[2],
+	        "::error file=b.yaml,title=benchfarm%3A ?/reg ?::regressed: ? "
+	        "(base median ?, patch median ?)\n"
+	        "::warning file=b.yaml,title=benchfarm%3A ?/err ?::not "
+	        "measured (infrastructure): no samples\n"
+	        "::warning title=benchfarm%3A infrastructure failure::s (?, "
+	        "run ?, error): \n"
+	        "::warning title=benchfarm%3A stopped early::gone\n"
+	        "::notice file=b.yaml,title=benchfarm%3A ?/imp ?::improved: ? "
+	        "(base median ?, patch median ?)\n");
+	outputs_free(&o);
+	json_decref(d);
 }
 
 /* One command per line whatever the names hold; properties escaped. */
@@ -205,24 +377,83 @@ static void test_github__commands_cannot_be_injected(void **state)
 	json_t *d = json_pack(
 	        "{s:s, s:s, s:[{s:s, s:s, s:s, s:s, s:f, s:{s:s, s:i}}]}",
 	        "kind", "compare", "config", "b.yaml", "results", "benchmark",
-	        "s,u:i%te", "name", "x\n::error::pwned\r\n%0A", "metric", "m",
-	        "verdict", "regressed", "effect", 0.5, "source", "file",
-	        "a,b:c.cc", "line", 7);
+	        "s,u:i%te", "name", "x\n::error::x\r\n%0A\x1b[31m\x01",
+	        "metric", ",:%", "verdict", "regressed", "effect", 0.5,
+	        "source", "file", "a,b:c.cc", "line", 7);
+	json_t *c;
 	struct outputs o;
-	const char *p;
-	int lines = 0;
 
 	(void)state;
 	render_ok(&o, &bf_plugin_github, d, &opts);
-	for (p = o.text[2]; *p; p++)
-		lines += *p == '\n';
-	assert_int_equal(lines, 1);
+	assert_int_equal(count(o.text[2], "\n"), 1);
+	assert_null(strchr(o.text[2], '\r'));
 	assert_string_equal(
 	        o.text[2],
 	        "::error file=a%2Cb%3Ac.cc,line=7,title=benchfarm%3A "
-	        "s%2Cu%3Ai%25te/x%0A%3A%3Aerror%3A%3Apwned%0D%0A%250A "
-	        "m::regressed: +50.0%25 (base median nan, patch median nan "
-	        ")\n");
+	        "s%2Cu%3Ai%25te/x%0A%3A%3Aerror%3A%3Ax%0D%0A%250A [31m  "
+	        "%2C%3A%25::regressed: +50.0%25 (base median ?, patch median "
+	        "?)\n");
+	/* the annotation's title is one line, no control characters */
+	c = check_of(&o);
+	assert_string_equal(str(annotation(c, 0), "title"),
+	                    "s,u:i%te/x ::error::x  %0A [31m  ,:%");
+	assert_string_equal(str(annotation(c, 0), "path"), "a,b:c.cc");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* A long name is cut at a character to GitHub's 255 for a title. */
+static void test_github__long_title_cut(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d, *c;
+	struct outputs o;
+	char name[1000];
+	const char *t;
+	size_t n = 0;
+
+	(void)state;
+	while (n < 600) {
+		name[n++] = (char)0xe2; /* ☃, three bytes */
+		name[n++] = (char)0x98;
+		name[n++] = (char)0x83;
+	}
+	name[n] = '\0';
+	d = json_pack("{s:s, s:s, s:[{s:s, s:s, s:s}]}", "kind", "compare",
+	              "config", "b.yaml", "results", "name", name, "metric",
+	              "m", "verdict", "regressed");
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	t = str(annotation(c, 0), "title");
+	assert_true(utf8_chars(t) <= 255);
+	assert_true(strlen(t) <= 255);
+	assert_int_equal(strncmp(t, "?/\xe2\x98\x83", 5), 0);
+	assert_string_equal(t + strlen(t) - 3, "…");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* Nothing to point at: no annotation, a command without file=. */
+static void test_github__no_path_no_annotation(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d =
+	        json_pack("{s:s, s:s, s:[{s:s, s:s, s:s}]}", "kind", "compare",
+	                  "config", "/etc/benchfarm.yaml", "results", "name",
+	                  "n", "metric", "m", "verdict", "improved");
+	json_t *c;
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_int_equal(nannotations(c), 0);
+	assert_string_equal(o.text[2], "::notice title=benchfarm%3A ?/n m::"
+	                               "improved: ? (base median ?, patch "
+	                               "median ?)\n");
+	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
 }
@@ -232,7 +463,7 @@ static void test_github__annotations_capped_at_50(void **state)
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	json_t *d = json_pack("{s:s, s:s, s:[]}", "kind", "compare", "config",
 	                      "b.yaml", "results");
-	json_t *res = json_object_get(d, "results"), *c, *ann;
+	json_t *res = json_object_get(d, "results"), *c;
 	struct outputs o;
 	char name[32];
 
@@ -249,71 +480,118 @@ static void test_github__annotations_capped_at_50(void **state)
 	                                "verdict", "regressed", "metric", "m"));
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
-	ann = json_object_get(json_object_get(c, "output"), "annotations");
-	assert_int_equal(json_array_size(ann), 50);
-	assert_string_equal(json_string_value(json_object_get(
-	                            json_array_get(ann, 0), "title")),
-	                    "?/reg m");
+	assert_int_equal(nannotations(c), 50);
+	assert_string_equal(str(annotation(c, 0), "title"), "?/reg m");
+	assert_string_equal(str(annotation(c, 0), "annotation_level"),
+	                    "failure");
+	assert_string_equal(str(annotation(c, 1), "title"), "?/i00 m");
+	assert_string_equal(str(annotation(c, 49), "title"), "?/i48 m");
+	/* the commands are not capped: all 61 */
+	assert_int_equal(count(o.text[2], "\n"), 61);
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
+}
+
+/* A document of n results named with 150 two-byte characters each. */
+static json_t *many(int n)
+{
+	json_t *d = json_pack("{s:s, s:[]}", "kind", "compare", "results");
+	json_t *res = json_object_get(d, "results");
+	char name[320];
+
+	for (int i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < 300) {
+			name[k++] = (char)0xc3; /* é */
+			name[k++] = (char)0xa9;
+		}
+		snprintf(name + k, sizeof(name) - k, "%d", i);
+		json_array_append_new(res, json_pack("{s:s, s:s, s:s}", "name",
+		                                     name, "verdict", "same",
+		                                     "metric", "m"));
+	}
+	return d;
+}
+
+static void assert_cut_well(const char *md, const char *note)
+{
+	const char *at = strstr(md, note);
+
+	assert_non_null(at);
+	/* after the last whole line, every <details> closed, then the note */
+	assert_string_equal(at, note);
+	assert_int_equal(count(md, "<details>"), count(md, "</details>"));
+	assert_int_equal(strncmp(at - 12, "\n</details>\n", 12), 0);
+	assert_int_equal(strncmp(md, "<!-- benchfarm:report name=", 27), 0);
 }
 
 static void test_github__summary_capped(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = json_pack("{s:s, s:[]}", "kind", "compare", "results");
-	json_t *res = json_object_get(d, "results"), *c;
+	json_t *d = many(800), *c;
 	const char *sum;
 	struct outputs o;
-	char name[300];
-	size_t chars = 0;
 
 	(void)state;
-	for (int i = 0; i < 800; i++) {
-		/* 150 two-byte characters and a number per name */
-		size_t n = 0;
-
-		for (int k = 0; k < 75; k++) {
-			name[n++] = (char)0xc3;
-			name[n++] = (char)0xa9;
-		}
-		snprintf(name + n, sizeof(name) - n, "%d", i);
-		json_array_append_new(res, json_pack("{s:s, s:s, s:s}", "name",
-		                                     name, "verdict", "same",
-		                                     "metric", "m"));
-	}
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
-	sum = json_string_value(
-	        json_object_get(json_object_get(c, "output"), "summary"));
-	for (const char *p = sum; *p; p++)
-		chars += ((unsigned char)*p & 0xC0) != 0x80;
-	assert_true(chars <= 65535);
-	assert_true(chars > 60000);
-	assert_non_null(strstr(sum, "cut to GitHub's limit"));
+	sum = str(output_of(c), "summary");
+	assert_true(utf8_chars(sum) <= 65535);
+	assert_true(utf8_chars(sum) > 65535 - 400); /* about one row less */
+	assert_cut_well(sum, "\n…(cut to GitHub's limit for a check run; the "
+	                     "whole report is in the job's step summary)\n");
 	/* the step summary keeps everything */
 	assert_true(strlen(o.text[1]) > strlen(sum));
+	assert_null(strstr(o.text[1], "cut to GitHub"));
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
 }
 
-static void test_review__missing_results_is_an_error(void **state)
+/* GitHub drops a step summary over 1 MiB entirely: cut it first. */
+static void test_github__step_summary_capped(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = many(6000);
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_true(strlen(o.text[1]) <= 1024 * 1024);
+	assert_true(strlen(o.text[1]) > 1024 * 1024 - 1000);
+	assert_cut_well(o.text[1], "\n…(cut to GitHub's 1 MiB limit for a "
+	                           "step summary; the whole result is the "
+	                           "job's JSON)\n");
+	outputs_free(&o);
+	json_decref(d);
+}
+
+static void test_review__bad_documents_are_errors(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	struct bf_err err = BF_ERR_INIT;
 	json_t *d = json_pack("{s:s}", "kind", "compare");
+	json_t *s = json_pack("{s:s, s:s}", "kind", "compare", "results", "x");
+	json_t *det = load("detect");
+	const struct bf_plugin *p[] = { &bf_plugin_github, &bf_plugin_gitlab };
 	struct outputs o;
 
 	(void)state;
-	assert_int_equal(render(&o, &bf_plugin_github, d, &opts, &err),
-	                 BF_EINVAL);
-	assert_non_null(strstr(err.msg, "no \"results\" array"));
-	bf_err_clear(&err);
-	assert_int_equal(render(&o, &bf_plugin_gitlab, d, &opts, &err),
-	                 BF_EINVAL);
-	bf_err_clear(&err);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(render(&o, p[i], d, &opts, &err), BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"results\" array"));
+		bf_err_clear(&err);
+		assert_int_equal(render(&o, p[i], s, &opts, &err), BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"results\" array"));
+		bf_err_clear(&err);
+		assert_int_not_equal(render(&o, p[i], det, &opts, &err), 0);
+		assert_non_null(strstr(err.msg, "not 'detect'"));
+		bf_err_clear(&err);
+	}
+	json_decref(det);
+	json_decref(s);
 	json_decref(d);
 }
 
@@ -322,6 +600,28 @@ static void test_gitlab__note_and_metrics(void **state)
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	json_t *d = load("compare-regressed");
 	struct outputs o;
+	const char *labels[] = {
+		"{suite=\"micro\",benchmark=\"BM_parse/64\",metric=\"real_time\","
+		"unit=\"ns\"}",
+		"{suite=\"micro\",benchmark=\"BM_sort/1024\",metric=\"real_time\","
+		"unit=\"ns\"}",
+		"{suite=\"micro\",benchmark=\"BM_hash\",metric=\"items_per_"
+		"second\",unit=\"items/s\"}",
+		"{suite=\"micro\",benchmark=\"BM_alloc\",metric=\"real_time\","
+		"unit=\"ns\"}",
+	};
+	const char *fam[][6] = {
+		{ "patch_median", "median of the patch's runs, in unit",
+		  "1521.5", "54130", "1302000000", "824" },
+		{ "base_median", "median of the base's runs, in unit", "1520",
+		  "48200", "1200000000", "800" },
+		{ "change_ratio",
+		  "change of the median against the base (0.1: 10% larger)",
+		  "0.001", "0.123", "0.085", "0.03" },
+		{ "regressed", "1 when the benchmark regressed, else 0", "0",
+		  "1", "0", "0" },
+	};
+	struct bf_buf want = BF_BUF_INIT;
 
 	(void)state;
 	opts.check_name = "mr-perf";
@@ -333,23 +633,19 @@ static void test_gitlab__note_and_metrics(void **state)
 	                         "<!-- benchfarm:report name=mr-perf -->\n",
 	                         39),
 	                 0);
-	assert_non_null(
-	        strstr(o.text[1], "# TYPE benchfarm_patch_median gauge\n"));
-	assert_non_null(strstr(
-	        o.text[1], "benchfarm_patch_median{suite=\"micro\","
-	                   "benchmark=\"BM_sort/1024\",metric=\"real_time\","
-	                   "unit=\"ns\"} 54130\n"));
-	assert_non_null(strstr(
-	        o.text[1], "benchfarm_change_ratio{suite=\"micro\","
-	                   "benchmark=\"BM_sort/1024\",metric=\"real_time\","
-	                   "unit=\"ns\"} 0.123\n"));
-	assert_non_null(strstr(
-	        o.text[1], "benchfarm_regressed{suite=\"micro\","
-	                   "benchmark=\"BM_sort/1024\",metric=\"real_time\","
-	                   "unit=\"ns\"} 1\n"));
-	/* OpenMetrics ends with # EOF */
-	assert_int_equal(strcmp(o.text[1] + strlen(o.text[1]) - 6, "# EOF\n"),
-	                 0);
+	/* the whole OpenMetrics text: a gauge family each, # EOF last */
+	for (size_t f = 0; f < 4; f++) {
+		bf_buf_addf(
+		        &want,
+		        "# TYPE benchfarm_%s gauge\n# HELP benchfarm_%s %s\n",
+		        fam[f][0], fam[f][0], fam[f][1]);
+		for (size_t i = 0; i < 4; i++)
+			bf_buf_addf(&want, "benchfarm_%s%s %s\n", fam[f][0],
+			            labels[i], fam[f][2 + i]);
+	}
+	bf_buf_addstr(&want, "# EOF\n");
+	assert_string_equal(o.text[1], want.buf);
+	bf_buf_release(&want);
 	outputs_free(&o);
 	json_decref(d);
 }
@@ -361,20 +657,64 @@ static void test_gitlab__labels_escaped_and_nan_left_out(void **state)
 	        json_pack("{s:s, s:[{s:s, s:s, s:s, s:s, s:s, s:{s:f}},"
 	                  " {s:s, s:s, s:s}]}",
 	                  "kind", "compare", "results", "benchmark", "s\"q\\",
-	                  "name", "a\nb\tc", "metric", "m", "unit", "ns",
+	                  "name", "a\nb\tc#d\r", "metric", "m", "unit", "ns",
 	                  "verdict", "same", "patch", "median", 2.5, "name",
 	                  "gone", "metric", "m", "verdict", "error");
+	struct outputs o;
+	const char *p;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	/* \\ \" \n escaped; other controls blank; '#' fullwidth for GitLab */
+	assert_string_equal(
+	        o.text[1],
+	        "# TYPE benchfarm_patch_median gauge\n"
+	        "# HELP benchfarm_patch_median median of the patch's runs, in "
+	        "unit\n"
+	        "benchfarm_patch_median{suite=\"s\\\"q\\\\\",benchmark=\"a\\nb "
+	        "c\xef\xbc\x83"
+	        "d \",metric=\"m\",unit=\"ns\"} 2.5\n"
+	        "# TYPE benchfarm_base_median gauge\n"
+	        "# HELP benchfarm_base_median median of the base's runs, in "
+	        "unit\n"
+	        "# TYPE benchfarm_change_ratio gauge\n"
+	        "# HELP benchfarm_change_ratio change of the median against "
+	        "the base (0.1: 10% larger)\n"
+	        "# TYPE benchfarm_regressed gauge\n"
+	        "# HELP benchfarm_regressed 1 when the benchmark regressed, "
+	        "else 0\n"
+	        "benchfarm_regressed{suite=\"s\\\"q\\\\\",benchmark=\"a\\nb "
+	        "c\xef\xbc\x83"
+	        "d \",metric=\"m\",unit=\"ns\"} 0\n"
+	        "# EOF\n");
+	/* GitLab cuts a line at '#': only comment lines may hold one */
+	for (p = o.text[1]; *p; p = strchr(p, '\n') + 1)
+		assert_true(*p == '#' || !memchr(p, '#', strcspn(p, "\n")));
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* A value that is not a finite number (another version's "inf"): none. */
+static void test_gitlab__non_numbers_left_out(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d =
+	        json_pack("{s:s, s:[{s:s, s:s, s:s, s:s, s:{s:f}, s:{s:f}}]}",
+	                  "kind", "compare", "results", "name", "z", "metric",
+	                  "m", "verdict", "same", "effect", "inf", "base",
+	                  "median", 0.0, "patch", "median", 1e308);
 	struct outputs o;
 
 	(void)state;
 	render_ok(&o, &bf_plugin_gitlab, d, &opts);
-	assert_non_null(strstr(
-	        o.text[1], "benchfarm_patch_median{suite=\"s\\\"q\\\\\","
-	                   "benchmark=\"a\\nb c\",metric=\"m\",unit=\"ns\"} "
-	                   "2.5\n"));
-	assert_null(strstr(o.text[1], "nan"));
-	/* the unmeasured one has no value anywhere, not even "regressed 0" */
-	assert_null(strstr(o.text[1], "gone"));
+	assert_non_null(strstr(o.text[1], "\nbenchfarm_base_median{suite=\"\","
+	                                  "benchmark=\"z\",metric=\"m\","
+	                                  "unit=\"\"} 0\n"));
+	assert_non_null(strstr(o.text[1], "\nbenchfarm_patch_median{suite=\"\","
+	                                  "benchmark=\"z\",metric=\"m\","
+	                                  "unit=\"\"} 1e+308\n"));
+	assert_null(strstr(o.text[1], "benchfarm_change_ratio{"));
+	assert_null(strstr(o.text[1], "inf"));
 	outputs_free(&o);
 	json_decref(d);
 }
@@ -383,13 +723,21 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_github__outputs_and_check_fields),
+		cmocka_unit_test(test_github__clean_is_a_success),
 		cmocka_unit_test(test_github__conclusion_follows_fail_on),
+		cmocka_unit_test(test_github__fail_on_never_warns),
+		cmocka_unit_test(test_github__infra_failures_are_warnings),
+		cmocka_unit_test(test_github__commands_in_review_order),
 		cmocka_unit_test(test_github__commands_cannot_be_injected),
+		cmocka_unit_test(test_github__long_title_cut),
+		cmocka_unit_test(test_github__no_path_no_annotation),
 		cmocka_unit_test(test_github__annotations_capped_at_50),
 		cmocka_unit_test(test_github__summary_capped),
-		cmocka_unit_test(test_review__missing_results_is_an_error),
+		cmocka_unit_test(test_github__step_summary_capped),
+		cmocka_unit_test(test_review__bad_documents_are_errors),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
+		cmocka_unit_test(test_gitlab__non_numbers_left_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
