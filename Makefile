@@ -8,6 +8,7 @@
 #   V=1 shows the full compiler lines.
 
 comma := ,
+.DEFAULT_GOAL := all
 FLAVOUR := default
 ifneq ($(SANITIZE),)
 FLAVOUR := sanitize-$(subst $(comma),-,$(SANITIZE))
@@ -66,11 +67,14 @@ UNIT_TESTS :=
 # commands to HARNESS_INSTALL.
 HARNESS_TARGETS :=
 HARNESS_INSTALL :=
+TRACER_TARGETS :=
+TRACER_INSTALL :=
 include core/files.mk
 include orchestrator/files.mk
 include agent/files.mk
 include plugins/files.mk
 -include agent/harness/files.mk
+include agent/tracer/files.mk
 include tests/unit/files.mk
 
 CORE_LIB  := $(B)/libbfcore.a
@@ -80,7 +84,7 @@ BENCHFARM := $(B)/benchfarm
 AGENT     := $(B)/benchfarm-agent
 UNIT_BINS := $(addprefix $(B)/,$(UNIT_TESTS))
 
-all: $(BENCHFARM) $(AGENT) $(HARNESS_TARGETS)
+all: $(BENCHFARM) $(AGENT) $(HARNESS_TARGETS) $(TRACER_TARGETS)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -134,6 +138,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BENCHFARM) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
 	$(HARNESS_INSTALL)
+	$(TRACER_INSTALL)
 
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
 format:

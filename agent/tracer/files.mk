@@ -1,0 +1,38 @@
+# libbenchfarm_trace: static and shared, and its pkg-config file. Built
+# with its own flags: position-independent, never instrumented itself,
+# no sanitizer (it is linked into the user's traced program).
+TRACER_SRCS := agent/tracer/trace.c
+TRACER_PIC := $(addprefix $(B)/tracer-pic/,$(TRACER_SRCS:.c=.o))
+TRACER_CFLAGS = $(CSTD) -D_GNU_SOURCE $(CWARN) $(COPT) -fPIC \
+	-fno-instrument-functions -fvisibility=default -Iagent/tracer/include \
+	-Iagent/tracer -MMD -MP $(CFLAGS)
+TRACER_A := $(B)/libbenchfarm_trace.a
+TRACER_SO := $(B)/libbenchfarm_trace.so
+TRACER_PC := $(B)/benchfarm-trace.pc
+
+$(B)/tracer-pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (pic)")
+	$(Q)$(CC) $(TRACER_CFLAGS) -c -o $@ $<
+$(TRACER_A): $(TRACER_PIC)
+	$(Q)rm -f $@ && ar rcs $@ $^
+$(TRACER_SO): $(TRACER_PIC)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(CC) -shared -Wl,-soname,libbenchfarm_trace.so -o $@ $^
+$(TRACER_PC): agent/tracer/files.mk
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
+		'includedir=$${prefix}/include' '' 'Name: benchfarm-trace' \
+		'Description: function tracing for -finstrument-functions builds' \
+		'Version: 0.1.0' 'Libs: -L$${libdir} -lbenchfarm_trace' \
+		'Cflags: -I$${includedir} -finstrument-functions' >$@
+
+TRACER_TARGETS += $(TRACER_A) $(TRACER_SO) $(TRACER_PC)
+define TRACER_INSTALL_CMDS
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/benchfarm
+	install -m 0644 $(TRACER_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(TRACER_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 $(TRACER_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 0644 agent/tracer/include/benchfarm/trace.h $(DESTDIR)$(PREFIX)/include/benchfarm/
+endef
+TRACER_INSTALL = $(TRACER_INSTALL_CMDS)
