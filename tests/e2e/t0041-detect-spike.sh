@@ -5,9 +5,11 @@
 # benchmark 30% slower and commit 11 puts them back (a bad build
 # machine, say), while commit 17 makes "delta" 15% slower for good.
 # detect reports the step at commit 17 and nothing else, and says that
-# it left commit 10 out, in its JSON and in its output. With the
-# suppression off, the spike stays in the fits, where it hides the real
-# step from skia's detector.
+# it left commit 10 out, in its JSON and in its output (a share of 1
+# still does: all four spike). With the suppression off, the spike
+# stays in the fits: jetpack still reports only the real step, skia no
+# longer finds it, and edivisive over a short window reports the spike
+# as a regression of every benchmark.
 . "$(dirname "$0")/lib.sh"
 
 R="$T/repo"
@@ -49,6 +51,7 @@ while [ $i -le 24 ]; do
 done
 c() { git -C "$R" rev-parse "main~$((24 - $1))"; }
 C10=$(c 10)
+C16=$(c 16)
 C17=$(c 17)
 ROOT=$(c 1)
 
@@ -61,6 +64,9 @@ jq_check "exactly one alert" '(.alerts | length) == 1' "$T/d.json"
 jq_check "delta, slower, at commit 17" \
 	".alerts[0].benchmark == \"delta\" and .alerts[0].direction == \"regressed\" and .alerts[0].commit_hi == \"$C17\"" \
 	"$T/d.json"
+jq_check "over 16..17, about 15%" \
+	".alerts[0].commit_lo == \"$C16\" and .alerts[0].size > 0.14 and .alerts[0].size < 0.16" \
+	"$T/d.json"
 jq_check "the spike at commit 10 is suppressed, with its reason" \
 	".suppressed == [{\"commit\": \"$C10\", \"reason\": .suppressed[0].reason}] and (.suppressed[0].reason | test(\"suite-wide spike\"))" \
 	"$T/d.json"
@@ -71,7 +77,29 @@ expect_exit 0 "detect, for people" "$BF" detect -c "$R/benchfarm.yaml" \
 	--dry-run
 grep_file "the output says what it left out" "$(echo "$C10" | cut -c1-12).*suite-wide spike" "$OUT"
 
-# What leaving the spike out buys: the step detectors do not fire on a
+# The share is inclusive: all four spike, so a share of 1 still leaves
+# commit 10 out. --no-spike keeps it in: jetpack's fit does not make a
+# step of one build that comes back, so the one real step is still all
+# it reports, and the output has no suppressed line.
+expect_exit 0 "detect --spike-share 1" "$BF" detect -c "$R/benchfarm.yaml" \
+	--spike-share 1 --dry-run --json "$T/one.json"
+jq_check "4 of 4 reach a share of 1: commit 10 left out" \
+	"[.suppressed[].commit] == [\"$C10\"] and (.alerts | length) == 1" \
+	"$T/one.json"
+expect_exit 0 "detect --no-spike" "$BF" detect -c "$R/benchfarm.yaml" \
+	--no-spike --dry-run --json "$T/off.json"
+jq_check "nothing suppressed, still only delta's step at 17" \
+	".suppressed == [] and (.alerts | length) == 1 and .alerts[0].benchmark == \"delta\" and .alerts[0].commit_hi == \"$C17\"" \
+	"$T/off.json"
+expect_exit 0 "detect --no-spike, for people" "$BF" detect \
+	-c "$R/benchfarm.yaml" --no-spike --dry-run
+if grep -q suppressed "$OUT"; then
+	t_fail "no suppressed line without suppression"
+else
+	t_ok "no suppressed line without suppression"
+fi
+
+# What leaving the spike out buys: the default detectors do not fire on a
 # single build that comes back, but the spike stays in their fits. With
 # skia's window it inflates the noise enough to hide commit 17's step;
 # left out, the step is found.
@@ -85,6 +113,26 @@ expect_exit 0 "skia --no-spike" "$BF" detect -c "$R/benchfarm.yaml" \
 jq_check "nothing suppressed" '.suppressed == []' "$T/n.json"
 jq_check "and the spike in the fit hides the step" '.alerts == []' \
 	"$T/n.json"
+
+# A detector that does fire on one build: edivisive over a window of 5
+# takes commit 10 for two change points (up, then down) in every series
+# when the spike is kept; left out, only commit 17's step remains.
+sed 's/^postsubmit:.*/postsubmit: {detector: {name: edivisive, width: 5}}/' \
+	"$R/benchfarm.yaml" >"$R/ediv.yaml"
+expect_exit 0 "edivisive, spike left out" "$BF" detect -c "$R/ediv.yaml" \
+	--dry-run --json "$T/e.json"
+jq_check "edivisive: only delta's step at 17, commit 10 suppressed" \
+	"(.alerts | length) == 1 and .alerts[0].benchmark == \"delta\" and .alerts[0].commit_hi == \"$C17\" and [.suppressed[].commit] == [\"$C10\"]" \
+	"$T/e.json"
+expect_exit 0 "edivisive --no-spike" "$BF" detect -c "$R/ediv.yaml" \
+	--no-spike --dry-run --json "$T/en.json"
+jq_check "kept in, the spike is four regressions at commit 10" \
+	"[.alerts[] | select(.commit_hi == \"$C10\" and .direction == \"regressed\") | .benchmark] | sort == [\"alpha\", \"beta\", \"delta\", \"gamma\"]" \
+	"$T/en.json"
+jq_check "and delta's real step is still found" \
+	"[.alerts[] | select(.commit_hi == \"$C17\") | .benchmark] == [\"delta\"]" \
+	"$T/en.json"
+
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 [ "$n" = 1 ] && t_ok "--dry-run stored nothing (1 alert in the store)" ||
 	t_fail "$n alerts stored"

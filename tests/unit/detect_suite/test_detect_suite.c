@@ -88,6 +88,29 @@ static void test_detect_suite__share_is_inclusive(void **state)
 	assert_int_equal(flagged(s, 6, 2.0), 0);
 }
 
+/*
+ * At least three series must spike, not just three be measured: 2 of 4
+ * reach a share of 0.5 (2 >= 2) but are two; 2 of 3 likewise. A third
+ * spiking series of the four makes it one.
+ */
+static void test_detect_suite__three_must_spike(void **state)
+{
+	double a[N], b[N], c[N], d[N];
+	double *s[] = { a, b, c, d };
+
+	(void)state;
+	flat(a, 100);
+	flat(b, 200);
+	flat(c, 50);
+	flat(d, 70);
+	a[5] *= 1.3;
+	b[5] *= 1.3;
+	assert_int_equal(flagged(s, 4, 0.5), 0);
+	assert_int_equal(flagged(s, 3, 0.5), 0);
+	c[5] *= 1.3;
+	assert_int_equal(flagged(s, 4, 0.5), 1u << 5);
+}
+
 /* A step moves and stays: not a spike, at the step or after it. */
 static void test_detect_suite__a_step_is_not_a_spike(void **state)
 {
@@ -104,6 +127,62 @@ static void test_detect_suite__a_step_is_not_a_spike(void **state)
 		c[i] *= 1.3;
 	}
 	assert_int_equal(flagged(s, 3, 0.5), 0);
+}
+
+/*
+ * The next point must come back: the neighbours must agree within half
+ * of the smaller move. With L the level, point 3 at 1.001 L, point 4 at
+ * 1.3 L and the series staying at 1.14 times its level from point 5
+ * (point 5: 1.14114 L): the moves are 0.299 L and 0.15886 L, the
+ * neighbours differ by 0.14014 L, more than 0.07943 L: not a spike.
+ * Staying at 1.09 (point 5: 1.09109 L): the moves are 0.299 L and
+ * 0.20891 L, the neighbours differ by 0.09009 L, less than 0.10446 L:
+ * a spike, though the series does not return to its old level.
+ */
+static void test_detect_suite__must_come_back_halfway(void **state)
+{
+	static const double lv[] = { 100, 200, 50 };
+	static const double stay[] = { 1.14, 1.09 };
+	double v[3][N];
+	double *s[] = { v[0], v[1], v[2] };
+
+	(void)state;
+	for (int t = 0; t < 2; t++) {
+		for (int j = 0; j < 3; j++) {
+			flat(v[j], lv[j]);
+			v[j][4] *= 1.3;
+			for (int i = 5; i < N; i++)
+				v[j][i] *= stay[t];
+		}
+		assert_int_equal(flagged(s, 3, 0.5), t == 0 ? 0 : 1u << 4);
+	}
+}
+
+/*
+ * The point must leave both neighbours beyond the tolerance: at level
+ * 100 (noise 0.21, so the 2 % floor of the previous point, 2.002,
+ * decides), 100.1, 102.05, 99.25 leaves the previous point by 1.95 and
+ * the next by 2.8, and the neighbours differ by 0.85 < 0.975: only the
+ * first move is too small, so it is not a spike. Scaled to the other
+ * levels alike.
+ */
+static void test_detect_suite__must_leave_both_neighbours(void **state)
+{
+	static const double lv[] = { 100, 200, 50 };
+	double v[3][N];
+	double *s[] = { v[0], v[1], v[2] };
+
+	(void)state;
+	for (int j = 0; j < 3; j++) {
+		flat(v[j], lv[j]);
+		v[j][4] = 1.0205 * lv[j];
+		v[j][5] = 0.9925 * lv[j];
+	}
+	assert_int_equal(flagged(s, 3, 0.5), 0);
+	/* 2.55 % above the previous point instead: a spike */
+	for (int j = 0; j < 3; j++)
+		v[j][4] = 1.0265 * lv[j];
+	assert_int_equal(flagged(s, 3, 0.5), 1u << 4);
 }
 
 /* Up in one series, down in the others: each spikes on its own. */
@@ -217,6 +296,16 @@ static void test_detect_suite__noisy_series_need_bigger_moves(void **state)
 	bf_detect_suite_spikes(out, s, 4, 30, 0.75);
 	for (int i = 0; i < 30; i++)
 		assert_int_equal(out[i], i == 15);
+	/*
+	 * +420 instead: 1480 against 890 and 970, the smaller move 510 is
+	 * between 4 units (461.3) and 5 (576.6), and below 4 units of the
+	 * unscaled-by-sqrt(2) noise (652.3): with 4 noise units as the
+	 * rule says, the noisy series now spikes too, 4 of 4.
+	 */
+	noisy[15] += 120;
+	bf_detect_suite_spikes(out, s, 4, 30, 1.0);
+	for (int i = 0; i < 30; i++)
+		assert_int_equal(out[i], i == 15);
 }
 
 int main(void)
@@ -226,7 +315,10 @@ int main(void)
 		        test_detect_suite__three_series_spike_together),
 		cmocka_unit_test(test_detect_suite__needs_three_series),
 		cmocka_unit_test(test_detect_suite__share_is_inclusive),
+		cmocka_unit_test(test_detect_suite__three_must_spike),
 		cmocka_unit_test(test_detect_suite__a_step_is_not_a_spike),
+		cmocka_unit_test(test_detect_suite__must_come_back_halfway),
+		cmocka_unit_test(test_detect_suite__must_leave_both_neighbours),
 		cmocka_unit_test(
 		        test_detect_suite__directions_count_per_series),
 		cmocka_unit_test(test_detect_suite__missing_points),
