@@ -90,6 +90,7 @@ int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_report(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_trace(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_run(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx);

@@ -26,8 +26,7 @@ const struct bf_cmd bf_commands[] = {
 	  "statistics on files of numbers (compare, step)" },
 	{ "device", cmd_device, BF_CMD_NEEDS_DB, "the device registry" },
 	{ "report", cmd_report, 0, "render a result JSON in a review format" },
-	{ "trace", cmd_stub, BF_CMD_STUB,
-	  "convert and render function traces" },
+	{ "trace", cmd_trace, 0, "convert and render function traces" },
 	{ "config", cmd_config, 0, "validate a config and print it as JSON" },
 };
 const size_t bf_ncommands = BF_ARRAY_SIZE(bf_commands);

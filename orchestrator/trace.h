@@ -1,0 +1,94 @@
+#ifndef BF_ORCH_TRACE_H
+#define BF_ORCH_TRACE_H
+
+/*
+ * Reading libbenchfarm_trace files (agent/tracer/format.h) and turning
+ * them into call trees: trace_read.c loads and checks a file,
+ * trace_sym.c names addresses from the ELF symbol tables of the
+ * mappings the file recorded, trace_tree.c builds one call tree per
+ * file (threads at the top) that fold, top, chrome, svg and diff render.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "benchfarm/buf.h"
+#include "benchfarm/err.h"
+
+struct bf_trace_thread {
+	uint32_t id; /* 1, 2, ... in the order threads first recorded */
+	bool truncated; /* its buffer filled: events after were dropped */
+	uint64_t dropped;
+	uint64_t truncated_at; /* ticks */
+	size_t n;
+	const unsigned char *rec; /* n pairs (ticks, addr), in the file */
+};
+
+/* Record i of th (the file is not aligned for 8-byte loads). */
+static inline void bf_trace_rec(const struct bf_trace_thread *th, size_t i,
+                                uint64_t *ticks, uint64_t *addr)
+{
+	memcpy(ticks, th->rec + 16 * i, 8);
+	memcpy(addr, th->rec + 16 * i + 8, 8);
+}
+
+struct bf_trace {
+	uint32_t pid;
+	bool partial; /* something was lost: see why */
+	char why[256]; /* the first reason it is partial */
+	double ns_per_tick;
+	uint64_t ticks0;
+	const char *maps; /* NUL-terminated copy */
+	size_t nthreads;
+	struct bf_trace_thread *threads;
+	struct bf_buf file; /* the whole file */
+};
+
+/* Load path. A damaged thread block keeps its whole records (partial);
+ * a bad header is an error naming the file and the byte. */
+int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err);
+void bf_trace_release(struct bf_trace *t);
+
+/* Names of addresses. */
+struct bf_symbols;
+struct bf_symbols *bf_symbols_new(const char *maps);
+/* The function at addr: its (demangled) name, or "0x..." when unknown. */
+const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr);
+/* How many addresses had no symbol (outside every mapping or table). */
+size_t bf_symbols_unknown(const struct bf_symbols *s);
+/* Demangle every C++ name seen so far with c++filt, when it exists. */
+void bf_symbols_demangle(struct bf_symbols *s);
+void bf_symbols_free(struct bf_symbols *s);
+
+/* The call tree. */
+struct bf_tnode {
+	const char *name; /* borrowed from the symbols */
+	uint64_t calls;
+	double total_ns; /* inclusive */
+	double self_ns;
+	struct bf_tnode **kids;
+	size_t nkids, cap;
+};
+
+struct bf_ttree {
+	struct bf_tnode root; /* "all"; its children are the threads */
+	bool partial;
+	char why[256];
+	struct bf_symbols *syms;
+};
+
+int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
+                   struct bf_err *err);
+void bf_ttree_release(struct bf_ttree *tree);
+
+/* Renderers. */
+void bf_trace_fold(FILE *out, const struct bf_ttree *tree, bool calls);
+int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json);
+int bf_trace_chrome(FILE *out, const struct bf_trace *t,
+                    struct bf_symbols *syms, struct bf_err *err);
+/* base NULL: a plain flame graph; else the patch coloured by change. */
+void bf_trace_svg(FILE *out, const struct bf_ttree *tree,
+                  const struct bf_ttree *base, const char *title);
+
+#endif /* BF_ORCH_TRACE_H */

@@ -1,0 +1,318 @@
+#include "trace.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/spawn.h"
+
+/*
+ * Naming traced addresses: the recorded /proc/PID/maps says which file
+ * an address was mapped from and at which offset; that file's program
+ * headers turn the offset into a link-time address and its ELF symbol
+ * table (.symtab, else .dynsym) names the function there. Files are
+ * read once, lazily; a file that is missing, not ELF, or stripped
+ * leaves its addresses as "path+0xOFFSET" (or "0xADDR" outside every
+ * mapping), counted as unknown.
+ */
+
+#define ELF_MAX ((size_t)1 << 30)
+
+struct fsym {
+	uint64_t value, size;
+	char *name;
+};
+
+struct elf {
+	char *path;
+	bool loaded, ok;
+	struct fsym *syms;
+	size_t nsyms;
+	struct {
+		uint64_t off, filesz, vaddr;
+	} load[16];
+	size_t nload;
+};
+
+struct map {
+	uint64_t lo, hi, off;
+	struct elf *elf; /* NULL: anonymous */
+};
+
+struct name {
+	uint64_t addr;
+	char *name;
+};
+
+struct bf_symbols {
+	struct map *maps;
+	size_t nmaps;
+	struct elf **elfs;
+	size_t nelfs;
+	struct name *names; /* cache, unsorted */
+	size_t nnames, capnames;
+	size_t unknown;
+};
+
+static struct elf *elf_for(struct bf_symbols *s, const char *path)
+{
+	for (size_t i = 0; i < s->nelfs; i++)
+		if (!strcmp(s->elfs[i]->path, path))
+			return s->elfs[i];
+	s->elfs = bf_xrealloc(s->elfs, (s->nelfs + 1) * sizeof(*s->elfs));
+	s->elfs[s->nelfs] = bf_xcalloc(1, sizeof(struct elf));
+	s->elfs[s->nelfs]->path = bf_xstrdup(path);
+	return s->elfs[s->nelfs++];
+}
+
+struct bf_symbols *bf_symbols_new(const char *maps)
+{
+	struct bf_symbols *s = bf_xcalloc(1, sizeof(*s));
+	const char *line = maps;
+
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		char buf[4352], perms[8];
+		unsigned long long lo, hi, off;
+		int n = 0;
+
+		if (len < sizeof(buf)) {
+			memcpy(buf, line, len);
+			buf[len] = '\0';
+			if (sscanf(buf, "%llx-%llx %7s %llx %*s %*s %n", &lo,
+			           &hi, perms, &off, &n) >= 4 &&
+			    n && perms[2] == 'x' && buf[n] == '/') {
+				s->maps = bf_xrealloc(s->maps,
+				                      (s->nmaps + 1) *
+				                              sizeof(*s->maps));
+				s->maps[s->nmaps].lo = lo;
+				s->maps[s->nmaps].hi = hi;
+				s->maps[s->nmaps].off = off;
+				s->maps[s->nmaps].elf = elf_for(s, buf + n);
+				s->nmaps++;
+			}
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	return s;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* Reads e's program headers and function symbols; e->ok on success. */
+static void elf_load(struct elf *e)
+{
+	struct bf_buf f;
+	struct bf_err err = BF_ERR_INIT;
+	const Elf64_Ehdr *eh;
+	const unsigned char *p;
+	int pass;
+
+	e->loaded = true;
+	bf_buf_init(&f, ELF_MAX);
+	if (bf_buf_read_file(&f, e->path, &err) || f.len < sizeof(Elf64_Ehdr))
+		goto out;
+	p = (const unsigned char *)f.buf;
+	eh = (const Elf64_Ehdr *)(const void *)p;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_phoff > f.len ||
+	    (size_t)eh->e_phnum * sizeof(Elf64_Phdr) > f.len - eh->e_phoff ||
+	    eh->e_shoff > f.len ||
+	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > f.len - eh->e_shoff)
+		goto out;
+	for (size_t i = 0; i < eh->e_phnum && e->nload < 16; i++) {
+		Elf64_Phdr ph;
+
+		memcpy(&ph, p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_LOAD)
+			continue;
+		e->load[e->nload].off = ph.p_offset;
+		e->load[e->nload].filesz = ph.p_filesz;
+		e->load[e->nload].vaddr = ph.p_vaddr;
+		e->nload++;
+	}
+	/* .symtab when there is one, else .dynsym */
+	for (pass = 0; pass < 2 && !e->nsyms; pass++) {
+		for (size_t i = 0; i < eh->e_shnum; i++) {
+			Elf64_Shdr sh, str;
+
+			memcpy(&sh, p + eh->e_shoff + i * sizeof(sh),
+			       sizeof(sh));
+			if (sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+			    sh.sh_link >= eh->e_shnum ||
+			    sh.sh_entsize != sizeof(Elf64_Sym) ||
+			    sh.sh_offset > f.len ||
+			    sh.sh_size > f.len - sh.sh_offset)
+				continue;
+			memcpy(&str, p + eh->e_shoff + sh.sh_link * sizeof(str),
+			       sizeof(str));
+			if (str.sh_offset > f.len ||
+			    str.sh_size > f.len - str.sh_offset)
+				continue;
+			for (size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym);
+			     k++) {
+				Elf64_Sym sym;
+				const char *nm;
+
+				memcpy(&sym, p + sh.sh_offset + k * sizeof(sym),
+				       sizeof(sym));
+				if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC ||
+				    !sym.st_value || sym.st_name >= str.sh_size)
+					continue;
+				nm = (const char *)p + str.sh_offset +
+				     sym.st_name;
+				if (!memchr(nm, '\0',
+				            str.sh_size - sym.st_name))
+					continue;
+				e->syms = bf_xrealloc(e->syms,
+				                      (e->nsyms + 1) *
+				                              sizeof(*e->syms));
+				e->syms[e->nsyms].value = sym.st_value;
+				e->syms[e->nsyms].size = sym.st_size;
+				e->syms[e->nsyms].name = bf_xstrdup(nm);
+				e->nsyms++;
+			}
+		}
+	}
+	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_sym);
+	e->ok = e->nsyms > 0;
+out:
+	bf_buf_release(&f);
+	bf_err_clear(&err);
+}
+
+static char *lookup(struct bf_symbols *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nmaps; i++) {
+		struct map *m = &s->maps[i];
+		uint64_t off;
+		struct elf *e = m->elf;
+		size_t lo = 0, hi;
+
+		if (addr < m->lo || addr >= m->hi)
+			continue;
+		off = addr - m->lo + m->off;
+		if (!e->loaded)
+			elf_load(e);
+		for (size_t k = 0; e->ok && k < e->nload; k++) {
+			uint64_t va;
+
+			if (off < e->load[k].off ||
+			    off >= e->load[k].off + e->load[k].filesz)
+				continue;
+			va = off - e->load[k].off + e->load[k].vaddr;
+			hi = e->nsyms;
+			while (lo < hi) { /* last symbol with value <= va */
+				size_t mid = (lo + hi) / 2;
+
+				if (e->syms[mid].value <= va)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo &&
+			    va < e->syms[lo - 1].value +
+			                    (e->syms[lo - 1].size
+			                             ? e->syms[lo - 1].size
+			                             : 1))
+				return bf_xstrdup(e->syms[lo - 1].name);
+		}
+		s->unknown++;
+		return bf_xasprintf("%s+0x%llx", e->path,
+		                    (unsigned long long)off);
+	}
+	s->unknown++;
+	return bf_xasprintf("0x%llx", (unsigned long long)addr);
+}
+
+const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].addr == addr)
+			return s->names[i].name;
+	if (s->nnames == s->capnames) {
+		s->capnames = s->capnames ? 2 * s->capnames : 64;
+		s->names =
+		        bf_xrealloc(s->names, s->capnames * sizeof(*s->names));
+	}
+	s->names[s->nnames].addr = addr;
+	s->names[s->nnames].name = lookup(s, addr);
+	return s->names[s->nnames++].name;
+}
+
+size_t bf_symbols_unknown(const struct bf_symbols *s)
+{
+	return s->unknown;
+}
+
+void bf_symbols_demangle(struct bf_symbols *s)
+{
+	static const char *const argv[] = { "c++filt", NULL };
+	struct bf_spawn_opts o = BF_SPAWN_OPTS_INIT;
+	struct bf_spawn_result res;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_buf in = BF_BUF_INIT;
+	size_t *which = bf_xcalloc(s->nnames + 1, sizeof(*which)), n = 0;
+	char *line, *save = NULL;
+
+	for (size_t i = 0; i < s->nnames; i++) {
+		if (strncmp(s->names[i].name, "_Z", 2) ||
+		    strpbrk(s->names[i].name, " \n"))
+			continue;
+		bf_buf_addstr(&in, s->names[i].name);
+		bf_buf_addch(&in, '\n');
+		which[n++] = i;
+	}
+	if (!n)
+		goto out;
+	o.argv = argv;
+	o.stdin_data = in.buf;
+	o.stdin_len = in.len;
+	o.timeout_s = 60;
+	o.out_max = 64u << 20;
+	bf_spawn_result_init(&res);
+	if (!bf_spawn_run(&res, &o, &err) && res.exit_code == 0 &&
+	    !res.timed_out) {
+		size_t k = 0;
+
+		bf_buf_addch(&res.out, '\0');
+		for (line = strtok_r(res.out.buf, "\n", &save); line && k < n;
+		     line = strtok_r(NULL, "\n", &save), k++) {
+			free(s->names[which[k]].name);
+			s->names[which[k]].name = bf_xstrdup(line);
+		}
+	}
+	bf_spawn_result_release(&res);
+out:
+	bf_err_clear(&err);
+	bf_buf_release(&in);
+	free(which);
+}
+
+void bf_symbols_free(struct bf_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nelfs; i++) {
+		for (size_t k = 0; k < s->elfs[i]->nsyms; k++)
+			free(s->elfs[i]->syms[k].name);
+		free(s->elfs[i]->syms);
+		free(s->elfs[i]->path);
+		free(s->elfs[i]);
+	}
+	for (size_t i = 0; i < s->nnames; i++)
+		free(s->names[i].name);
+	free(s->elfs);
+	free(s->maps);
+	free(s->names);
+	free(s);
+}

@@ -1,0 +1,187 @@
+#include "trace.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../agent/tracer/format.h"
+#include "benchfarm/alloc.h"
+#include "benchfarm/json.h"
+
+/*
+ * The call tree of a trace: "all", then one node per thread, then the
+ * calls as they nested. Each node adds up the calls along the same path
+ * (flame-graph style): calls, inclusive and self time. A frame still
+ * open when a thread's records end (the buffer filled, or the trace was
+ * flushed mid-call) is closed at the thread's last time stamp and the
+ * tree is marked partial; an exit without its entry is skipped, also
+ * marked.
+ */
+
+static struct bf_tnode *child(struct bf_tnode *n, const char *name)
+{
+	for (size_t i = 0; i < n->nkids; i++)
+		if (!strcmp(n->kids[i]->name, name))
+			return n->kids[i];
+	if (n->nkids == n->cap) {
+		n->cap = n->cap ? 2 * n->cap : 4;
+		n->kids = bf_xrealloc(n->kids, n->cap * sizeof(*n->kids));
+	}
+	n->kids[n->nkids] = bf_xcalloc(1, sizeof(struct bf_tnode));
+	n->kids[n->nkids]->name = name;
+	return n->kids[n->nkids++];
+}
+
+static void mark(struct bf_ttree *tree, const char *why)
+{
+	if (!tree->partial)
+		snprintf(tree->why, sizeof(tree->why), "%s", why);
+	tree->partial = true;
+}
+
+struct frame {
+	struct bf_tnode *node;
+	uint64_t addr, start, kids_ticks;
+};
+
+static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
+                        const struct bf_trace_thread *th, struct bf_tnode *top)
+{
+	struct frame *st = bf_xcalloc(th->n + 1, sizeof(*st));
+	size_t depth = 0;
+	uint64_t first = 0, last = 0;
+
+	for (size_t i = 0; i < th->n; i++) {
+		uint64_t ticks, addr;
+
+		bf_trace_rec(th, i, &ticks, &addr);
+		if (!i)
+			first = ticks;
+		if (ticks < last) {
+			mark(tree, "time stamps go backwards (a damaged file, "
+			           "or a thread that moved between CPUs with "
+			           "unsynchronised counters)");
+			ticks = last;
+		}
+		last = ticks;
+		if (!(addr & BF_TRACE_EXIT_BIT)) {
+			struct bf_tnode *parent =
+			        depth ? st[depth - 1].node : top;
+
+			st[depth].node = child(
+			        parent, bf_symbols_name(tree->syms, addr));
+			st[depth].node->calls++;
+			st[depth].addr = addr;
+			st[depth].start = ticks;
+			st[depth].kids_ticks = 0;
+			depth++;
+			continue;
+		}
+		addr &= ~BF_TRACE_EXIT_BIT;
+		if (!depth || st[depth - 1].addr != addr) {
+			size_t d = depth;
+
+			while (d && st[d - 1].addr != addr)
+				d--;
+			if (!d) {
+				mark(tree, "an exit without its entry (tracing "
+				           "started inside a call)");
+				continue;
+			}
+			mark(tree, "exits out of order (a longjmp or an "
+			           "exception skipped some)");
+			while (depth > d) { /* close the skipped frames here */
+				struct frame *f = &st[--depth];
+				double ns = (double)(ticks - f->start) *
+				            t->ns_per_tick;
+
+				f->node->total_ns += ns;
+				f->node->self_ns += ns - (double)f->kids_ticks *
+				                                 t->ns_per_tick;
+				if (depth)
+					st[depth - 1].kids_ticks +=
+					        ticks - f->start;
+			}
+		}
+		{
+			struct frame *f = &st[--depth];
+			uint64_t dur = ticks - f->start;
+
+			f->node->total_ns += (double)dur * t->ns_per_tick;
+			f->node->self_ns +=
+			        (double)(dur - f->kids_ticks) * t->ns_per_tick;
+			if (depth)
+				st[depth - 1].kids_ticks += dur;
+		}
+	}
+	if (depth)
+		mark(tree, "calls still open where a thread's records end "
+		           "(closed at its last time stamp)");
+	while (depth) {
+		struct frame *f = &st[--depth];
+		uint64_t dur = last - f->start;
+
+		f->node->total_ns += (double)dur * t->ns_per_tick;
+		f->node->self_ns +=
+		        (double)(dur - f->kids_ticks) * t->ns_per_tick;
+		if (depth)
+			st[depth - 1].kids_ticks += dur;
+	}
+	top->total_ns = (double)(last - first) * t->ns_per_tick;
+	top->self_ns = top->total_ns;
+	for (size_t i = 0; i < top->nkids; i++)
+		top->self_ns -= top->kids[i]->total_ns;
+	if (top->self_ns < 0)
+		top->self_ns = 0;
+	top->calls = 1;
+	free(st);
+}
+
+int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
+                   struct bf_err *err)
+{
+	(void)err;
+	memset(tree, 0, sizeof(*tree));
+	tree->root.name = "all";
+	tree->syms = bf_symbols_new(t->maps);
+	if (t->partial)
+		mark(tree, t->why);
+	/* name every function first: demangling replaces the names */
+	for (size_t i = 0; i < t->nthreads; i++)
+		for (size_t k = 0; k < t->threads[i].n; k++) {
+			uint64_t ticks, addr;
+
+			bf_trace_rec(&t->threads[i], k, &ticks, &addr);
+			if (!(addr & BF_TRACE_EXIT_BIT))
+				bf_symbols_name(tree->syms, addr);
+		}
+	bf_symbols_demangle(tree->syms);
+	for (size_t i = 0; i < t->nthreads; i++) {
+		struct bf_tnode *top =
+		        child(&tree->root,
+		              bf_xasprintf("thread-%u", t->threads[i].id));
+
+		thread_tree(tree, t, &t->threads[i], top);
+		tree->root.total_ns += top->total_ns;
+	}
+	tree->root.calls = 1;
+	return 0;
+}
+
+static void node_free(struct bf_tnode *n, int depth)
+{
+	for (size_t i = 0; i < n->nkids; i++) {
+		node_free(n->kids[i], depth + 1);
+		if (depth == 0)
+			free((char *)n->kids[i]->name); /* thread labels */
+		free(n->kids[i]);
+	}
+	free(n->kids);
+}
+
+void bf_ttree_release(struct bf_ttree *tree)
+{
+	node_free(&tree->root, 0);
+	bf_symbols_free(tree->syms);
+	memset(tree, 0, sizeof(*tree));
+}

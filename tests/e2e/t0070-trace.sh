@@ -1,0 +1,136 @@
+#!/bin/sh
+# libbenchfarm_trace and benchfarm trace on a program with a known call
+# tree (tests/fixtures/trace/calltree.c): exact folded stacks and call
+# counts on three threads with recursion, Chrome trace events, a flame
+# graph that parses as XML, a differential graph that marks the slowed
+# function, and what happens with a full buffer, a cut or foreign file
+# and a stripped binary.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v cc >/dev/null 2>&1; then
+	echo "ok 1 # skip no C compiler"
+	exit 0
+fi
+SRC="$BF_SRC/tests/fixtures/trace/calltree.c"
+cc -O1 -g -finstrument-functions -o "$T/ct" "$SRC" -pthread \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" 2>"$ERR" &&
+	t_ok "a program builds against libbenchfarm_trace.a" ||
+	{ t_fail "build with the static library"; exit 0; }
+
+BENCHFARM_TRACE="$T/a.trace" "$T/ct" 5 3 >/dev/null &&
+	[ -s "$T/a.trace" ] && t_ok "BENCHFARM_TRACE writes the trace at exit" ||
+	t_fail "no trace written"
+
+# The expected stacks, from the program's structure: main runs run(5),
+# two workers run(3); run calls leaf n times and deep(3) recurses to 0
+# and calls leaf there.
+stacks() { # thread root n
+	echo "$1 1"
+	echo "$1;$2 1"
+	echo "$1;$2;run 1"
+	echo "$1;$2;run;leaf $3"
+	echo "$1;$2;run;deep 1"
+	echo "$1;$2;run;deep;deep 1"
+	echo "$1;$2;run;deep;deep;deep 1"
+	echo "$1;$2;run;deep;deep;deep;deep 1"
+	echo "$1;$2;run;deep;deep;deep;deep;leaf 1"
+}
+{
+	stacks thread-1 main 5
+	stacks thread-2 worker 3
+	stacks thread-3 worker 3
+} >"$T/want.fold"
+expect_exit 0 "trace fold --calls" "$BF" trace fold --calls "$T/a.trace"
+if cmp -s "$OUT" "$T/want.fold"; then
+	t_ok "the folded stacks and counts are exactly the call tree"
+else
+	diff "$T/want.fold" "$OUT" | sed 's/^/#   /' | head -20
+	t_fail "folded stacks differ from the call tree"
+fi
+[ ! -s "$ERR" ] && t_ok "a whole trace is not called partial" ||
+	t_fail "warnings on a whole trace"
+
+expect_exit 0 "trace top --json" "$BF" trace top --json -n 0 "$T/a.trace"
+jq_check "leaf: 5 + 2*3 + 3 calls, deep 12, run 3, worker 2" \
+	'[.functions[] | {(.function): .calls}] | add | .leaf == 14 and .deep == 12 and .run == 3 and .worker == 2 and .main == 1' \
+	"$OUT"
+jq_check "recursion counts deep's time once: inclusive deep <= inclusive run" \
+	'[.functions[] | {(.function): .inclusive_ns}] | add | .deep <= .run and .run <= .main + .worker' \
+	"$OUT"
+jq_check "not partial" '.partial == false' "$OUT"
+
+# Known relative durations: leaf does 2,000 rounds of work, deep none.
+BENCHFARM_TRACE="$T/slow.trace" "$T/ct" 5 3 1 >/dev/null
+expect_exit 0 "trace top of the slow run" "$BF" trace top --json "$T/slow.trace"
+jq_check "leaf's self time is most of run's inclusive time" \
+	'[.functions[] | {(.function): .}] | add | .leaf.self_ns > 0.9 * (.run.inclusive_ns - .deep.self_ns)' \
+	"$OUT"
+
+expect_exit 0 "trace chrome" "$BF" trace chrome "$T/a.trace" -o "$T/a.json"
+jq_check "Chrome trace events: 14 complete leaf events on 3 threads" \
+	'([.traceEvents[] | select(.name == "leaf" and .ph == "X")] | length) == 14 and ([.traceEvents[].tid] | unique | length) == 3 and all(.traceEvents[]; .dur >= 0 and .ts >= 0)' \
+	"$T/a.json"
+
+expect_exit 0 "trace svg" "$BF" trace svg "$T/a.trace" -o "$T/a.svg"
+if command -v xmllint >/dev/null 2>&1; then
+	check "the flame graph is well-formed XML" xmllint --noout "$T/a.svg"
+fi
+grep_file "frames have hover titles with time and share" \
+	'<title>leaf ([0-9]* ns, [0-9.]*%, [0-9]* calls\?)</title>' "$T/a.svg"
+n=$(grep -c '<rect' "$T/a.svg")
+[ "$n" -ge 10 ] && t_ok "the graph draws the frames ($n)" || t_fail "$n frames"
+
+expect_exit 0 "trace diff" "$BF" trace diff "$T/a.trace" "$T/slow.trace" \
+	-o "$T/d.svg"
+grep_file "the slowed leaf is marked slower against the base" \
+	'<title>leaf ([^)]*, +[0-9.]*% against the base)</title><rect [^>]*fill="rgb(255,' \
+	"$T/d.svg"
+
+# A full buffer: the trace says so, and what was recorded is read.
+BENCHFARM_TRACE="$T/full.trace" BENCHFARM_TRACE_RECORDS=9 "$T/ct" 5 3 \
+	>/dev/null
+expect_exit 0 "a trace whose buffers filled" "$BF" trace fold --calls \
+	"$T/full.trace"
+grep_file "it is called partial, with the cause" \
+	"partial: thread [0-9]*'s buffer filled: [0-9]* events after it were dropped" "$ERR"
+grep_file "what was recorded is there" "^thread-1;main;run;leaf" "$OUT"
+
+# A file cut short keeps its whole records; other files are refused.
+size=$(wc -c <"$T/a.trace")
+head -c $((size - 100)) "$T/a.trace" >"$T/cut.trace"
+expect_exit 0 "a trace cut short" "$BF" trace top "$T/cut.trace"
+grep_file "the cut is named" "partial: the file ends inside" "$ERR"
+grep_file "and the top table says partial" "^(partial: " "$OUT"
+printf 'not a trace at all\n' >"$T/junk.trace"
+expect_exit 2 "a file that is not a trace" "$BF" trace svg "$T/junk.trace"
+grep_file "is named as such" "junk.trace: not a benchfarm trace" "$ERR"
+expect_exit 2 "a missing file" "$BF" trace fold "$T/none.trace"
+head -c 20 "$T/a.trace" >"$T/hdr.trace"
+expect_exit 2 "a header cut short" "$BF" trace fold "$T/hdr.trace"
+grep_file "names where" "header cut short" "$ERR"
+head -c 300 "$T/a.trace" >"$T/map.trace"
+expect_exit 2 "a file cut inside its memory map" "$BF" trace fold \
+	"$T/map.trace"
+grep_file "says the file is damaged" "the memory map is [0-9]* bytes but only [0-9]* are left" "$ERR"
+
+# A stripped binary: addresses stay addresses, and the output says so.
+cp "$T/ct" "$T/ct-stripped"
+strip "$T/ct-stripped"
+BENCHFARM_TRACE="$T/s.trace" "$T/ct-stripped" 2 1 >/dev/null
+expect_exit 0 "trace of a stripped binary" "$BF" trace fold --calls \
+	"$T/s.trace"
+grep_file "unknown functions are counted" "function addresses\? had no symbol" "$ERR"
+grep_file "and shown as file+offset" "ct-stripped+0x[0-9a-f]*" "$OUT"
+
+# The library filter: only the program's own functions.
+BENCHFARM_TRACE="$T/only.trace" BENCHFARM_TRACE_ONLY=nothing-matches \
+	"$T/ct" 5 3 >/dev/null
+expect_exit 0 "a filter that matches nothing" "$BF" trace fold --calls \
+	"$T/only.trace"
+grep_file "records only the threads" "^thread-1 1$" "$OUT"
+if grep -q "leaf" "$OUT"; then t_fail "the filter let leaf through"; else
+	t_ok "and no function"; fi
+
+expect_exit 2 "an unknown subcommand" "$BF" trace flame "$T/a.trace"
+expect_exit 0 "trace --help" "$BF" trace --help
+grep_file "the help names every subcommand" "benchfarm trace diff BASE PATCH" "$OUT"
