@@ -137,7 +137,7 @@ grep_file "rekey prints the registry's old pin" "^d3: pinned before: $fp_d3" \
 run 0 "device show after rekey" device show d3 --json
 jq_check "the new key is pinned, health unknown until checked" \
 	".host_key_fp == \"$fp_d3\" and .health == \"unknown\"" "$OUT"
-run 0 "d3 checks good again after rekey" device check d3
+run 0 "d3 checks good again after rekey" device check d3 -c "$R/bf.yaml"
 run 2 "rekey of an unknown device" device rekey nosuch
 grep_file "rekey names the missing device" "nosuch" "$ERR"
 
