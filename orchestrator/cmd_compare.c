@@ -29,6 +29,7 @@ static const char usage_text[] =
         "                         [--markdown FILE] [--seed S]\n"
         "                         [--report FORMAT[,FORMAT...]] "
         "[--report-dir DIR]\n"
+        "                         [--trace BENCHMARK]\n"
         "\n"
         "Presubmit: builds the base and the patch, runs every benchmark on "
         "both\n"
@@ -62,6 +63,17 @@ static const char usage_text[] =
         "                         when --report-dir is given)\n"
         "        --report-dir DIR where the reports go (default: "
         "benchfarm-report)\n"
+        "        --trace BENCH    after the measured runs, run BENCH once "
+        "per side\n"
+        "                         on this machine with BENCHFARM_TRACE "
+        "set, and\n"
+        "                         write trace-base.bftrace, "
+        "trace-patch.bftrace\n"
+        "                         and trace-diff.svg to the report "
+        "directory\n"
+        "                         (its build must link libbenchfarm_trace; "
+        "see\n"
+        "                         'benchfarm trace --help')\n"
         "        --seed S         seed of the run order and bootstrap "
         "(recorded)\n"
         "        --alpha A        override presubmit.alpha\n"
@@ -80,6 +92,7 @@ enum {
 	OPT_MARKDOWN,
 	OPT_REPORT,
 	OPT_REPORT_DIR,
+	OPT_TRACE,
 	OPT_SEED,
 	OPT_ALPHA,
 	OPT_MIN_EFFECT,
@@ -127,6 +140,7 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "report", required_argument, NULL, OPT_REPORT },
 		{ "report-dir", required_argument, NULL, OPT_REPORT_DIR },
+		{ "trace", required_argument, NULL, OPT_TRACE },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
@@ -164,6 +178,9 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 			break;
 		case OPT_REPORT_DIR:
 			o->report_dir = optarg;
+			break;
+		case OPT_TRACE:
+			o->trace_bench = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -47,3 +47,4 @@ ORCH_OBJS += orchestrator/trace_sym.o
 ORCH_OBJS += orchestrator/trace_tree.o
 ORCH_OBJS += orchestrator/trace_render.o
 ORCH_OBJS += orchestrator/cmd_trace.o
+ORCH_OBJS += orchestrator/presubmit_trace.o

@@ -35,6 +35,7 @@ static void job_release(struct bf_job *job)
 	}
 	bf_comparison_release(&job->cmp);
 	json_decref(job->checks);
+	json_decref(job->trace);
 	bf_gitrepo_free(job->repo);
 	free(job->digest);
 }
@@ -277,6 +278,10 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		ret = conclude_record(&job, &err);
 		goto out;
 	}
+	if (o->trace_bench && !job.aborted)
+		job.trace = bf_presubmit_trace(
+		        &job, o->trace_bench,
+		        o->report_dir ? o->report_dir : "benchfarm-report");
 	bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect, job.seed);
 	ret = conclude(&job, &err);
 out:

@@ -35,12 +35,14 @@ struct bf_presubmit_opts {
 	const char *only_bench; /* run only this benchmark (bisect) */
 	bool quiet; /* no markdown on stdout */
 	json_t **result_out; /* when set, gets the result (new reference) */
+	const char *trace_bench; /* compare --trace: trace it after the runs */
 };
 
 #define BF_PRESUBMIT_OPTS_INIT                                                 \
 	{                                                                      \
 		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
-		        -1, 0, false, -1, -1, false, false, NULL, false, NULL  \
+		        -1, 0, false, -1, -1, false, false, NULL, false, NULL, \
+		        NULL                                                   \
 	}
 
 /*

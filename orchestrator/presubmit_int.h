@@ -34,7 +34,15 @@ struct bf_job {
 	double started, runs_wall_s, bench_wall_s;
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */
+	json_t *trace; /* compare --trace: files or error; NULL */
 };
+
+/*
+ * compare --trace (presubmit_trace.c): trace bench once per side after
+ * the measured runs, into dir; the result's "trace" object.
+ */
+json_t *bf_presubmit_trace(const struct bf_job *job, const char *bench,
+                           const char *dir);
 
 /* The complete result document (presubmit_result.c). New reference. */
 json_t *bf_job_result_json(const struct bf_job *job);

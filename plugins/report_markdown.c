@@ -456,6 +456,31 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	bf_buf_addf(b, "; seed %lld.\n\n", integer(set, "seed"));
 }
 
+/* compare --trace: where the flame graphs are, or why there are none. */
+static void add_trace(struct bf_buf *b, const json_t *trace)
+{
+	const char *svg = bf_json_str_or(trace, "diff_svg", NULL);
+	const char *slash;
+
+	if (!trace)
+		return;
+	bf_buf_addstr(b, "Where the time went in ");
+	add_name(b, bf_json_str_or(trace, "benchmark", "?"));
+	if (svg) {
+		slash = strrchr(svg, '/');
+		bf_buf_addstr(b, ": the differential flame graph ");
+		add_name(b, slash ? slash + 1 : svg);
+		bf_buf_addstr(b, " in the report directory (red: slower in the "
+		                 "patch, blue: faster; traced on the machine "
+		                 "that ran benchfarm, after the measured "
+		                 "runs).\n\n");
+	} else {
+		bf_buf_addstr(b, ": no trace, ");
+		add_text(b, bf_json_str_or(trace, "error", "unknown error"));
+		bf_buf_addstr(b, "\n\n");
+	}
+}
+
 static void add_compare(struct bf_buf *b, const json_t *result,
                         const char *link)
 {
@@ -487,6 +512,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		add_table(b, res, 2, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
+	add_trace(b, json_object_get(result, "trace"));
 	add_devices_section(b, result);
 }
 
