@@ -59,7 +59,7 @@ jq_check "recursion counts deep's time once: inclusive deep <= inclusive run" \
 	"$OUT"
 jq_check "not partial" '.partial == false' "$OUT"
 
-# Known relative durations: leaf does 2,000 rounds of work, deep none.
+# Known relative durations: leaf does 400,000 rounds of work, deep none.
 BENCHFARM_TRACE="$T/slow.trace" "$T/ct" 5 3 1 >/dev/null
 expect_exit 0 "trace top of the slow run" "$BF" trace top --json "$T/slow.trace"
 jq_check "leaf's self time is most of run's inclusive time" \
@@ -142,7 +142,7 @@ R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main
 cp "$SRC" "$R/bench.c"
-printf '#!/bin/sh\nexec ./ct 5 3 $(cat slow)\n' >"$R/run.sh"
+printf '#!/bin/sh\necho "sum $(./ct 5 3 $(cat slow))"\n' >"$R/run.sh"
 echo 0 >"$R/slow"
 cat >"$R/benchfarm.yaml" <<X
 version: 1
@@ -164,6 +164,9 @@ t_git -C "$R" commit -q -am "slow leaf"
 	--report-dir "$T/rep" >"$OUT" 2>"$ERR")
 rc=$?
 [ $rc -le 1 ] && t_ok "compare --trace (exit $rc)" || t_fail "compare --trace exit $rc"
+jq_check "the traced runs are not measured runs: 2 per side" \
+	'[.results[] | select(.benchmark == "micro")][0] | .base.n == 2 and .patch.n == 2' \
+	"$T/cmp.json"
 for f in trace-base.bftrace trace-patch.bftrace trace-diff.svg; do
 	[ -s "$T/rep/$f" ] && t_ok "compare wrote $f" || t_fail "no $f"
 done
