@@ -19,20 +19,22 @@ $(TRACER_A): $(TRACER_PIC)
 $(TRACER_SO): $(TRACER_PIC)
 	@$(if $(Q),echo "  LD      $@")
 	$(Q)$(CC) -shared -Wl,-soname,libbenchfarm_trace.so -o $@ $^
+# benchfarm-trace.pc for PREFIX $(1)
+tracer_pc = printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
+	'includedir=$${prefix}/include' '' 'Name: benchfarm-trace' \
+	'Description: function tracing for -finstrument-functions builds' \
+	'Version: 0.1.0' 'Libs: -L$${libdir} -lbenchfarm_trace' \
+	'Cflags: -I$${includedir} -finstrument-functions'
 $(TRACER_PC): agent/tracer/files.mk
 	@mkdir -p $(dir $@)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' \
-		'includedir=$${prefix}/include' '' 'Name: benchfarm-trace' \
-		'Description: function tracing for -finstrument-functions builds' \
-		'Version: 0.1.0' 'Libs: -L$${libdir} -lbenchfarm_trace' \
-		'Cflags: -I$${includedir} -finstrument-functions' >$@
+	$(Q)$(call tracer_pc,$(PREFIX)) >$@
 
 TRACER_TARGETS += $(TRACER_A) $(TRACER_SO) $(TRACER_PC)
 define TRACER_INSTALL_CMDS
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/benchfarm
 	install -m 0644 $(TRACER_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 0755 $(TRACER_SO) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0644 $(TRACER_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(call tracer_pc,$(PREFIX)) >$(DESTDIR)$(PREFIX)/lib/pkgconfig/benchfarm-trace.pc
 	install -m 0644 agent/tracer/include/benchfarm/trace.h $(DESTDIR)$(PREFIX)/include/benchfarm/
 endef
 TRACER_INSTALL = $(TRACER_INSTALL_CMDS)

@@ -7,6 +7,25 @@ expect_exit 0 "make install" make -s -C "$BF_SRC" BUILD_DIR="$BF_BUILD_ABS" \
 	install PREFIX="$T/prefix"
 expect_exit 0 "installed benchfarm runs" "$T/prefix/bin/benchfarm" --version
 expect_exit 0 "installed agent runs" "$T/prefix/bin/benchfarm-agent" --version
+for f in lib/libbenchfarm_trace.a lib/libbenchfarm_trace.so \
+	lib/pkgconfig/benchfarm-trace.pc include/benchfarm/trace.h; do
+	[ -f "$T/prefix/$f" ] && t_ok "installed $f" || t_fail "no $f"
+done
+grep_file "the tracer's pkg-config names the install prefix" \
+	"^prefix=$T/prefix$" "$T/prefix/lib/pkgconfig/benchfarm-trace.pc"
+if command -v cc >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1; then
+	flags=$(PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" pkg-config \
+		--cflags --libs --static benchfarm-trace)
+	# shellcheck disable=SC2086
+	cc -O1 -o "$T/ct" "$BF_SRC/tests/fixtures/trace/calltree.c" $flags \
+		-Wl,-rpath,"$T/prefix/lib" -pthread 2>"$ERR" &&
+		t_ok "a program builds with pkg-config benchfarm-trace" ||
+		t_fail "build with pkg-config benchfarm-trace"
+	BENCHFARM_TRACE="$T/ct.trace" "$T/ct" 2 1 >/dev/null
+	expect_exit 0 "and its trace reads" "$T/prefix/bin/benchfarm" trace \
+		fold --calls "$T/ct.trace"
+	grep_file "with its stacks" "^thread-1;main;run;leaf 2$" "$OUT"
+fi
 
 R="$T/repo"
 mkdir -p "$R"

@@ -135,6 +135,23 @@ expect_exit 2 "an unknown subcommand" "$BF" trace flame "$T/a.trace"
 expect_exit 0 "trace --help" "$BF" trace --help
 grep_file "the help names every subcommand" "benchfarm trace diff BASE PATCH" "$OUT"
 
+# The API: start and stop around some calls, flush on demand.
+cc -O1 -finstrument-functions -I"$BF_SRC/agent/tracer/include" \
+	-o "$T/api" "$BF_SRC/tests/fixtures/trace/api.c" \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread 2>"$ERR" &&
+	t_ok "a program using the API builds" || t_fail "API program build"
+expect_exit 0 "bf_trace_start and bf_trace_stop" "$T/api" "$T/api.trace"
+expect_exit 0 "its trace reads" "$BF" trace fold --calls "$T/api.trace"
+grep_file "the three traced calls" "^thread-1;traced 3$" "$OUT"
+if grep -q before "$OUT"; then t_fail "calls outside start..stop recorded"; else
+	t_ok "nothing outside start..stop"; fi
+"$T/api" "$T/crash.trace" crash >/dev/null 2>&1
+[ $? -gt 128 ] && t_ok "the program aborted after flushing" ||
+	t_fail "the crash variant did not abort"
+expect_exit 0 "the flushed trace of a crashed program reads" "$BF" trace \
+	fold --calls "$T/crash.trace"
+grep_file "it holds the two calls before the flush" "^thread-1;traced 2$" "$OUT"
+
 # compare --trace: after the measured runs, one traced run per side and
 # a differential flame graph in the report directory, linked from the
 # report. The patch makes leaf 20 times slower.
