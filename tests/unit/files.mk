@@ -52,3 +52,5 @@ UNIT_TESTS += tests/unit/report_markdown/test_report_markdown
 tests/unit/report_markdown/test_report_markdown_OBJS := plugins/report_markdown.o orchestrator/report_run.o tests/mocks/host_mock.o
 UNIT_TESTS += tests/unit/detect_suite/test_detect_suite
 tests/unit/detect_suite/test_detect_suite_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
+UNIT_TESTS += tests/unit/harness/test_harness
+tests/unit/harness/test_harness_OBJS := agent/harness/logic.o
