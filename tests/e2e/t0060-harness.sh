@@ -1,0 +1,91 @@
+#!/bin/sh
+# libbenchfarm_bench end to end: programs built against the library
+# (tests/fixtures/harness/), their flags, Jetpack JSON that the agent's
+# jetpack parser reads unchanged, pause/resume, and benchmarks that
+# crash, never return or run past the time cap.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v cc >/dev/null 2>&1; then
+	echo "ok 1 # skip no C compiler"
+	exit 0
+fi
+FX="$BF_SRC/tests/fixtures/harness"
+INC="-I$BF_SRC/agent/harness/include"
+LIBS="$BF_BUILD_ABS/libbenchfarm_bench_main.a $BF_BUILD_ABS/libbenchfarm_bench.a -lpthread -lm"
+# shellcheck disable=SC2086
+cc -O2 $INC -o "$T/benches" "$FX/benches.c" $LIBS 2>"$ERR" &&
+	t_ok "a program without main builds against the library" ||
+	{ t_fail "build"; exit 0; }
+# shellcheck disable=SC2086
+cc -O2 $INC -DBENCH_BAD -o "$T/bad" "$FX/benches.c" $LIBS
+# shellcheck disable=SC2086
+cc -O2 $INC -o "$T/own" "$FX/own_main.c" $LIBS
+
+expect_exit 0 "--list" "$T/benches" --list
+printf 'add\nfill/64\nfill/4096\npaused_setup\n' >"$T/want"
+cmp -s "$OUT" "$T/want" && t_ok "--list names every benchmark, arguments expanded" ||
+	t_fail "--list: $(tr '\n' ' ' <"$OUT")"
+expect_exit 0 "--help" "$T/benches" --help
+grep_file "the help names --time-cap" "--time-cap SECONDS" "$OUT"
+
+expect_exit 0 "--dry-run --out" "$T/benches" --dry-run --out "$T/dry.json"
+jq_check "Jetpack's schema: context and four benchmarks of one run each" \
+	'(.context | has("cpuCoreCount") and has("cpuLocked") and has("cpuMaxFreqHz") and has("memTotalBytes") and has("sustainedPerformanceModeEnabled")) and (.benchmarks | length) == 4 and all(.benchmarks[]; (.metrics.timeNs.runs | length) == 1 and .className == "benches" and .warmupIterations == 0 and .repeatIterations == 1 and .thermalThrottleSleepSeconds == 0 and (.totalRunTimeNs > 0))' \
+	"$T/dry.json"
+jq_check "parameters as Jetpack writes them" \
+	'[.benchmarks[] | select(.name == "fill/4096")][0].params == {"arg": "4096"}' \
+	"$T/dry.json"
+expect_exit 0 "the agent's jetpack parser reads it unchanged" "$BFA" parse \
+	--format jetpack "$T/dry.json"
+jq_check "as four benchmarks named class.name" \
+	'[.samples[].benchmark] | sort == ["benches.add", "benches.fill/4096", "benches.fill/64", "benches.paused_setup"]' \
+	"$OUT"
+
+# A short real run: warmup, loop sizing and repeats.
+expect_exit 0 "a measured run" "$T/benches" --filter '^add$' --repeats 7 \
+	--target-ms 2 --no-throttle --out "$T/add.json"
+jq_check "7 measurements after a warmup of at least 30 iterations" \
+	'.benchmarks[0] | (.metrics.timeNs.runs | length) == 7 and .warmupIterations >= 30 and .repeatIterations >= 1 and .metrics.timeNs.minimum <= .metrics.timeNs.median and .metrics.timeNs.median <= .metrics.timeNs.maximum' \
+	"$T/add.json"
+grep_file "the table has the benchmark" "^add  *[0-9.]* " "$OUT"
+
+# pause/resume: the 2 ms of set-up per iteration are not in the time.
+expect_exit 0 "pause and resume" "$T/benches" --filter paused --repeats 3 \
+	--target-ms 1 --no-throttle --out "$T/p.json"
+jq_check "the paused 2 ms are not counted (median under 1 ms)" \
+	'.benchmarks[0].metrics.timeNs.median < 1000000' "$T/p.json"
+
+expect_exit 2 "a filter that matches nothing" "$T/benches" --filter nothing
+grep_file "says so" "no benchmark matches 'nothing' (--list shows them)" "$ERR"
+expect_exit 2 "a filter that is not a regex" "$T/benches" --filter '('
+grep_file "names it" "--filter '(':" "$ERR"
+expect_exit 2 "an unknown flag" "$T/benches" --frobnicate
+grep_file "names it" "unknown option '--frobnicate'" "$ERR"
+expect_exit 2 "--repeats 0" "$T/benches" --repeats 0
+expect_exit 2 "--repeats without a value" "$T/benches" --repeats
+
+expect_exit 0 "a program with its own main" "$T/own" --dry-run
+grep_file "its main ran" "^own main$" "$ERR"
+grep_file "and the benchmark" "^mine " "$OUT"
+
+# Misbehaving benchmarks.
+"$T/bad" --filter crash --dry-run >"$OUT" 2>"$ERR"
+rc=$?
+[ $rc -gt 128 ] && t_ok "an aborting benchmark kills the program (status $rc)" ||
+	t_fail "abort: exit $rc"
+grep_file "and is named" "benchmark 'crash' crashed (signal 6)" "$ERR"
+expect_exit 1 "a benchmark past the time cap" "$T/bad" --filter '^slow$' \
+	--time-cap 0.3 --no-throttle --out "$T/slow.json"
+grep_file "is stopped and reported" "benchmark 'slow': stopped at the time cap of 0.3 s" "$ERR"
+jq_check "in the JSON's failures, not its benchmarks" \
+	'(.benchmarks | length) == 0 and .failures[0].name == "slow" and (.failures[0].error | test("time cap"))' \
+	"$T/slow.json"
+expect_exit 3 "a benchmark that never returns" "$T/bad" --filter forever \
+	--time-cap 0.2 --dry-run
+grep_file "is killed by the watchdog, named" \
+	"benchmark 'forever' exceeded the time cap of 0.2 s and did not return" "$ERR"
+expect_exit 1 "a benchmark that gives up early" "$T/bad" --filter gives_up \
+	--dry-run --repeats 3
+expect_exit 1 "a benchmark that gives up early, measured" "$T/bad" \
+	--filter gives_up --repeats 3 --target-ms 1 --no-throttle
+grep_file "says what happened" "returned before bf_bench_keep_running said stop (0 of 3 measurements)" "$ERR"
