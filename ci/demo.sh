@@ -18,20 +18,29 @@ git_() {
 		-c user.email=demo@benchfarm.invalid "$@" >/dev/null
 }
 
+# BF_DEMO=harness: the same workloads measured with libbenchfarm_bench
+# (configs/examples/harness-demo/) instead of Google Benchmark.
+EX="$SRC/configs/examples/demo"
+FILES="micro.cc Makefile benchfarm.yaml README.md"
+if [ "${BF_DEMO:-gbench}" = harness ]; then
+	EX="$SRC/configs/examples/harness-demo"
+	FILES="micro.c Makefile benchfarm.yaml README.md"
+	export PKG_CONFIG_PATH="$SRC/$BF_BUILD/pkgconfig-uninstalled"
+fi
 mkdir -p "$REPO"
 git -C "$REPO" init -q -b main
-for f in micro.cc Makefile benchfarm.yaml README.md; do
-	cp "$SRC/configs/examples/demo/$f" "$REPO/$f"
+for f in $FILES; do
+	cp "$EX/$f" "$REPO/$f"
 done
-cp "$SRC/configs/examples/demo/tuning_base.h" "$REPO/tuning.h"
+cp "$EX/tuning_base.h" "$REPO/tuning.h"
 printf 'out/\n' >"$REPO/.gitignore"
 git_ add -A
 git_ commit -q -m "demo: baseline"
 git_ checkout -q -b patch
-cp "$SRC/configs/examples/demo/tuning_patch.h" "$REPO/tuning.h"
+cp "$EX/tuning_patch.h" "$REPO/tuning.h"
 git_ commit -q -am "checksum: two more rounds, to be safe"
 
-echo "demo: repository $REPO (main = baseline, patch = +20% work in BM_checksum)"
+echo "demo: repository $REPO (main = baseline, patch = +20% work in the checksum benchmark)"
 echo "demo: benchfarm compare -c $REPO/benchfarm.yaml --json $DEMO/result.json"
 echo
 set +e

@@ -28,13 +28,24 @@ harness_pc = printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
 	'includedir=$${prefix}/include' '' 'Name: benchfarm-bench' \
 	'Description: Jetpack-style microbenchmarks for C and C++' \
 	'Version: 0.1.0' \
-	'Libs: -L$${libdir} -lbenchfarm_bench_main -lbenchfarm_bench -lpthread -lm' \
+	'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lbenchfarm_bench_main -lbenchfarm_bench -lpthread -lm' \
 	'Cflags: -I$${includedir}'
 $(HARNESS_PC): agent/harness/files.mk
 	@mkdir -p $(dir $@)
 	$(Q)$(call harness_pc,$(PREFIX)) >$@
 
-HARNESS_TARGETS += $(HARNESS_A) $(HARNESS_SO) $(HARNESS_MAIN_A) $(HARNESS_PC)
+# the same for the build tree, for `BF_DEMO=harness make demo` and tests
+HARNESS_PC_UNINST := $(B)/pkgconfig-uninstalled/benchfarm-bench.pc
+$(HARNESS_PC_UNINST): agent/harness/files.mk
+	@mkdir -p $(dir $@)
+	$(Q)printf '%s\n' 'Name: benchfarm-bench' \
+		'Description: Jetpack-style microbenchmarks (build tree)' \
+		'Version: 0.1.0' \
+		'Libs: $(abspath $(HARNESS_MAIN_A)) $(abspath $(HARNESS_A)) -lpthread -lm' \
+		'Cflags: -I$(CURDIR)/agent/harness/include' >$@
+
+HARNESS_TARGETS += $(HARNESS_A) $(HARNESS_SO) $(HARNESS_MAIN_A) $(HARNESS_PC) \
+	$(HARNESS_PC_UNINST)
 define HARNESS_INSTALL_CMDS
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/benchfarm
 	install -m 0644 $(HARNESS_A) $(HARNESS_MAIN_A) $(DESTDIR)$(PREFIX)/lib/

@@ -23,7 +23,7 @@ $(TRACER_SO): $(TRACER_PIC)
 tracer_pc = printf '%s\n' 'prefix=$(1)' 'libdir=$${prefix}/lib' \
 	'includedir=$${prefix}/include' '' 'Name: benchfarm-trace' \
 	'Description: function tracing for -finstrument-functions builds' \
-	'Version: 0.1.0' 'Libs: -L$${libdir} -lbenchfarm_trace' \
+	'Version: 0.1.0' 'Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lbenchfarm_trace' \
 	'Cflags: -I$${includedir} -finstrument-functions'
 $(TRACER_PC): agent/tracer/files.mk
 	@mkdir -p $(dir $@)

@@ -89,3 +89,16 @@ expect_exit 1 "a benchmark that gives up early" "$T/bad" --filter gives_up \
 expect_exit 1 "a benchmark that gives up early, measured" "$T/bad" \
 	--filter gives_up --repeats 3 --target-ms 1 --no-throttle
 grep_file "says what happened" "returned before bf_bench_keep_running said stop (0 of 3 measurements)" "$ERR"
+
+# The example project (BF_DEMO=harness make demo runs it end to end).
+expect_exit 0 "the harness example's config is valid" "$BF" config check \
+	-c "$BF_SRC/configs/examples/harness-demo/benchfarm.yaml"
+mkdir -p "$T/ex"
+cp "$BF_SRC/configs/examples/harness-demo/micro.c" \
+	"$BF_SRC/configs/examples/harness-demo/Makefile" "$T/ex/"
+cp "$BF_SRC/configs/examples/harness-demo/tuning_base.h" "$T/ex/tuning.h"
+PKG_CONFIG_PATH="$BF_BUILD_ABS/pkgconfig-uninstalled" expect_exit 0 \
+	"it builds with pkg-config benchfarm-bench" make -s -C "$T/ex"
+expect_exit 0 "and lists its three workloads" "$T/ex/out/micro" --list
+printf 'checksum\nsort\nsum\n' >"$T/want"
+cmp -s "$OUT" "$T/want" && t_ok "checksum, sort and sum" || t_fail "the example's list"
