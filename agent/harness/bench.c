@@ -32,7 +32,7 @@
 enum phase { PHASE_WARMUP, PHASE_TIMING, PHASE_DONE };
 
 struct bf_bench_state {
-	uint64_t remaining; /* iterations left in this measurement */
+	struct bf_bench_state_head head; /* first: the inline fast path */
 	uint64_t iters; /* iterations per measurement */
 	uint64_t start_ns, pause_ns, paused_ns;
 	bool started, paused;
@@ -186,17 +186,13 @@ static int measurement_boundary(bf_bench_state *s)
 		return 0;
 	s->started = true;
 	s->paused_ns = 0;
-	s->remaining = s->iters - 1;
+	s->head.remaining = s->iters - 1;
 	s->start_ns = now_ns();
 	return 1;
 }
 
-int bf_bench_keep_running(bf_bench_state *s)
+int bf_bench__boundary(bf_bench_state *s)
 {
-	if (s->remaining) {
-		s->remaining--;
-		return 1;
-	}
 	if (s->phase == PHASE_DONE)
 		return 0;
 	return measurement_boundary(s);
@@ -295,7 +291,7 @@ static void run_one(struct result *res, const struct entry *e,
 		s.nruns = 0;
 		s.phase = PHASE_TIMING;
 		s.started = false;
-		s.remaining = 0;
+		s.head.remaining = 0;
 	}
 	atomic_store(&current_deadline_ns, 0);
 	res->total_ns = now_ns() - t0;

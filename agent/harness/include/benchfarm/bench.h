@@ -41,8 +41,30 @@ void bf_bench_register(const char *name, bf_bench_fn fn, const long long *args,
 void bf_bench_register_range(const char *name, bf_bench_fn fn, long long lo,
                              long long hi, long long mult);
 
+/*
+ * The start of every state: what the inline fast path of
+ * bf_bench_keep_running touches, so that an iteration costs a decrement
+ * and a branch, as in Google Benchmark's loop. Not for direct use.
+ */
+struct bf_bench_state_head {
+	unsigned long long remaining; /* iterations left in this measurement */
+};
+
+/* The end of a measurement; the start of the next one (library). */
+int bf_bench__boundary(bf_bench_state *state);
+
 /* Non-zero while the benchmark should run one more iteration. */
-int bf_bench_keep_running(bf_bench_state *state);
+static inline int bf_bench_keep_running(bf_bench_state *state)
+{
+	struct bf_bench_state_head *h =
+	        (struct bf_bench_state_head *)(void *)state;
+
+	if (__builtin_expect(h->remaining != 0, 1)) {
+		h->remaining--;
+		return 1;
+	}
+	return bf_bench__boundary(state);
+}
 /* Exclude per-iteration set-up from the time: pause, work, resume. */
 void bf_bench_pause_timing(bf_bench_state *state);
 void bf_bench_resume_timing(bf_bench_state *state);
