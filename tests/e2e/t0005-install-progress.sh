@@ -8,7 +8,10 @@ expect_exit 0 "make install" make -s -C "$BF_SRC" BUILD_DIR="$BF_BUILD_ABS" \
 expect_exit 0 "installed benchfarm runs" "$T/prefix/bin/benchfarm" --version
 expect_exit 0 "installed agent runs" "$T/prefix/bin/benchfarm-agent" --version
 for f in lib/libbenchfarm_trace.a lib/libbenchfarm_trace.so \
-	lib/pkgconfig/benchfarm-trace.pc include/benchfarm/trace.h; do
+	lib/pkgconfig/benchfarm-trace.pc include/benchfarm/trace.h \
+	lib/libbenchfarm_bench.a lib/libbenchfarm_bench.so \
+	lib/libbenchfarm_bench_main.a lib/pkgconfig/benchfarm-bench.pc \
+	include/benchfarm/bench.h; do
 	[ -f "$T/prefix/$f" ] && t_ok "installed $f" || t_fail "no $f"
 done
 grep_file "the tracer's pkg-config names the install prefix" \
@@ -25,6 +28,14 @@ if command -v cc >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1; then
 	expect_exit 0 "and its trace reads" "$T/prefix/bin/benchfarm" trace \
 		fold --calls "$T/ct.trace"
 	grep_file "with its stacks" "^thread-1;main;run;leaf 2$" "$OUT"
+	flags=$(PKG_CONFIG_PATH="$T/prefix/lib/pkgconfig" pkg-config \
+		--cflags --libs benchfarm-bench)
+	# shellcheck disable=SC2086
+	cc -O1 -o "$T/hb" "$BF_SRC/tests/fixtures/harness/benches.c" $flags \
+		2>"$ERR" && t_ok "a benchmark builds with pkg-config benchfarm-bench" ||
+		t_fail "build with pkg-config benchfarm-bench"
+	expect_exit 0 "and runs from the installed shared library" "$T/hb" --list
+	grep_file "with its benchmarks" "^fill/4096$" "$OUT"
 fi
 
 R="$T/repo"
