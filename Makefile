@@ -5,6 +5,7 @@
 #   make SANITIZE=address,undefined check   the sanitizer flavour
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
+#   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
 #   V=1 shows the full compiler lines.
 
 comma := ,
@@ -76,6 +77,7 @@ include plugins/files.mk
 -include agent/harness/files.mk
 include agent/tracer/files.mk
 include tests/unit/files.mk
+include tests/fuzz/files.mk
 
 CORE_LIB  := $(B)/libbfcore.a
 ORCH_LIB  := $(B)/liborch.a

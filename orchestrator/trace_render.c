@@ -97,7 +97,8 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 	for (size_t t = 0; t < tree->root.nkids; t++)
 		for (size_t i = 0; i < tree->root.kids[t]->nkids; i++)
 			top_node(&f, tree->root.kids[t]->kids[i]);
-	qsort(f.v, f.n, sizeof(*f.v), cmp_self);
+	if (f.n)
+		qsort(f.v, f.n, sizeof(*f.v), cmp_self);
 	if (!json)
 		fprintf(out, "%12s %14s %7s %14s %7s  %s\n", "calls",
 		        "inclusive ns", "incl%", "self ns", "self%",

@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/spawn.h"
@@ -113,11 +114,14 @@ static void elf_load(struct elf *e)
 	struct bf_err err = BF_ERR_INIT;
 	const Elf64_Ehdr *eh;
 	const unsigned char *p;
+	struct stat st;
 	int pass;
 
 	e->loaded = true;
 	bf_buf_init(&f, ELF_MAX);
-	if (bf_buf_read_file(&f, e->path, &err) || f.len < sizeof(Elf64_Ehdr))
+	/* only regular files: a map naming /dev/zero must not be read */
+	if (stat(e->path, &st) || !S_ISREG(st.st_mode) ||
+	    bf_buf_read_file(&f, e->path, &err) || f.len < sizeof(Elf64_Ehdr))
 		goto out;
 	p = (const unsigned char *)f.buf;
 	eh = (const Elf64_Ehdr *)(const void *)p;

@@ -157,9 +157,13 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 		}
 	bf_symbols_demangle(tree->syms);
 	for (size_t i = 0; i < t->nthreads; i++) {
-		struct bf_tnode *top =
-		        child(&tree->root,
-		              bf_xasprintf("thread-%u", t->threads[i].id));
+		char label[32];
+		struct bf_tnode *top;
+
+		snprintf(label, sizeof(label), "thread-%u", t->threads[i].id);
+		top = child(&tree->root, label);
+		if (top->name == label) /* new: the tree owns its label */
+			top->name = bf_xstrdup(label);
 
 		thread_tree(tree, t, &t->threads[i], top);
 		tree->root.total_ns += top->total_ns;
