@@ -9,8 +9,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const formats[] = { "gbench", "jetpack",
-		                               "hyperfine", "native", "lines" };
+	static const char *const formats[] = { "gbench", "jetpack", "hyperfine",
+		                               "native", "lines" };
 	struct bf_samples out = BF_SAMPLES_INIT;
 	struct bf_err err = BF_ERR_INIT;
 

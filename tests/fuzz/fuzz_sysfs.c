@@ -58,8 +58,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		snprintf(root, sizeof(root), "/tmp/bf-fuzz-sysroot-%d",
 		         (int)getpid());
-		snprintf(src, sizeof(src), "%s/tests/fixtures/sysroot/"
-		                           "healthy-locked",
+		snprintf(src, sizeof(src),
+		         "%s/tests/fixtures/sysroot/"
+		         "healthy-locked",
 		         getenv("BF_SRC") ? getenv("BF_SRC") : ".");
 		o.argv = argv;
 		bf_spawn_result_init(&res);

@@ -33,7 +33,8 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size)
 	FILE *f;
 
 	if (!path[0])
-		snprintf(path, sizeof(path), "/tmp/bf-fuzz-%d.in", (int)getpid());
+		snprintf(path, sizeof(path), "/tmp/bf-fuzz-%d.in",
+		         (int)getpid());
 	f = fopen(path, "wb");
 	if (!f)
 		abort();
