@@ -1,11 +1,19 @@
 # libbenchfarm_bench (static and shared), libbenchfarm_bench_main (the
 # main() of programs that only define benchmarks) and benchfarm-bench.pc.
 # Built with their own flags: position-independent, no sanitizer (linked
-# into the user's benchmark programs), only libc, libm and pthreads.
-HARNESS_SRCS := agent/harness/logic.c agent/harness/bench.c
+# into the user's benchmark programs), only libc, libm and pthreads, and
+# only the public API (BF_BENCH_API) visible outside the shared library.
+HARNESS_SRCS := agent/harness/logic.c agent/harness/run.c \
+	agent/harness/opts.c agent/harness/report.c agent/harness/bench.c
 HARNESS_PIC := $(addprefix $(B)/harness-pic/,$(HARNESS_SRCS:.c=.o))
 HARNESS_CFLAGS = $(CSTD) -D_GNU_SOURCE $(CWARN) $(COPT) -fPIC \
-	-Iagent/harness/include -Iagent/harness -MMD -MP $(CFLAGS)
+	-fvisibility=hidden -Iagent/harness/include -Iagent/harness -MMD -MP \
+	$(CFLAGS)
+
+# The unit tests build logic, run, opts and report with the project's
+# flags (and sanitizers) through the generic rule; they need the header.
+$(B)/agent/harness/%.o: ALL_CFLAGS += -Iagent/harness/include
+$(B)/tests/unit/harness/%.o: ALL_CFLAGS += -Iagent/harness/include
 HARNESS_A := $(B)/libbenchfarm_bench.a
 HARNESS_SO := $(B)/libbenchfarm_bench.so
 HARNESS_MAIN_A := $(B)/libbenchfarm_bench_main.a

@@ -1,3 +1,8 @@
+/*
+ * The harness's decisions, apart from any real clock: Jetpack's warmup
+ * manager, loop sizing, statistics, the throttle controller, and JSON
+ * string escaping.
+ */
 #include "harness.h"
 
 #include <math.h>
@@ -7,12 +12,12 @@
 
 /* Jetpack's WarmupManager (reference section 1), in 32-bit floats. */
 
-void bf_warmup_init(struct bf_warmup *w)
+void bf_bench__warmup_init(struct bf_bench_warmup *w)
 {
 	memset(w, 0, sizeof(*w));
 }
 
-bool bf_warmup_add(struct bf_warmup *w, uint64_t d_ns)
+bool bf_bench__warmup_add(struct bf_bench_warmup *w, uint64_t d_ns)
 {
 	float ratio;
 
@@ -39,7 +44,7 @@ bool bf_warmup_add(struct bf_warmup *w, uint64_t d_ns)
 	return w->done;
 }
 
-uint64_t bf_loop_iterations(uint64_t target_ns, uint64_t estimate_ns)
+uint64_t bf_bench__loop_iterations(uint64_t target_ns, uint64_t estimate_ns)
 {
 	uint64_t n = target_ns / (estimate_ns ? estimate_ns : 1);
 
@@ -67,15 +72,18 @@ static double percentile(const double *sorted, size_t n, double p)
 	return sorted[i] * (1 - f) + sorted[i + 1] * f;
 }
 
-void bf_bench_stats(struct bf_bench_stats *s, const double *v, size_t n)
+void bf_bench__stats(struct bf_bench_stats *s, const double *v, size_t n)
 {
-	double *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	double *sorted;
 	double sum = 0, ss = 0;
 
 	memset(s, 0, sizeof(*s));
-	if (!sorted || !n) {
-		free(sorted);
+	if (!n)
 		return;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted) {
+		fputs("benchfarm-bench: out of memory\n", stderr);
+		abort();
 	}
 	memcpy(sorted, v, n * sizeof(*v));
 	qsort(sorted, n, sizeof(*sorted), cmp_double);
@@ -95,77 +103,141 @@ void bf_bench_stats(struct bf_bench_stats *s, const double *v, size_t n)
 	free(sorted);
 }
 
-void bf_throttle_init(struct bf_throttle *t, bool enabled, int retries,
-                      double sleep_s)
+void bf_bench__throttle_init(struct bf_bench_throttle *t, bool enabled,
+                             int retries, uint64_t sleep_ns)
 {
 	memset(t, 0, sizeof(*t));
 	t->enabled = enabled;
-	t->retries_left = retries;
-	t->sleep_s = sleep_s;
+	t->retries = t->retries_left = retries;
+	t->sleep_ns = sleep_ns;
 }
 
-void bf_throttle_begin(struct bf_throttle *t, const struct bf_throttle_env *e,
-                       int retries)
+void bf_bench__throttle_begin(struct bf_bench_throttle *t,
+                              const struct bf_bench_throttle_env *env)
 {
-	t->retries_left = retries;
-	t->slept_s = 0;
+	t->retries_left = t->retries;
+	t->slept_ns = 0;
 	if (t->enabled && t->baseline_ns <= 0)
-		t->baseline_ns = e->measure_work(e->ctx);
+		t->baseline_ns = env->measure_work(env->ctx);
 }
 
-enum bf_throttle_verdict
-bf_throttle_after_phase(struct bf_throttle *t, const struct bf_throttle_env *e)
+enum bf_bench_throttle_verdict
+bf_bench__throttle_after_phase(struct bf_bench_throttle *t,
+                               const struct bf_bench_throttle_env *env,
+                               FILE *log)
 {
 	double work;
 
 	if (!t->enabled || t->baseline_ns <= 0)
 		return BF_THROTTLE_KEEP;
-	work = e->measure_work(e->ctx);
+	work = env->measure_work(env->ctx);
 	if (!(work > BF_THROTTLE_FACTOR * t->baseline_ns))
 		return BF_THROTTLE_KEEP;
 	if (t->retries_left <= 0) {
 		/* budget spent: keep the data, measure a new baseline next */
+		if (log)
+			fprintf(log,
+			        "benchfarm-bench: still throttled after %d sleeps (workload %.0f ns, baseline %.0f ns): keeping the measurements\n",
+			        t->retries, work, t->baseline_ns);
 		t->baseline_ns = 0;
 		return BF_THROTTLE_KEEP;
 	}
-	fprintf(stderr,
-	        "benchfarm-bench: thermal throttling detected (workload "
-	        "%.0f ns, baseline %.0f ns): sleeping %.0f s\n",
-	        work, t->baseline_ns, t->sleep_s);
-	e->sleep(e->ctx, t->sleep_s);
-	t->slept_s += t->sleep_s;
+	if (log)
+		fprintf(log,
+		        "benchfarm-bench: thermal throttling detected (workload %.0f ns, baseline %.0f ns): sleeping %.0f s\n",
+		        work, t->baseline_ns, (double)t->sleep_ns / 1e9);
+	env->clock->sleep_ns(env->clock->ctx, t->sleep_ns);
+	t->slept_ns += t->sleep_ns;
 	t->retries_left--;
 	return BF_THROTTLE_REDO;
 }
 
-size_t bf_json_escape(char *out, size_t cap, const char *s)
+double bf_bench__throttle_work(void *ctx)
 {
-	size_t n = 0;
+	static char a[400000], b[400000];
+	static volatile float m[16];
+	const struct bf_bench_clock *c = ctx;
+	double best = 0;
 
-#define PUT(c)                        \
-	do {                          \
-		if (n + 1 < cap)      \
-			out[n] = (c); \
-		n++;                  \
-	} while (0)
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	/* disturb the caches, as Jetpack's measureWorkNs does */
+	for (int i = 0; i < 10; i++) {
+		memcpy(b, a, sizeof(a));
+		a[i] = b[sizeof(b) - 1 - (size_t)i];
+	}
+	for (int r = 0; r < 20; r++) {
+		uint64_t t0 = c->now_ns(c->ctx), t;
 
-		if (c == '"' || c == '\\') {
-			PUT('\\');
-			PUT((char)c);
-		} else if (c < 0x20) {
-			char hex[7];
+		for (int i = 0; i < 10000; i++)
+			for (int k = 0; k < 4; k++)
+				m[12 + k] += m[k] * 1.0f + m[4 + k] * 2.0f +
+				             m[8 + k] * 3.0f;
+		t = c->now_ns(c->ctx) - t0;
+		if (!r || (double)t / 10000 < best)
+			best = (double)t / 10000;
+	}
+	return best;
+}
 
-			snprintf(hex, sizeof(hex), "\\u%04x", c);
-			for (int k = 0; k < 6; k++)
-				PUT(hex[k]);
+/* The length of the valid UTF-8 sequence at s, or 0 (RFC 3629). */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong, surrogate and beyond U+10FFFF forms */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+struct sink {
+	char *out;
+	size_t cap, n;
+};
+
+static void put(struct sink *k, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++, k->n++)
+		if (k->n + 1 < k->cap)
+			k->out[k->n] = s[i];
+}
+
+size_t bf_bench__json_escape(char *out, size_t cap, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct sink k = { out, cap, 0 };
+	char hex[8];
+	size_t n;
+
+	while (*p) {
+		if (*p == '"' || *p == '\\') {
+			put(&k, "\\", 1);
+			put(&k, (const char *)p++, 1);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(hex, sizeof(hex), "\\u%04x", *p++);
+			put(&k, hex, 6);
+		} else if ((n = utf8_len(p))) {
+			put(&k, (const char *)p, n);
+			p += n;
 		} else {
-			PUT((char)c);
+			put(&k, "\\ufffd", 6);
+			p++;
 		}
 	}
-#undef PUT
 	if (cap)
-		out[n < cap ? n : cap - 1] = '\0';
-	return n;
+		out[k.n < cap ? k.n : cap - 1] = '\0';
+	return k.n;
 }

@@ -102,3 +102,86 @@ PKG_CONFIG_PATH="$BF_BUILD_ABS/pkgconfig-uninstalled" expect_exit 0 \
 expect_exit 0 "and lists its three workloads" "$T/ex/out/micro" --list
 printf 'checksum\nsort\nsum\n' >"$T/want"
 cmp -s "$OUT" "$T/want" && t_ok "checksum, sort and sum" || t_fail "the example's list"
+
+# Several arguments per run, built through the build tree's pkg-config
+# file; a name registered twice is refused before anything runs.
+cat >"$T/pairs.c" <<'X'
+#include <benchfarm/bench.h>
+
+BF_BENCHMARK_ARGS_N(pairs, 2, 64, 1, 64, 8)
+{
+	long long n = bf_bench_arg(state, 0) * bf_bench_arg(state, 1);
+
+	while (bf_bench_keep_running(state))
+		bf_bench_do_not_optimize(&n);
+}
+#ifdef TWICE
+BF_BENCHMARK(pairs_twice) { while (bf_bench_keep_running(state)) {} }
+#endif
+X
+printf '#include <benchfarm/bench.h>\nBF_BENCHMARK(pairs_twice) { while (bf_bench_keep_running(state)) {} }\n' >"$T/twice.c"
+PC="env PKG_CONFIG_PATH=$BF_BUILD_ABS/pkgconfig-uninstalled pkg-config"
+# shellcheck disable=SC2046
+cc -O2 -Wall -Wextra -Werror -pedantic -std=c11 $($PC --cflags benchfarm-bench) \
+	-o "$T/pairs" "$T/pairs.c" $($PC --libs benchfarm-bench) 2>"$ERR" &&
+	t_ok "pkg-config benchfarm-bench builds a program under -std=c11 -pedantic -Werror" ||
+	t_fail "build with pkg-config"
+expect_exit 0 "--list with two arguments per run" "$T/pairs" --list
+printf 'pairs/64/1\npairs/64/8\n' >"$T/want"
+cmp -s "$OUT" "$T/want" && t_ok "named NAME/ARG0/ARG1" || t_fail "pairs list: $(tr '\n' ' ' <"$OUT")"
+expect_exit 0 "--filter=REGEX --dry-run --sustained" "$T/pairs" \
+	--filter='/8$' --dry-run --sustained --out "$T/pairs.json"
+jq_check "params arg0 and arg1; the spin thread in the context" \
+	'(.benchmarks | length) == 1 and .benchmarks[0].params == {"arg0": "64", "arg1": "8"} and .context.sustainedPerformanceModeEnabled == true and (.context.threadPriorityRaised | type) == "boolean" and (.context.cpuLocked | type) == "boolean"' \
+	"$T/pairs.json"
+# shellcheck disable=SC2046
+cc -O2 -DTWICE $($PC --cflags benchfarm-bench) -o "$T/twice" "$T/pairs.c" \
+	"$T/twice.c" $($PC --libs benchfarm-bench)
+expect_exit 2 "a name registered twice" "$T/twice" --list
+grep_file "is named" "benchmark 'pairs_twice': defined twice" "$ERR"
+
+# A hostile program name becomes the className: still valid JSON.
+cp "$T/pairs" "$T/we\"ird\\name"
+expect_exit 0 "a program named with a quote and a backslash" \
+	"$T/we\"ird\\name" --dry-run --out "$T/weird.json"
+expect_exit 0 "writes JSON the agent reads" "$BFA" parse --format jetpack \
+	"$T/weird.json"
+jq_check "with the name intact" \
+	'[.samples[].benchmark] | sort == ["we\"ird\\name.pairs/64/1", "we\"ird\\name.pairs/64/8"]' \
+	"$OUT"
+
+# The file is rewritten after each benchmark, as Jetpack does: a crash
+# in the second keeps the first one's results.
+"$T/bad" --filter '^(add|crash)$' --dry-run --out "$T/partial.json" \
+	>/dev/null 2>&1
+jq_check "a crash keeps the results before it" \
+	'[.benchmarks[].name] == ["add"]' "$T/partial.json"
+
+# C++ programs include the same header.
+if command -v c++ >/dev/null 2>&1; then
+	cat >"$T/cxx.cc" <<'X'
+#include <benchfarm/bench.h>
+#include <vector>
+
+BF_BENCHMARK_ARGS(vec, 16, 256)
+{
+	std::vector<int> v(static_cast<std::vector<int>::size_type>(
+	        bf_bench_arg(state)));
+
+	while (bf_bench_keep_running(state)) {
+		v.push_back(1);
+		v.pop_back();
+		bf_bench_clobber_memory();
+	}
+}
+X
+	# shellcheck disable=SC2046
+	if c++ -O2 -Wall -Wextra -Werror $($PC --cflags benchfarm-bench) \
+		-o "$T/cxx" "$T/cxx.cc" $($PC --libs benchfarm-bench) 2>"$ERR"; then
+		t_ok "a C++ program builds against the header"
+		expect_exit 0 "and runs" "$T/cxx" --dry-run
+		grep_file "its benchmark" "^vec/256 " "$OUT"
+	else
+		t_fail "C++ build"
+	fi
+fi

@@ -1,32 +1,71 @@
 /*
- * The harness's decisions with synthetic durations (agent/harness/
- * logic.c): Jetpack's warmup manager (its 250 ms minimum, 8 s maximum,
- * 30 iterations and 41 similar iterations), loop sizing, the statistics
- * and the throttle controller with a scripted workload and a sleeper
- * that only records. Expected values worked out from the reference's
- * formulas (../shared/reference/jetpack-benchmark.md, sections 1 to 3).
+ * libbenchfarm_bench's decisions on their own (agent/harness): Jetpack's
+ * warmup manager with synthetic durations (its 250 ms minimum, 8 s
+ * maximum, 30 iterations and 41 similar iterations), loop sizing and
+ * statistics; the registry and its macros, the command line, the
+ * clock-lock rule on sysfs fixtures, the console table, and Jetpack JSON
+ * (hostile names included) read back by the agent's own parser. Whole
+ * runs on a scripted clock are in test_harness_run.c. Expected values
+ * are worked out from the reference's formulas
+ * (../shared/reference/jetpack-benchmark.md).
  */
+#include <locale.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../../../agent/harness/harness.h"
+#include "benchfarm/err.h"
+#include "benchfarm/fs.h"
+#include "parse.h"
 
 #define MS 1000000ULL
+#define S  1000000000ULL
+
+/* Registered by the macros before main: the first test looks. */
+BF_BENCHMARK(macro_plain)
+{
+	while (bf_bench_keep_running(state)) {
+	}
+}
+
+BF_BENCHMARK_ARGS(macro_list, 5, 6)
+{
+	while (bf_bench_keep_running(state)) {
+	}
+}
+
+BF_BENCHMARK_ARGS_N(macro_pairs, 2, 1, 2, 3, 4)
+{
+	while (bf_bench_keep_running(state)) {
+	}
+}
+
+BF_BENCHMARK_RANGE(macro_range, 8, 100, 4)
+{
+	while (bf_bench_keep_running(state)) {
+	}
+}
+
+/* ---- the decisions on their own ---- */
 
 /* The iteration at which the warmup says done, feeding d(i) ns. */
 static uint64_t done_at(uint64_t (*d)(uint64_t i), uint64_t max)
 {
-	struct bf_warmup w;
+	struct bf_bench_warmup w;
 
-	bf_warmup_init(&w);
+	bf_bench__warmup_init(&w);
 	for (uint64_t i = 1; i <= max; i++)
-		if (bf_warmup_add(&w, d(i)))
+		if (bf_bench__warmup_add(&w, d(i)))
 			return i;
 	return 0;
 }
@@ -46,7 +85,7 @@ static uint64_t one_ms(uint64_t i)
 static uint64_t one_s(uint64_t i)
 {
 	(void)i;
-	return 1000 * MS;
+	return S;
 }
 
 static uint64_t ramp(uint64_t i)
@@ -59,14 +98,14 @@ static uint64_t ramp(uint64_t i)
  * counts 1, 2, ...; similar > 40 first holds at iteration 42, when the
  * total (420 ms) is past 250 ms and 30 iterations.
  */
-static void test_warmup__stable_stops_after_41_similar(void **state)
+static void test_harness__warmup_converges_after_41_similar(void **state)
 {
 	(void)state;
 	assert_int_equal(done_at(ten_ms, 1000), 42);
 }
 
 /* 1 ms iterations are similar early, but 250 ms take 250 of them. */
-static void test_warmup__minimum_duration(void **state)
+static void test_harness__warmup_minimum_duration(void **state)
 {
 	(void)state;
 	assert_int_equal(done_at(one_ms, 1000), 250);
@@ -76,7 +115,7 @@ static void test_warmup__minimum_duration(void **state)
  * 1 s iterations pass 8 s at the 8th, but 30 iterations are needed: the
  * maximum duration ends the warmup at the 30th (similar is 29 then).
  */
-static void test_warmup__minimum_iterations(void **state)
+static void test_harness__warmup_minimum_iterations(void **state)
 {
 	(void)state;
 	assert_int_equal(done_at(one_s, 1000), 30);
@@ -87,39 +126,40 @@ static void test_warmup__minimum_iterations(void **state)
  * stays above 1.0945 (float32, worked through), so only the 8 s cap ends
  * it, at the first n with n(n+1)/2 ms >= 8 s: n = 126.
  */
-static void test_warmup__maximum_duration_cuts_off(void **state)
+static void test_harness__warmup_maximum_duration_cuts_off(void **state)
 {
-	struct bf_warmup w;
+	struct bf_bench_warmup w;
 	uint64_t n;
 
 	(void)state;
 	assert_int_equal(done_at(ramp, 1000), 126);
-	bf_warmup_init(&w);
+	bf_bench__warmup_init(&w);
 	for (n = 1; n <= 126; n++)
-		bf_warmup_add(&w, ramp(n));
+		bf_bench__warmup_add(&w, ramp(n));
 	assert_int_equal(w.similar, 0);
 	assert_int_equal(w.total_ns, 126 * 127 / 2 * MS);
 	assert_int_equal(w.last_ns, 126 * MS); /* the estimate handed on */
 }
 
-static void test_loop__iterations_clamped(void **state)
+static void test_harness__loop_iterations_clamped(void **state)
 {
 	(void)state;
-	assert_int_equal(bf_loop_iterations(100 * MS, MS), 100);
-	assert_int_equal(bf_loop_iterations(100 * MS, 3 * MS), 33);
-	assert_int_equal(bf_loop_iterations(100 * MS, 1000 * MS), 1);
-	assert_int_equal(bf_loop_iterations(100 * MS, 0), 1000000);
-	assert_int_equal(bf_loop_iterations(100 * MS, 10), 1000000);
+	assert_int_equal(bf_bench__loop_iterations(100 * MS, MS), 100);
+	assert_int_equal(bf_bench__loop_iterations(100 * MS, 3 * MS), 33);
+	assert_int_equal(bf_bench__loop_iterations(100 * MS, S), 1);
+	assert_int_equal(bf_bench__loop_iterations(100 * MS, 0), 1000000);
+	assert_int_equal(bf_bench__loop_iterations(100 * MS, 10), 1000000);
 }
 
-static void test_stats__by_hand(void **state)
+static void test_harness__stats_by_hand(void **state)
 {
 	const double v[] = { 4, 100, 1, 3, 2 };
 	const double j[] = { 0, 50, 100 };
+	const double even[] = { 4, 1, 3, 2 };
 	struct bf_bench_stats s;
 
 	(void)state;
-	bf_bench_stats(&s, v, 5);
+	bf_bench__stats(&s, v, 5);
 	assert_true(s.min == 1 && s.max == 100 && s.median == 3);
 	assert_true(s.mean == 22);
 	/* sqrt((21^2 + 20^2 + 19^2 + 18^2 + 78^2) / 4) = sqrt(1902.5) */
@@ -127,122 +167,513 @@ static void test_stats__by_hand(void **state)
 	assert_true(fabs(s.cv - sqrt(1902.5) / 22) < 1e-12);
 	/* p90: rank 0.9 * 4 = 3.6, between 4 and 100: 4 * 0.4 + 100 * 0.6 */
 	assert_true(fabs(s.p90 - 61.6) < 1e-12);
+	/* p99: rank 3.96: 4 * 0.04 + 100 * 0.96 */
+	assert_true(fabs(s.p99 - 96.16) < 1e-12);
+	/* an even count: the median between the middle two */
+	bf_bench__stats(&s, even, 4);
+	assert_true(s.median == 2.5);
 	/* Jetpack's own test: 0, 50, 100 give P95 = 94.99999999999999 */
-	bf_bench_stats(&s, j, 3);
+	bf_bench__stats(&s, j, 3);
 	assert_true(s.p95 == 94.99999999999999);
-	/* one value: no spread */
-	bf_bench_stats(&s, v, 1);
+	/* one value: no spread; none: all zero */
+	bf_bench__stats(&s, v, 1);
 	assert_true(s.stddev == 0 && s.median == 4 && s.cv == 0);
+	bf_bench__stats(&s, v, 0);
+	assert_true(s.min == 0 && s.max == 0 && s.mean == 0);
 }
 
-/* A scripted workload and a sleeper that records. */
-struct script {
-	const double *work;
-	int next, calls;
-	double slept[8];
-	int sleeps;
-};
+/* ---- the registry ---- */
 
-static double scripted_work(void *ctx)
+static const char *names(char *buf, size_t len)
 {
-	struct script *s = ctx;
+	size_t n, off = 0;
+	const struct bf_bench_entry *e = bf_bench__entries(&n);
 
-	s->calls++;
-	return s->work[s->next++];
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+		                        i ? " " : "", e[i].name);
+	return buf;
 }
 
-static void record_sleep(void *ctx, double seconds)
+static void test_harness__registry_macros(void **state)
 {
-	struct script *s = ctx;
-
-	s->slept[s->sleeps++] = seconds;
-}
-
-static void test_throttle__ten_percent_rule(void **state)
-{
-	const double work[] = { 100, 105, 110, 110.1 };
-	struct script sc = { work, 0, 0, { 0 }, 0 };
-	struct bf_throttle_env env = { scripted_work, record_sleep, &sc };
-	struct bf_throttle t;
+	char buf[512];
+	size_t n;
+	const struct bf_bench_entry *e = bf_bench__entries(&n);
 
 	(void)state;
-	bf_throttle_init(&t, true, 2, 90);
-	bf_throttle_begin(&t, &env, 2);
-	assert_true(t.baseline_ns == 100);
-	/* 5% and exactly 10% slower are not throttled; 10.1% is */
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_KEEP);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_KEEP);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_REDO);
-	assert_int_equal(sc.sleeps, 1);
-	assert_true(sc.slept[0] == 90 && t.slept_s == 90);
-	assert_int_equal(t.retries_left, 1);
+	/* constructors in one file run in order of definition */
+	assert_string_equal(
+	        names(buf, sizeof(buf)),
+	        "macro_plain macro_list/5 macro_list/6 macro_pairs/1/2 macro_pairs/3/4 macro_range/8 macro_range/32 macro_range/100");
+	assert_int_equal(e[4].nargs, 2);
+	assert_true(e[4].args[0] == 3 && e[4].args[1] == 4);
+	assert_null(bf_bench__registration_error());
 }
 
-/* Two sleeps at most; then the data is kept and the baseline redone. */
-static void test_throttle__retry_cap(void **state)
+static void dummy(struct bf_bench_state *state)
 {
-	const double work[] = { 100, 150, 150, 150, 80 };
-	struct script sc = { work, 0, 0, { 0 }, 0 };
-	struct bf_throttle_env env = { scripted_work, record_sleep, &sc };
-	struct bf_throttle t;
-
 	(void)state;
-	bf_throttle_init(&t, true, 2, 30);
-	bf_throttle_begin(&t, &env, 2);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_REDO);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_REDO);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_KEEP);
-	assert_int_equal(sc.sleeps, 2);
-	assert_true(t.slept_s == 60);
-	assert_true(t.baseline_ns == 0);
-	/* the next benchmark measures a new baseline, with a new budget */
-	bf_throttle_begin(&t, &env, 2);
-	assert_true(t.baseline_ns == 80 && t.slept_s == 0);
-	assert_int_equal(t.retries_left, 2);
-	assert_int_equal(sc.calls, 5);
 }
 
-static void test_throttle__disabled_measures_nothing(void **state)
+static void test_harness__registry_mistakes(void **state)
 {
-	const double work[] = { 100 };
-	struct script sc = { work, 0, 0, { 0 }, 0 };
-	struct bf_throttle_env env = { scripted_work, record_sleep, &sc };
-	struct bf_throttle t;
+	const long long three[] = { 1, 2, 3 };
+	char buf[256];
 
 	(void)state;
-	bf_throttle_init(&t, false, 2, 90);
-	bf_throttle_begin(&t, &env, 2);
-	assert_int_equal(bf_throttle_after_phase(&t, &env), BF_THROTTLE_KEEP);
-	assert_int_equal(sc.calls, 0);
-	assert_int_equal(sc.sleeps, 0);
+	bf_bench__registry_clear();
+	bf_bench_register_args("odd", dummy, three, 2, 3);
+	assert_string_equal(
+	        bf_bench__registration_error(),
+	        "benchmark 'odd': the argument values are not a whole number of runs (BF_BENCHMARK_ARGS_N)");
+	bf_bench__registry_clear();
+	bf_bench_register("dup", dummy);
+	bf_bench_register("dup", dummy);
+	assert_string_equal(bf_bench__registration_error(),
+	                    "benchmark 'dup': defined twice");
+	bf_bench__registry_clear();
+	bf_bench_register_range("r", dummy, 10, 1, 2);
+	assert_string_equal(bf_bench__registration_error(),
+	                    "benchmark 'r': range with lo > hi");
+	bf_bench__registry_clear();
+	bf_bench_register_range("r", dummy, 0, 8, 2);
+	bf_bench_register_range("one", dummy, 1, 1, 8);
+	bf_bench_register_range("neg", dummy, -3, 2, 2);
+	assert_null(bf_bench__registration_error());
+	assert_string_equal(names(buf, sizeof(buf)),
+	                    "r/0 r/8 one/1 neg/-3 neg/2");
+	bf_bench__registry_clear();
 }
 
-static void test_json__escape(void **state)
+/* ---- the command line ---- */
+
+static enum bf_bench_opts_result parse(struct bf_bench_opts *o, char *msg,
+                                       int argc, ...)
 {
-	char out[64];
+	char *argv[16] = { (char *)"prog" };
+	va_list ap;
+
+	va_start(ap, argc);
+	for (int i = 1; i < argc; i++)
+		argv[i] = (char *)va_arg(ap, const char *);
+	va_end(ap);
+	bf_bench__opts_init(o);
+	msg[0] = '\0';
+	return bf_bench__opts_parse(o, argc, argv, msg, 200);
+}
+
+static void test_harness__opts_values(void **state)
+{
+	struct bf_bench_opts o;
+	char msg[200];
 
 	(void)state;
-	assert_int_equal(bf_json_escape(out, sizeof(out), "a\"b\\c\n\x01z"),
-	                 20);
-	assert_string_equal(out, "a\\\"b\\\\c\\u000a\\u0001z");
+	assert_int_equal(parse(&o, msg, 1), BF_OPTS_RUN);
+	assert_int_equal(o.repeats, 50);
+	assert_true(o.throttle && o.time_cap_s == 600 && o.sleep_s == 90);
+	assert_int_equal(o.retries, 2);
+	assert_int_equal(o.target_ns, 100 * MS);
+	assert_int_equal(parse(&o, msg, 14, "--repeats", "7", "--filter=a|b",
+	                       "--out", "f.json", "--target-ms=2.5",
+	                       "--time-cap", "0", "--no-throttle", "--dry-run",
+	                       "--list", "--throttle-retries=0", "--sustained"),
+	                 BF_OPTS_RUN);
+	assert_int_equal(o.repeats, 7);
+	assert_string_equal(o.filter, "a|b");
+	assert_string_equal(o.out, "f.json");
+	assert_int_equal(o.target_ns, 2500000);
+	assert_true(o.time_cap_s == 0 && !o.throttle && o.dry_run && o.list);
+	assert_true(o.retries == 0 && o.sustained);
+	assert_int_equal(parse(&o, msg, 3, "--list", "--help"), BF_OPTS_HELP);
+	assert_int_equal(parse(&o, msg, 2, "-h"), BF_OPTS_HELP);
+}
+
+static void test_harness__opts_errors(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "--frobnicate", NULL, "unknown option '--frobnicate'" },
+		{ "positional", NULL, "unknown option 'positional'" },
+		{ "--repeats", NULL, "--repeats needs a value" },
+		{ "--repeats", "0",
+		  "--repeats: '0' is not a count from 1 to 100000" },
+		{ "--repeats", "1.5",
+		  "--repeats: '1.5' is not a count from 1 to 100000" },
+		{ "--repeats=", NULL,
+		  "--repeats: '' is not a count from 1 to 100000" },
+		{ "--target-ms", "fast",
+		  "--target-ms: 'fast' is not a time from 0.001 to 60000" },
+		{ "--time-cap", "-1",
+		  "--time-cap: '-1' is not a number of seconds (0: none)" },
+		{ "--throttle-retries", "101",
+		  "--throttle-retries: '101' is not a count from 0 to 100" },
+		{ "--list=yes", NULL, "--list takes no value" },
+		{ "--filter=", NULL, "--filter: empty value" },
+		{ "--out", "", "--out: empty value" },
+	};
+	struct bf_bench_opts o;
+	char msg[200];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int argc = cases[i][1] ? 3 : 2;
+
+		assert_int_equal(parse(&o, msg, argc, cases[i][0], cases[i][1]),
+		                 BF_OPTS_USAGE);
+		assert_string_equal(msg, cases[i][2]);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void test_harness__json_escape(void **state)
+{
+	char out[128];
+
+	(void)state;
+	assert_int_equal(
+	        bf_bench__json_escape(out, sizeof(out), "a\"b\\c\n\x01z\x7f"),
+	        26);
+	assert_string_equal(out, "a\\\"b\\\\c\\u000a\\u0001z\\u007f");
 	/* a short buffer is cut, still terminated, and the length told */
-	assert_int_equal(bf_json_escape(out, 4, "abcdef"), 6);
+	assert_int_equal(bf_bench__json_escape(out, 4, "abcdef"), 6);
 	assert_string_equal(out, "abc");
+	/* valid UTF-8 stays; each byte of anything else becomes U+FFFD */
+	bf_bench__json_escape(out, sizeof(out), "\xc3\xa9\xf0\x9f\x98\x80");
+	assert_string_equal(out, "\xc3\xa9\xf0\x9f\x98\x80");
+	bf_bench__json_escape(out, sizeof(out), "a\xc3");
+	assert_string_equal(out, "a\\ufffd");
+	bf_bench__json_escape(out, sizeof(out), "\xe0\x80\x80");
+	assert_string_equal(out, "\\ufffd\\ufffd\\ufffd"); /* overlong */
+	bf_bench__json_escape(out, sizeof(out), "\xed\xa0\x80x");
+	assert_string_equal(out, "\\ufffd\\ufffd\\ufffdx"); /* surrogate */
+	bf_bench__json_escape(out, sizeof(out), "\xf4\x90\x80\x80");
+	assert_string_equal(out, "\\ufffd\\ufffd\\ufffd\\ufffd"); /* > 10FFFF */
+}
+
+/* The whole of f, which the caller frees. */
+static char *slurp(FILE *f, size_t *len)
+{
+	char *buf = malloc(1 << 16);
+
+	assert_non_null(buf);
+	rewind(f);
+	*len = fread(buf, 1, (1 << 16) - 1, f);
+	buf[*len] = '\0';
+	return buf;
+}
+
+/*
+ * A hostile benchmark name and class name (quotes, backslashes, control
+ * characters, invalid UTF-8) give JSON that the agent's jetpack parser
+ * reads unchanged; the failed run is listed apart and gives no samples.
+ */
+static void test_harness__json_read_by_agent_parser(void **state)
+{
+	long long args[] = { 3, 4 };
+	struct bf_bench_entry ok = { (char *)"evil\"q\\b\nl\x01\xff/3/4", dummy,
+		                     args, 2 };
+	struct bf_bench_entry bad = { (char *)"broken", dummy, NULL, 0 };
+	double runs[] = { 12.5, 10.25, 11 };
+	struct bf_bench_result r[2];
+	struct bf_bench_context c;
+	struct bf_samples s = BF_SAMPLES_INIT;
+	struct bf_err err = { 0 };
+	FILE *f = tmpfile();
+	size_t len;
+	char *text;
+
+	(void)state;
+	memset(r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	snprintf(c.device, sizeof(c.device), "host\"1");
+	r[0].e = &ok;
+	r[0].runs = runs;
+	r[0].nruns = 3;
+	r[0].warmup_iterations = 42;
+	r[0].repeat_iterations = 10;
+	r[0].total_ns = 123;
+	r[0].slept_ns = 90 * S + 700 * MS;
+	r[1].e = &bad;
+	r[1].error = "stopped at the time cap";
+	r[1].timed_out = true;
+	assert_non_null(f);
+	assert_int_equal(bf_bench__write_json(f, &c, r, 2, "cls\xfe"), 0);
+	text = slurp(f, &len);
+	fclose(f);
+	assert_non_null(strstr(
+	        text,
+	        "\"name\": \"evil\\\"q\\\\b\\u000al\\u0001\\ufffd/3/4\""));
+	assert_non_null(
+	        strstr(text, "\"params\": {\"arg0\": \"3\", \"arg1\": \"4\"}"));
+	assert_non_null(strstr(text, "\"minimum\": 10.25,"));
+	assert_non_null(strstr(text, "\"median\": 11,"));
+	assert_non_null(strstr(text, "\"thermalThrottleSleepSeconds\": 90\n"));
+	assert_non_null(strstr(text, "\"device\": \"host\\\"1\""));
+	assert_non_null(strstr(
+	        text,
+	        "{\"name\": \"broken\", \"error\": \"stopped at the time cap\", \"timedOut\": true}"));
+	assert_int_equal(bf_parse_jetpack(&s, text, len, "t", &err), 0);
+	assert_int_equal(s.n, 3);
+	assert_string_equal(
+	        s.v[0].benchmark,
+	        "cls\xef\xbf\xbd.evil\"q\\b\nl\x01\xef\xbf\xbd/3/4");
+	assert_string_equal(s.v[0].metric, "timeNs");
+	assert_string_equal(s.v[0].unit, "ns");
+	assert_true(s.v[0].value == 12.5 && s.v[2].value == 11);
+	assert_int_equal(s.v[2].iteration, 2);
+	bf_samples_release(&s);
+	free(text);
+}
+
+/*
+ * A locale with a decimal comma: an installed one, else de_DE compiled
+ * by localedef (libc-bin; its source from Debian's locales package,
+ * ci/deps.sh) into dir and found through LOCPATH. NULL when neither.
+ */
+static const char *comma_locale(const char *dir)
+{
+	static const char *const installed[] = { "de_DE.UTF-8", "de_DE.utf8",
+		                                 "fr_FR.UTF-8", "nl_NL.UTF-8" };
+	char out[4096];
+	const char *set = NULL;
+	int status;
+	pid_t pid;
+
+	for (size_t i = 0; i < sizeof(installed) / sizeof(*installed); i++)
+		if ((set = setlocale(LC_NUMERIC, installed[i])))
+			return set;
+	snprintf(out, sizeof(out), "%s/de_DE.UTF-8", dir);
+	pid = fork();
+	if (pid == 0) {
+		execlp("localedef", "localedef", "-i", "de_DE", "-f", "UTF-8",
+		       out, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) > 1)
+		return NULL; /* 1 is a warning: the locale is written */
+	setenv("LOCPATH", dir, 1);
+	return setlocale(LC_NUMERIC, "de_DE.UTF-8");
+}
+
+/* Under a locale with a decimal comma the numbers keep their point. */
+static void test_harness__json_ignores_locale(void **state)
+{
+	struct bf_bench_entry e = { (char *)"x", dummy, NULL, 0 };
+	double runs[] = { 1.5 };
+	struct bf_bench_result r;
+	struct bf_bench_context c;
+	struct bf_err err;
+	char dir[] = "/tmp/bf-locale-XXXXXX";
+	FILE *f;
+	size_t len;
+	char *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* no comma locale means the test cannot test: a failure, not a skip */
+	assert_non_null(comma_locale(dir));
+	assert_string_equal(localeconv()->decimal_point, ",");
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	r.e = &e;
+	r.runs = runs;
+	r.nruns = 1;
+	f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(bf_bench__write_json(f, &c, &r, 1, "c"), 0);
+	setlocale(LC_NUMERIC, "C");
+	unsetenv("LOCPATH");
+	assert_int_equal(bf_fs_rmtree(dir, &err), 0);
+	text = slurp(f, &len);
+	fclose(f);
+	assert_non_null(strstr(text, "\"runs\": [1.5]"));
+	free(text);
+}
+
+static void test_harness__table(void **state)
+{
+	struct bf_bench_entry e = { (char *)"tbl", dummy, NULL, 0 };
+	double runs[] = { 2, 4, 3 };
+	struct bf_bench_result r;
+	FILE *f = tmpfile();
+	size_t len;
+	char *text;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.e = &e;
+	r.runs = runs;
+	r.nruns = 3;
+	r.repeat_iterations = 7;
+	r.warmup_iterations = 31;
+	assert_non_null(f);
+	bf_bench__table_header(f);
+	bf_bench__table_row(f, &r);
+	r.error = "crashed";
+	bf_bench__table_row(f, &r);
+	text = slurp(f, &len);
+	fclose(f);
+	assert_non_null(strstr(text, "benchmark "));
+	/* median, min, max, cv (stddev 1 / mean 3), iterations, warmup */
+	assert_non_null(strstr(text, "tbl "));
+	assert_non_null(strstr(text, " 3.0 "));
+	assert_non_null(strstr(text, " 2.0 "));
+	assert_non_null(strstr(text, " 4.0 "));
+	assert_non_null(strstr(text, "33.33%"));
+	assert_non_null(strstr(text, "         7       31\n"));
+	assert_non_null(strstr(text, "crashed\n"));
+	free(text);
+}
+
+/* ---- the machine's context from sysfs fixtures ---- */
+
+static char root[64];
+
+static void fixture(const char *rel, const char *content)
+{
+	char path[256], *dir;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	dir = bf_fs_dirname(path);
+	assert_int_equal(bf_fs_mkdirs(dir, 0755, NULL), 0);
+	free(dir);
+	assert_int_equal(
+	        bf_fs_write_atomic(path, content, strlen(content), 0644, NULL),
+	        0);
+}
+
+/* cpuN with available frequencies avail (NULL: none) set to min_khz. */
+static void cpu(int n, const char *avail, const char *min_khz)
+{
+	char rel[128];
+
+	if (avail) {
+		snprintf(
+		        rel, sizeof(rel),
+		        "sys/devices/system/cpu/cpu%d/cpufreq/scaling_available_frequencies",
+		        n);
+		fixture(rel, avail);
+	}
+	snprintf(rel, sizeof(rel),
+	         "sys/devices/system/cpu/cpu%d/cpufreq/scaling_min_freq", n);
+	fixture(rel, min_khz);
+}
+
+static void fresh_root(void)
+{
+	if (root[0])
+		bf_fs_rmtree(root, NULL);
+	snprintf(root, sizeof(root), "/tmp/bf-harness-test.XXXXXX");
+	assert_non_null(mkdtemp(root));
+}
+
+#define STEPS "300000 600000 900000 \n"
+
+static void test_harness__cpu_locked_rule(void **state)
+{
+	(void)state;
+	/* the same steps, the same set speed above the lowest: locked */
+	fresh_root();
+	cpu(0, STEPS, "600000\n");
+	cpu(1, STEPS, "600000\n");
+	assert_true(bf_bench__cpu_locked(root));
+	/* an offline core does not count, even at its lowest step */
+	cpu(2, STEPS, "300000\n");
+	fixture("sys/devices/system/cpu/cpu2/online", "0\n");
+	assert_true(bf_bench__cpu_locked(root));
+	/* online again: at its lowest step, so not locked */
+	fixture("sys/devices/system/cpu/cpu2/online", "1\n");
+	assert_false(bf_bench__cpu_locked(root));
+
+	/* the same steps at different speeds: not locked */
+	fresh_root();
+	cpu(0, STEPS, "600000\n");
+	cpu(1, STEPS, "900000\n");
+	assert_false(bf_bench__cpu_locked(root));
+
+	/* big.LITTLE: groups with different steps may differ */
+	fresh_root();
+	cpu(0, "300000 600000\n", "600000\n");
+	cpu(1, "400000 800000 1200000\n", "800000\n");
+	assert_true(bf_bench__cpu_locked(root));
+
+	/* scaling_setspeed wins over scaling_min_freq unless unsupported */
+	fixture("sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed",
+	        "<unsupported>\n");
+	assert_true(bf_bench__cpu_locked(root));
+	fixture("sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed",
+	        "300000\n");
+	assert_false(bf_bench__cpu_locked(root));
+
+	/* no list of steps (intel_pstate), or no cores: not locked */
+	fresh_root();
+	cpu(0, NULL, "600000\n");
+	assert_false(bf_bench__cpu_locked(root));
+	fresh_root();
+	assert_false(bf_bench__cpu_locked(root));
+	bf_fs_rmtree(root, NULL);
+	root[0] = '\0';
+}
+
+static void test_harness__context_probe(void **state)
+{
+	struct bf_bench_context c;
+
+	(void)state;
+	fresh_root();
+	cpu(0, STEPS, "600000\n");
+	cpu(1, STEPS, "600000\n");
+	fixture("sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+	        "2000000\n");
+	fixture("sys/devices/system/cpu/cpu1/cpufreq/cpuinfo_max_freq",
+	        "2500000\n");
+	fixture("sys/devices/system/cpu/cpu2/online", "0\n");
+	fixture("sys/devices/system/cpu/cpufreq/policy0/x", "");
+	fixture("proc/meminfo", "MemFree: 5 kB\nMemTotal:    1000 kB\n");
+	fixture("proc/cpuinfo", "processor\t: 0\nmodel name\t: Test CPU 9\n");
+	bf_bench__context_probe(&c, root);
+	assert_int_equal(c.cpu_cores, 3); /* offline ones too */
+	assert_int_equal(c.cpu_max_freq_hz, 2500000000LL);
+	assert_int_equal(c.mem_total_bytes, 1024000);
+	assert_true(c.cpu_locked);
+	assert_string_equal(c.model, "Test CPU 9");
+	bf_fs_rmtree(root, NULL);
+
+	/* nothing readable: unknowns, as Jetpack writes them */
+	bf_bench__context_probe(&c, root);
+	assert_int_equal(c.cpu_cores, 0);
+	assert_int_equal(c.cpu_max_freq_hz, -1);
+	assert_int_equal(c.mem_total_bytes, -1);
+	assert_false(c.cpu_locked);
+	assert_string_equal(c.model, "unknown");
+	root[0] = '\0';
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_warmup__stable_stops_after_41_similar),
-		cmocka_unit_test(test_warmup__minimum_duration),
-		cmocka_unit_test(test_warmup__minimum_iterations),
-		cmocka_unit_test(test_warmup__maximum_duration_cuts_off),
-		cmocka_unit_test(test_loop__iterations_clamped),
-		cmocka_unit_test(test_stats__by_hand),
-		cmocka_unit_test(test_throttle__ten_percent_rule),
-		cmocka_unit_test(test_throttle__retry_cap),
-		cmocka_unit_test(test_throttle__disabled_measures_nothing),
-		cmocka_unit_test(test_json__escape),
+		/* first: it sees what the constructors registered */
+		cmocka_unit_test(test_harness__registry_macros),
+		cmocka_unit_test(test_harness__registry_mistakes),
+		cmocka_unit_test(
+		        test_harness__warmup_converges_after_41_similar),
+		cmocka_unit_test(test_harness__warmup_minimum_duration),
+		cmocka_unit_test(test_harness__warmup_minimum_iterations),
+		cmocka_unit_test(
+		        test_harness__warmup_maximum_duration_cuts_off),
+		cmocka_unit_test(test_harness__loop_iterations_clamped),
+		cmocka_unit_test(test_harness__stats_by_hand),
+		cmocka_unit_test(test_harness__opts_values),
+		cmocka_unit_test(test_harness__opts_errors),
+		cmocka_unit_test(test_harness__json_escape),
+		cmocka_unit_test(test_harness__json_read_by_agent_parser),
+		cmocka_unit_test(test_harness__json_ignores_locale),
+		cmocka_unit_test(test_harness__table),
+		cmocka_unit_test(test_harness__cpu_locked_rule),
+		cmocka_unit_test(test_harness__context_probe),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
