@@ -320,7 +320,7 @@ static int run_bisect(struct bisect *b)
 write:
 	ret = BF_EXIT_OK;
 	if (b->json_path &&
-	    bf_json_write_file(out, b->json_path, true, false, &err))
+	    bf_json_write_file(out, b->json_path, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "bisect", "%s", err.msg);
 	json_decref(out);
 	return ret;

@@ -182,7 +182,7 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	} else {
 		print_alerts(result);
 		if (json_path &&
-		    bf_json_write_file(result, json_path, true, false, &err))
+		    bf_json_write_file(result, json_path, true, true, &err))
 			ret = bf_cmd_fail(BF_EXIT_INFRA, "detect", "%s",
 			                  err.msg);
 	}

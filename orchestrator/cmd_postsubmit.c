@@ -239,7 +239,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	       "measured, %zu failed\n",
 	       range, n, measured, skipped, failed);
 	if (json_path &&
-	    bf_json_write_file(summary, json_path, true, false, &err))
+	    bf_json_write_file(summary, json_path, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
 	else
 		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;

@@ -155,7 +155,7 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 
 	bf_comparison_tally(&t, &job->cmp);
 	if (job->o->json_path &&
-	    bf_json_write_file(result, job->o->json_path, true, false, err)) {
+	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
 		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
 		ret = BF_EXIT_INFRA;
 	}
@@ -163,7 +163,7 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 		/* the caller reads result_out */
 	} else if (job->o->markdown_path) {
 		if (bf_fs_write_atomic(job->o->markdown_path, md, strlen(md),
-		                       0644, err)) {
+		                       0600, err)) {
 			fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
 			ret = BF_EXIT_INFRA;
 		}
@@ -199,7 +199,7 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 	int ret = BF_EXIT_OK;
 
 	if (job->o->json_path &&
-	    bf_json_write_file(result, job->o->json_path, true, false, err)) {
+	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
 		fprintf(stderr, "benchfarm: run: %s\n", err->msg);
 		ret = BF_EXIT_INFRA;
 	}

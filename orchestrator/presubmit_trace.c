@@ -118,7 +118,7 @@ json_t *bf_presubmit_trace(const struct bf_job *job, const char *bench,
 		                 "--trace: no benchmark '%s' in the config",
 		                 bench);
 	if (!ret)
-		ret = bf_fs_mkdirs(dir, 0755, &err);
+		ret = bf_fs_mkdirs(dir, 0700, &err);
 	if (!ret) {
 		char cwd[4096];
 

@@ -189,15 +189,15 @@ int bf_report_write(const struct bf_report *r, const char *output,
 			                  strerror(errno));
 	} else if (output && r->n) {
 		ret = bf_fs_write_atomic(output, r->outs[0].buf.buf,
-		                         r->outs[0].buf.len, 0644, err);
+		                         r->outs[0].buf.len, 0600, err);
 	}
 	if (!ret && dir)
-		ret = bf_fs_mkdirs(dir, 0755, err);
+		ret = bf_fs_mkdirs(dir, 0700, err);
 	for (size_t i = 0; !ret && dir && i < r->n; i++) {
 		char *path = bf_fs_join(dir, r->outs[i].name);
 
 		ret = bf_fs_write_atomic(path, r->outs[i].buf.buf,
-		                         r->outs[i].buf.len, 0644, err);
+		                         r->outs[i].buf.len, 0600, err);
 		free(path);
 	}
 	return ret;

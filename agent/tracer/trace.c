@@ -323,7 +323,7 @@ int bf_trace_flush(void)
 	if (used > nslots)
 		used = nslots;
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", out_path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -1;
 	maps = read_maps(&maps_len);

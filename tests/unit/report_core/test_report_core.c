@@ -274,7 +274,7 @@ static void test_report__write_puts_main_output_and_all_in_dir(void **state)
 	s = slurp(p);
 	assert_string_equal(s, "second");
 	assert_int_equal(stat(p, &st), 0);
-	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_mode & 0777, 0600);
 	free(s);
 	free(p);
 	p = bf_fs_join(dir, "no/such/dir/x"); /* parents not made for -o */
