@@ -10,6 +10,14 @@ BF_BENCHMARK(empty)
 	}
 }
 
+/* The same with the count in a local, as Google Benchmark's loop. */
+BF_BENCHMARK(empty_loop)
+{
+	BF_BENCH_LOOP(state)
+	{
+	}
+}
+
 BF_BENCHMARK(work_50ns)
 {
 	uint64_t x = 1;

@@ -262,6 +262,25 @@ int bf_bench__boundary(struct bf_bench_state *s)
 	return 1;
 }
 
+unsigned long long bf_bench__batch(struct bf_bench_state *s,
+                                   unsigned long long left)
+{
+	unsigned long long n;
+
+	if (left) {
+		misuse(s, "left BF_BENCH_LOOP with break or goto (return after "
+		          "the loop instead)");
+		return 0;
+	}
+	/* the whole batch ran: what bf_bench_keep_running would have seen */
+	s->head.remaining = 0;
+	if (!bf_bench__boundary(s))
+		return 0;
+	n = s->head.remaining + 1;
+	s->head.remaining = 0;
+	return n;
+}
+
 /* Runs the body once (a whole phase) inside the time cap. */
 static void run_body(struct bf_bench_state *s,
                      const struct bf_bench_run_opts *o, uint64_t *body_ns)

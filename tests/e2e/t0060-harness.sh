@@ -185,3 +185,48 @@ X
 		t_fail "C++ build"
 	fi
 fi
+
+# BF_BENCH_LOOP keeps the count in a local (C11 -pedantic and C++): it
+# measures like bf_bench_keep_running, and leaving it with break is
+# reported, not measured.
+cat >"$T/loop.c" <<'X'
+#include <benchfarm/bench.h>
+
+BF_BENCHMARK(loop)
+{
+	unsigned x = 1;
+
+	BF_BENCH_LOOP(state)
+	{
+		x = x * 3u + 1u;
+		bf_bench_do_not_optimize(&x);
+	}
+}
+
+BF_BENCHMARK(loop_break)
+{
+	BF_BENCH_LOOP(state)
+	{
+		break;
+	}
+}
+X
+cp "$T/loop.c" "$T/loop.cc"
+for lang in "cc -std=c11 -pedantic $T/loop.c" "c++ $T/loop.cc"; do
+	# shellcheck disable=SC2046,SC2086
+	if $lang -O2 -Wall -Wextra -Werror $($PC --cflags benchfarm-bench) \
+		-o "$T/loop" $($PC --libs benchfarm-bench) 2>"$ERR"; then
+		t_ok "BF_BENCH_LOOP builds: ${lang%% *}"
+	else
+		t_fail "BF_BENCH_LOOP build: ${lang%% *}: $(cat "$ERR")"
+		continue
+	fi
+	expect_exit 0 "measures (${lang%% *})" "$T/loop" --filter '^loop$' \
+		--target-ms 1 --repeats 5 --out "$T/loop.json"
+	jq_check "five measurements, sized loops" \
+		'.benchmarks[0].name == "loop" and (.benchmarks[0].metrics.timeNs.runs | length) == 5 and .benchmarks[0].repeatIterations > 1' \
+		"$T/loop.json"
+	expect_exit 1 "break out of it fails the benchmark" "$T/loop" \
+		--filter '^loop_break$' --dry-run
+	grep_file "saying why" "left BF_BENCH_LOOP with break or goto" "$ERR"
+done

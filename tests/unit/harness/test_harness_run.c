@@ -434,6 +434,70 @@ static void test_harness__run_misuse_reported(void **state)
 	}
 }
 
+/* body_10ms written with BF_BENCH_LOOP: the count kept in a local. */
+static void body_10ms_loop(struct bf_bench_state *state)
+{
+	fk.body_calls++;
+	BF_BENCH_LOOP(state)
+	{
+		fk.t += 10 * MS;
+	}
+}
+
+/*
+ * BF_BENCH_LOOP runs exactly what bf_bench_keep_running runs: the same
+ * warmup, loop sizes, measurements and time, and the same 189 clock
+ * reads (none per iteration).
+ */
+static void test_harness__run_loop_macro_same_as_keep_running(void **state)
+{
+	struct bf_bench_run_opts o = run_opts();
+	struct bf_bench_result r;
+
+	(void)state;
+	fake_reset(NULL);
+	run(&r, body_10ms_loop, &o, NULL);
+	assert_null(r.error);
+	assert_int_equal(fk.body_calls, 1);
+	assert_int_equal(r.warmup_iterations, 42);
+	assert_int_equal(r.repeat_iterations, 10);
+	assert_int_equal(r.nruns, 50);
+	for (size_t i = 0; i < r.nruns; i++)
+		assert_true(r.runs[i] == 10e6);
+	assert_int_equal(r.total_ns, 420 * MS + 5 * S);
+	assert_int_equal(fk.reads, 189);
+	bf_bench__result_release(&r);
+}
+
+/* Breaks out in the first timing measurement, after 3 iterations. */
+static void body_loop_breaks(struct bf_bench_state *state)
+{
+	int timed = 0;
+
+	BF_BENCH_LOOP(state)
+	{
+		fk.t += 10 * MS;
+		if (++fk.ramp > 42 && ++timed == 3)
+			break;
+	}
+}
+
+static void test_harness__run_loop_macro_break_reported(void **state)
+{
+	struct bf_bench_run_opts o = run_opts();
+	struct bf_bench_result r;
+
+	(void)state;
+	fake_reset(NULL);
+	run(&r, body_loop_breaks, &o, NULL);
+	assert_non_null(r.error);
+	assert_string_equal(r.error,
+	                    "left BF_BENCH_LOOP with break or goto (return "
+	                    "after the loop instead)");
+	assert_int_equal(r.nruns, 0);
+	bf_bench__result_release(&r);
+}
+
 static long long seen_args[3];
 
 static void body_args(struct bf_bench_state *state)
@@ -486,6 +550,9 @@ int main(void)
 		cmocka_unit_test(test_harness__run_time_cap_excludes_sleeps),
 		cmocka_unit_test(test_harness__run_misuse_reported),
 		cmocka_unit_test(test_harness__run_args),
+		cmocka_unit_test(
+		        test_harness__run_loop_macro_same_as_keep_running),
+		cmocka_unit_test(test_harness__run_loop_macro_break_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

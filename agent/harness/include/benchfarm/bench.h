@@ -113,6 +113,31 @@ static inline int bf_bench_keep_running(struct bf_bench_state *state)
 }
 
 /*
+ * The same loop with the iteration count in a local, as Google
+ * Benchmark's `for (auto _ : state)` keeps it:
+ *
+ *     BF_BENCH_LOOP(state) {
+ *         ...
+ *     }
+ *
+ * An iteration then costs what the body costs (an empty body compiles
+ * to nothing), where bf_bench_keep_running decrements a counter in
+ * memory, about a cycle. Leaving the loop with break or goto fails the
+ * benchmark with a message; return after the loop as usual. Do not mix
+ * it with bf_bench_keep_running in one run.
+ */
+#define BF_BENCH_LOOP(state)                                                   \
+	for (unsigned long long bf_bench__n = bf_bench__batch((state), 0);     \
+	     bf_bench__n; bf_bench__n = bf_bench__batch((state), bf_bench__n)) \
+		for (; bf_bench__n; bf_bench__n--)
+
+/* The next measurement's iteration count for BF_BENCH_LOOP, 0 when
+ * done; left is what the last batch did not run (0 unless it broke
+ * out). Not for direct use. */
+BF_BENCH_API unsigned long long bf_bench__batch(struct bf_bench_state *state,
+                                                unsigned long long left);
+
+/*
  * Exclude per-iteration set-up from the time: pause, work, resume. Each
  * call reads the clock, so keep the paused work well above a
  * microsecond. Pausing twice, resuming without a pause, or ending a
