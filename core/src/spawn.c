@@ -243,23 +243,75 @@ struct spawn_loop {
 	int in_fd;
 	size_t in_off;
 	pid_t pid;
+	int pidfd; /* readable when the child exits; -1: none (old kernel) */
 	double deadline;
 	double next_tick; /* 0: no ticks */
+	double eof_by; /* after the child exited: stop waiting for EOF */
 	bool killed;
+	bool exited; /* the child (not yet reaped) has exited */
 };
+
+/* How long the outputs may stay open after the child has exited and its
+ * process group was killed: only a process that left the group (setsid)
+ * can hold them that long. */
+#define SPAWN_EOF_GRACE_S 2.0
+/* Without a pidfd, how often to look whether the child has exited. */
+#define SPAWN_EXIT_POLL_MS 100
+
+/* A pidfd for pid (Linux 5.3), or -1. */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, (long)pid, 0L);
+
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+/*
+ * When the child has exited (it stays unreaped, so its process group id
+ * cannot be reused), the rest of its group is killed: a process it
+ * forked and left running (a server, a `cmd &`) neither outlives the
+ * run nor holds its outputs open.
+ */
+static void check_exited(struct spawn_loop *l, bool pidfd_ready)
+{
+	siginfo_t si;
+
+	if (l->exited)
+		return;
+	if (l->pidfd >= 0 && !pidfd_ready)
+		return;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)l->pid, &si, WEXITED | WNOWAIT | WNOHANG) < 0 ||
+	    si.si_pid != l->pid)
+		return;
+	l->exited = true;
+	kill(-l->pid, SIGKILL);
+	l->eof_by = bf_now_monotonic() + SPAWN_EOF_GRACE_S;
+}
 
 /* Milliseconds until the next deadline or tick (-1: none). */
 static int next_event_ms(const struct spawn_loop *l)
 {
 	double now = bf_now_monotonic(), at = 0;
+	int ms;
 
 	if (l->deadline > 0 && !l->killed)
 		at = l->deadline;
 	if (l->next_tick > 0 && (at == 0 || l->next_tick < at))
 		at = l->next_tick;
-	if (at == 0)
-		return -1;
-	return at <= now ? 0 : (int)((at - now) * 1000) + 1;
+	if (l->eof_by > 0 && (at == 0 || l->eof_by < at))
+		at = l->eof_by;
+	ms = at == 0 ? -1 : at <= now ? 0 : (int)((at - now) * 1000) + 1;
+	if (l->pidfd < 0 && !l->exited && (ms < 0 || ms > SPAWN_EXIT_POLL_MS))
+		ms = SPAWN_EXIT_POLL_MS;
+	return ms;
 }
 
 /* Calls opts->tick when due and kills the group at the deadline. */
@@ -286,7 +338,7 @@ static void spawn_loop(struct spawn_loop *l, const struct bf_spawn_opts *opts,
                        struct bf_spawn_result *res)
 {
 	while (l->io[0].fd >= 0 || l->io[1].fd >= 0) {
-		struct pollfd p[3];
+		struct pollfd p[4];
 		int nfds = 0;
 		bool overflow = false;
 
@@ -295,9 +347,14 @@ static void spawn_loop(struct spawn_loop *l, const struct bf_spawn_opts *opts,
 				                     .events = POLLIN };
 		p[nfds++] =
 		        (struct pollfd){ .fd = l->in_fd, .events = POLLOUT };
+		p[nfds++] = (struct pollfd){ .fd = l->exited ? -1 : l->pidfd,
+			                     .events = POLLIN };
 		if (poll(p, (nfds_t)nfds, next_event_ms(l)) < 0 &&
 		    errno != EINTR)
 			break;
+		check_exited(l, p[3].fd >= 0 && p[3].revents);
+		if (l->exited && bf_now_monotonic() >= l->eof_by)
+			break; /* held open by a process outside the group */
 		for (int i = 0; i < 2; i++) {
 			if (l->io[i].fd >= 0 && p[i].revents &&
 			    !drain(&l->io[i], &overflow)) {
@@ -451,7 +508,11 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 		fcntl(l.in_fd, F_SETFL, O_NONBLOCK);
 	l.deadline = opts->timeout_s > 0 ? start + opts->timeout_s : 0;
 	l.next_tick = opts->tick ? start + opts->tick_s : 0;
+	l.pidfd = open_pidfd(l.pid);
 	spawn_loop(&l, opts, res);
+	for (int i = 0; i < 2; i++)
+		close_fd(&l.io[i].fd);
+	close_fd(&l.pidfd);
 	close_fd(&l.in_fd);
 	wait_exit(&l, opts, res);
 	reap(res, l.pid, start);

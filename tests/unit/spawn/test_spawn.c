@@ -6,8 +6,12 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "benchfarm/err.h"
@@ -70,6 +74,56 @@ static void test_spawn__timeout_kills_process_group(void **state)
 	bf_spawn_describe(&res, 0.3, desc, sizeof(desc));
 	assert_string_equal(desc, "timed out after 0.3 s");
 	bf_spawn_result_release(&res);
+}
+
+long syscall(long number, ...);
+
+/*
+ * True when pid exits within 10 s (a SIGKILL is delivered
+ * asynchronously): waits on a pidfd, which works for processes that
+ * are not our children.
+ */
+static int ends(long pid)
+{
+	struct pollfd p;
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0L), n;
+
+	if (fd < 0)
+		return errno == ESRCH; /* already reaped */
+	p.fd = fd;
+	p.events = POLLIN;
+	n = poll(&p, 1, 10000);
+	close(fd);
+	return n == 1;
+}
+
+/*
+ * A program that leaves a child running: the run ends when the program
+ * does, with its output and status, and the child (still in its process
+ * group) is killed. Without that, the first case waits for the timeout
+ * (the child holds stdout) and the second leaves the child behind.
+ */
+static void test_spawn__children_left_running_are_killed(void **state)
+{
+	static const char *const scripts[] = {
+		"sleep 60 & echo $!", /* holds stdout and stderr */
+		"sleep 60 >/dev/null 2>&1 & echo $!", /* holds nothing */
+	};
+	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
+	struct bf_spawn_result res;
+
+	(void)state;
+	opts.timeout_s = 50;
+	for (size_t i = 0; i < sizeof(scripts) / sizeof(*scripts); i++) {
+		long pid;
+
+		run_sh(&res, scripts[i], &opts);
+		assert_false(res.timed_out);
+		assert_int_equal(res.exit_code, 0);
+		assert_int_equal(sscanf(res.out.buf, "%ld", &pid), 1);
+		assert_true(ends(pid));
+		bf_spawn_result_release(&res);
+	}
 }
 
 static void test_spawn__output_cap_truncates(void **state)
@@ -173,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_spawn__stdin_cwd_env),
 		cmocka_unit_test(test_spawn__signal_and_rusage),
 		cmocka_unit_test(test_spawn__merge_stderr),
+		cmocka_unit_test(test_spawn__children_left_running_are_killed),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
