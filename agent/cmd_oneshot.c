@@ -1,6 +1,7 @@
 #include "agent.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
@@ -95,7 +96,8 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 	        "benchfarm-agent run --format F [--timeout S] [--cwd DIR] "
 	        "-- CMD ARGS...\n\n"
 	        "Runs CMD once (no shell) and prints the samples parsed from "
-	        "its\nstandard output as protocol lines, then one result.";
+	        "its\nstandard output as protocol lines, then one result, or "
+	        "one error\nand exit status 3 (2 for a bad request).";
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
@@ -121,9 +123,16 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 	                "argv", args, "format", o.format, "timeout", o.timeout);
 	if (o.cwd)
 		json_object_set_new(req, "cwd", json_string(o.cwd));
+	bf_req_clear_error();
 	ret = bf_req_run(1, req, 1, ctx);
 	json_decref(req);
-	return ret ? BF_EXIT_INFRA : BF_EXIT_OK;
+	if (ret)
+		return BF_EXIT_INFRA;
+	/* the error line says what; the status says whether */
+	if (!bf_req_last_error())
+		return BF_EXIT_OK;
+	return strcmp(bf_req_last_error(), "bad_request") ? BF_EXIT_INFRA
+	                                                  : BF_EXIT_USAGE;
 }
 
 static int parse_opt(int opt, const char *arg, void *payload)

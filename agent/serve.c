@@ -33,6 +33,19 @@ static int req_shutdown(int out_fd, const json_t *req, int64_t id,
 	return ret;
 }
 
+/* The code of the last error answered (one-shot commands' exit codes). */
+static char last_error[32];
+
+const char *bf_req_last_error(void)
+{
+	return last_error[0] ? last_error : NULL;
+}
+
+void bf_req_clear_error(void)
+{
+	last_error[0] = '\0';
+}
+
 int bf_req_error(int out_fd, int64_t id, const char *code, const char *fmt, ...)
 {
 	char message[1024];
@@ -40,6 +53,7 @@ int bf_req_error(int out_fd, int64_t id, const char *code, const char *fmt, ...)
 	json_t *msg;
 	int ret;
 
+	snprintf(last_error, sizeof(last_error), "%s", code);
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof(message), fmt, ap);
 	va_end(ap);

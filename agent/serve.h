@@ -46,5 +46,12 @@ int bf_req_send_samples(int out_fd, int64_t id, const struct bf_samples *s);
 /* Send an error message; returns bf_proto_write's result. */
 int bf_req_error(int out_fd, int64_t id, const char *code, const char *fmt, ...)
         BF_PRINTF(4, 5);
+/*
+ * The code of the last error message bf_req_error wrote ("timeout",
+ * "bad_request", ...), NULL when none since bf_req_clear_error: how a
+ * one-shot command picks its exit status.
+ */
+const char *bf_req_last_error(void);
+void bf_req_clear_error(void);
 
 #endif /* BF_SERVE_H */
