@@ -11,6 +11,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/log.h"
 
 /* PRAGMA application_id of a benchfarm database: "bfDB". */
 #define STORE_APP_ID  0x62664442
@@ -399,6 +400,19 @@ static int not_ours(struct bf_store *s, const char *why, struct bf_err *err)
  * Refuse anything but an empty file or a benchfarm database we can
  * read, using reads only: a refused file is never written to.
  */
+/* Whether a file can be created beside path (a read-only mount, a
+ * directory without write permission). */
+static bool dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? bf_xstrndup(path, (size_t)(slash - path) + 1)
+	                  : bf_xstrdup(".");
+	bool ok = access(dir, W_OK) == 0;
+
+	free(dir);
+	return ok;
+}
+
 static int check_ours(int64_t *version_out, struct bf_store *s,
                       struct bf_err *err)
 {
@@ -414,6 +428,14 @@ static int check_ours(int64_t *version_out, struct bf_store *s,
 	if (rc != SQLITE_OK) {
 		if (map_rc(rc) == BF_ECORRUPT)
 			return not_ours(s, sqlite3_errmsg(s->db), err);
+		if (rc == SQLITE_CANTOPEN && !dir_writable(s->path))
+			return bf_err_set(
+			        err, BF_ESYS,
+			        "cannot open '%s': its directory is not writable, "
+			        "and SQLite needs to create its -wal and -shm "
+			        "files there; make the directory writable, or "
+			        "copy the store to one that is and use --db",
+			        s->path);
 		return bf_store__err(s, rc, err, "cannot read '%s'", s->path);
 	}
 	if (ver == 0 && nobj == 0)
@@ -504,6 +526,22 @@ static int migrate_step(int64_t *ver, struct bf_store *s, struct bf_err *err)
 	return bf_store__write_end(s, token, rc, err);
 }
 
+/*
+ * Runs left "running" by a killed orchestrator become "aborted". A store
+ * that cannot take the write (a read-only copy) is still opened; the
+ * runs stay as they are, which is never reported as complete.
+ */
+static void reap_quietly(struct bf_store *s)
+{
+	struct bf_err err = BF_ERR_INIT;
+	int n = 0;
+
+	if (!bf_store_runs_reap(s, &n, &err) && n > 0)
+		BF_LOG_WARN("store: %d run%s left running by an orchestrator "
+		            "that stopped (killed or crashed) marked aborted",
+		            n, n == 1 ? "" : "s");
+}
+
 int bf_store_open(struct bf_store **out, const char *path, struct bf_err *err)
 {
 	struct bf_store *s = NULL;
@@ -520,6 +558,7 @@ int bf_store_open(struct bf_store **out, const char *path, struct bf_err *err)
 	if (rc)
 		goto out;
 	s = bf_xcalloc(1, sizeof(*s));
+	s->lock_fd = -1;
 	s->path = bf_xstrdup(path);
 	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK) {
@@ -535,6 +574,7 @@ int bf_store_open(struct bf_store **out, const char *path, struct bf_err *err)
 		rc = migrate_step(&ver, s, err);
 	if (rc)
 		goto out;
+	reap_quietly(s);
 	*out = s;
 	s = NULL;
 out:
@@ -555,6 +595,8 @@ void bf_store_close(struct bf_store *store)
 	if (sqlite3_close(store->db) != SQLITE_OK)
 		BF_BUG("store '%s' closed with statements still open",
 		       store->path);
+	if (store->lock_fd >= 0)
+		close(store->lock_fd); /* releases the runs' locks */
 	free(store->path);
 	free(store);
 }

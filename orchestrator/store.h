@@ -232,6 +232,18 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
                         const struct bf_store_run *run, struct bf_err *err);
 
 /*
+ * A running run holds a lock (an open-file-description lock on byte ID
+ * of PATH.lock) from its creation until it is finished or its process
+ * ends, however it ends. Marks every "running" run whose lock nobody
+ * holds (its orchestrator was killed or crashed) "aborted", keeping its
+ * samples and saying why in its info; *n_out (may be NULL) gets how
+ * many. Returns 0 or the store's error. bf_store_open calls it (errors
+ * ignored); a handle's own runs are never stale to itself, so it is
+ * only right before the handle creates runs.
+ */
+int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err);
+
+/*
  * Finish a running run with status "complete", "failed" or "aborted"
  * at finished_at. Returns 0, BF_ENOTFOUND or BF_EINVAL (bad status, or
  * the run is not running any more).
@@ -408,6 +420,7 @@ struct bf_store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[BF_STORE__NSTMT];
+	int lock_fd; /* PATH.lock: running runs' liveness locks; -1: not open */
 };
 
 /*

@@ -1,8 +1,13 @@
 #define BF_STORE_INTERNAL
 #include "store.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -18,11 +23,58 @@ static const char *const check_statuses[] = { "pass", "warn", "fail", "skip",
 	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
 	" device, seed, started_at, finished_at, info FROM runs"
 
+/*
+ * Liveness locks. Open file description locks (Linux 3.15) belong to
+ * the open file, not to the process: another handle's close does not
+ * drop them, and the kernel drops them when the process dies, SIGKILL
+ * included. The constants are the kernel's ABI; <fcntl.h> shows them
+ * only under _GNU_SOURCE, which STYLE.md 2.13 rules out.
+ */
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#endif
+
+#define RUN_ABORTED_INFO                                                      \
+	"{\"aborted\": \"the orchestrator stopped before finishing this run " \
+	"(killed or crashed); its samples are kept, the run is not "          \
+	"complete\"}"
+
+static int lock_file(struct bf_store *store, struct bf_err *err)
+{
+	char *p;
+
+	if (store->lock_fd >= 0)
+		return 0;
+	p = bf_xasprintf("%s.lock", store->path);
+	store->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (store->lock_fd < 0)
+		bf_err_sys(err, "cannot open the run lock file '%s'", p);
+	free(p);
+	return store->lock_fd < 0 ? BF_ESYS : 0;
+}
+
+/* F_WRLCK, F_UNLCK, or (query) the lock another holds on run id. */
+static int run_lock(struct bf_store *store, int64_t id, int cmd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = (off_t)id;
+	fl.l_len = 1;
+	if (fcntl(store->lock_fd, cmd, &fl) < 0)
+		return -1;
+	return cmd == F_OFD_GETLK ? fl.l_type : 0;
+}
+
 int bf_store_run_create(int64_t *id_out, struct bf_store *store,
                         const struct bf_store_run *run, struct bf_err *err)
 {
 	int64_t started = run->started_at ? run->started_at : time(NULL);
 	sqlite3_stmt *st = NULL;
+	int token = 0;
 	int rc = 0;
 
 	if (!bf_store__is_one_of(run->kind, run_kinds))
@@ -31,6 +83,11 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	else if (run->status && !bf_store__is_one_of(run->status, run_statuses))
 		rc = bf_err_set(err, BF_EINVAL, "unknown run status '%s'",
 		                run->status);
+	if (!rc && (!run->status || !strcmp(run->status, "running")))
+		rc = lock_file(store, err);
+	if (rc)
+		return rc;
+	rc = bf_store__write_begin(&token, store, err);
 	if (!rc)
 		rc = bf_store__prepare(
 		        &st, store, -1,
@@ -61,9 +118,14 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	}
 	*id_out = sqlite3_last_insert_rowid(store->db);
 	rc = 0;
+	/* locked before the row is committed: nobody sees it unlocked */
+	if ((!run->status || !strcmp(run->status, "running")) &&
+	    run_lock(store, *id_out, F_OFD_SETLK, F_WRLCK))
+		rc = bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
+		                (long long)*id_out, store->path);
 out:
 	sqlite3_finalize(st);
-	return rc;
+	return bf_store__write_end(store, token, rc, err);
 }
 
 static void read_run(struct bf_store_run *run, sqlite3_stmt *st)
@@ -247,7 +309,69 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 		                "UPDATE runs SET status = ?2, finished_at = ?3"
 		                " WHERE id = ?1",
 		                id, status, finished_at, err);
-	return bf_store__write_end(store, token, rc, err);
+	rc = bf_store__write_end(store, token, rc, err);
+	if (!rc && store->lock_fd >= 0)
+		run_lock(store, id, F_OFD_SETLK, F_UNLCK);
+	return rc;
+}
+
+int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *stale = NULL;
+	size_t n = 0, cap = 0;
+	int token, step, rc;
+
+	if (n_out)
+		*n_out = 0;
+	if ((rc = lock_file(store, err)) ||
+	    (rc = bf_store__prepare(&st, store, -1,
+	                            "SELECT id FROM runs WHERE status ="
+	                            " 'running' ORDER BY id",
+	                            err)))
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		/* a lock nobody holds is never taken again */
+		if (run_lock(store, id, F_OFD_GETLK, F_WRLCK) != F_UNLCK)
+			continue; /* held: its orchestrator lives */
+		if (n == cap)
+			stale = bf_xreallocarray(stale, cap = cap ? 2 * cap : 8,
+			                         sizeof(*stale));
+		stale[n++] = id;
+	}
+	if (step != SQLITE_DONE)
+		rc = bf_store__err(store, step, err,
+		                   "cannot list running runs");
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!rc && n)
+		rc = bf_store__write_begin(&token, store, err);
+	if (rc || !n)
+		goto out;
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "UPDATE runs SET status = 'aborted',"
+	        " finished_at = ?2, info = coalesce(info, '" RUN_ABORTED_INFO
+	        "') WHERE id = ?1 AND status = 'running'",
+	        err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, stale[i]);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		if ((step = sqlite3_step(st)) != SQLITE_DONE)
+			rc = bf_store__err(store, step, err,
+			                   "cannot mark run %lld aborted",
+			                   (long long)stale[i]);
+	}
+	sqlite3_finalize(st);
+	rc = bf_store__write_end(store, token, rc, err);
+	if (!rc && n_out)
+		*n_out = (int)n;
+out:
+	free(stale);
+	return rc;
 }
 
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -920,6 +921,90 @@ static void test_store__run_and_samples_round_trip(void **state)
 	assert_int_equal(count(f->store, "samples"), 7);
 }
 
+static const char *run_status(struct bf_store *store, int64_t id, char *buf,
+                              size_t len, char **info)
+{
+	struct bf_store_run back;
+	struct bf_err err = BF_ERR_INIT;
+
+	assert_int_equal(bf_store_run_get(&back, store, id, &err), 0);
+	snprintf(buf, len, "%s", back.status);
+	if (info)
+		*info = back.info ? bf_xstrdup(back.info) : NULL;
+	bf_store_run_release(&back);
+	return buf;
+}
+
+/*
+ * A run whose orchestrator was SIGKILLed (a child process here) is
+ * "aborted" at the next open, with its samples and the reason; a run
+ * whose orchestrator lives (another handle, here the fixture's) stays
+ * "running", and finished runs are left alone.
+ */
+static void test_store__killed_runs_are_aborted(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store_run run = { .kind = (char *)"run" };
+	struct bf_store_sample smp = { .benchmark = (char *)"b",
+		                       .metric = (char *)"m",
+		                       .side = (char *)"commit",
+		                       .value = 1 };
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *other;
+	int64_t live, done, dead = 0;
+	int fds[2], status, n = -1;
+	char buf[32], *info;
+	pid_t pid;
+
+	assert_int_equal(bf_store_run_create(&live, f->store, &run, &err), 0);
+	assert_int_equal(bf_store_run_create(&done, f->store, &run, &err), 0);
+	assert_int_equal(
+	        bf_store_run_finish(f->store, done, "complete", 1, &err), 0);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bf_store *mine;
+
+		if (bf_store_open(&mine, f->path, &err) ||
+		    bf_store_run_create(&dead, mine, &run, &err))
+			_exit(1);
+		smp.run_id = dead;
+		if (bf_store_sample_add(mine, &smp, &err) ||
+		    write(fds[1], &dead, sizeof(dead)) != sizeof(dead))
+			_exit(1);
+		raise(SIGKILL); /* mid-run, store open */
+		_exit(1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &dead, sizeof(dead)), sizeof(dead));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	assert_int_equal(bf_store_open(&other, f->path, &err), 0);
+	assert_string_equal(run_status(other, dead, buf, sizeof(buf), &info),
+	                    "aborted");
+	assert_non_null(info);
+	assert_non_null(strstr(info, "killed or crashed"));
+	free(info);
+	assert_string_equal(run_status(other, live, buf, sizeof(buf), NULL),
+	                    "running");
+	assert_string_equal(run_status(other, done, buf, sizeof(buf), NULL),
+	                    "complete");
+	assert_int_equal(count(other, "samples"), 1);
+	assert_int_equal(bf_store_runs_reap(other, &n, &err), 0);
+	assert_int_equal(n, 0);
+	bf_store_close(other);
+
+	/* the fixture's handle closing is its orchestrator ending */
+	bf_store_close(f->store);
+	f->store = NULL;
+	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
+	assert_string_equal(run_status(f->store, live, buf, sizeof(buf), NULL),
+	                    "aborted");
+}
+
 static void test_store__run_list_by_kind(void **state)
 {
 	struct fixture *f = *state;
@@ -1228,6 +1313,7 @@ int main(void)
 		T(test_store__lease_race_between_processes),
 		T(test_store__run_and_samples_round_trip),
 		T(test_store__run_list_by_kind),
+		T(test_store__killed_runs_are_aborted),
 		T(test_store__foreign_keys_enforced),
 		T(test_store__checks_round_trip),
 		T(test_store__alerts),
