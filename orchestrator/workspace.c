@@ -98,6 +98,33 @@ out:
 	return ret;
 }
 
+/*
+ * Every artifact is a file the build left in the tree: not missing, and
+ * not, through "../" or a symbolic link the (untrusted) patch commits,
+ * a file of this host that would be shipped to a device.
+ */
+static int check_artifacts(const struct bf_side *side, const struct bf_cfg *cfg,
+                           struct bf_err *err)
+{
+	const struct bf_argv *arts = &cfg->project.artifacts;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < arts->argc; i++) {
+		char *path = bf_fs_join(side->dir, arts->argv[i]);
+
+		ret = bf_fs_check_within(path, side->dir, "artifact", err);
+		if (ret == BF_ENOTFOUND)
+			bf_err_set(err, ret,
+			           "the build of %.12s left no artifact '%s' "
+			           "(project.artifacts)",
+			           side->commit, arts->argv[i]);
+		else if (ret)
+			bf_err_prefix(err, "%.12s: ", side->commit);
+		free(path);
+	}
+	return ret;
+}
+
 int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
                          const char *commit, const struct bf_cfg *cfg,
                          struct bf_err *err)
@@ -123,6 +150,7 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 	want = marker_text(cfg);
 	if (bf_fs_exists(side->dir) && build_is_cached(marker, want)) {
 		side->cached = true;
+		ret = check_artifacts(side, cfg, err);
 		goto out;
 	}
 	if (!bf_fs_exists(side->dir) && (ret = export_tree(repo, side, err)))
@@ -133,6 +161,8 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 			goto out;
 	}
 	ret = bf_fs_write_atomic(marker, want, strlen(want), 0644, err);
+	if (!ret)
+		ret = check_artifacts(side, cfg, err);
 out:
 	free(cache);
 	free(work);

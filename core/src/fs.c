@@ -4,11 +4,19 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+
+/*
+ * realpath() is POSIX.1-2008 but glibc shows it only with XSI or
+ * _DEFAULT_SOURCE; declared as glibc and musl do (see spawn.c's wait4).
+ */
+char *realpath(const char *restrict path, char *restrict resolved);
 
 int bf_fs_mkdirs(const char *path, mode_t mode, struct bf_err *err)
 {
@@ -153,4 +161,38 @@ int bf_fs_cache_dir(char **out, struct bf_err *err)
 	return bf_err_set(err, BF_ENOTFOUND,
 	                  "cannot find a cache directory: set HOME or "
 	                  "BENCHFARM_CACHE");
+}
+
+int bf_fs_check_within(const char *path, const char *root, const char *what,
+                       struct bf_err *err)
+{
+	char *rp = realpath(path, NULL), *rr = NULL;
+	size_t n;
+	int ret = 0;
+
+	if (!rp) {
+		int e = errno;
+
+		ret = bf_err_sys(err, "%s '%s'", what, path);
+		if (e == ENOENT || e == ENOTDIR) {
+			ret = BF_ENOTFOUND;
+			if (err)
+				err->code = ret;
+		}
+		return ret;
+	}
+	if (!(rr = realpath(root, NULL))) {
+		ret = bf_err_sys(err, "cannot resolve '%s'", root);
+		goto out;
+	}
+	n = strlen(rr);
+	if (strncmp(rp, rr, n) != 0 ||
+	    (rp[n] != '\0' && rp[n] != '/' && strcmp(rr, "/") != 0))
+		ret = bf_err_set(err, BF_EINVAL,
+		                 "%s '%s' resolves to '%s', outside '%s'", what,
+		                 path, rp, rr);
+out:
+	free(rp);
+	free(rr);
+	return ret;
 }

@@ -139,6 +139,39 @@ open=$(find "$BENCHFARM_DB"* "$BENCHFARM_KNOWN_HOSTS" "$T/out" \
 [ -z "$open" ] && t_ok "nothing it wrote is world-readable" ||
 	t_fail "world-readable: $open"
 
+# An artifact that leads out of the exported tree (the patch is
+# untrusted: a "../" in the config, or a symbolic link it commits) is
+# never shipped to the device.
+echo "host secret $CANARY" >"$T/host-secret"
+R2="$T/repo2"
+mkdir -p "$R2"
+t_git -C "$R2" init -q -b main
+cp "$R/bench.sh" "$R2/"
+ln -s "$T/host-secret" "$R2/out.bin"
+t_git -C "$R2" add -A
+t_git -C "$R2" commit -q -m base
+sed 's/artifacts: \[bench.sh\]/artifacts: [bench.sh, out.bin]/' "$R/bf.yaml" \
+	>"$R2/bf.yaml"
+sed 's|artifacts: \[bench.sh\]|artifacts: [bench.sh, ../../../../../../etc/hostname]|' \
+	"$R/bf.yaml" >"$R2/dots.yaml"
+for c in bf dots; do
+	expect_exit 3 "an artifact outside the tree is refused ($c.yaml)" \
+		"$BF" compare -c "$R2/$c.yaml" --base main --patch main
+	grep_file "naming it and where it leads" \
+		"artifact '.*' resolves to '.*', outside" "$ERR"
+done
+sed 's/artifacts: \[bench.sh\]/artifacts: [bench.sh, out\/missing]/' \
+	"$R/bf.yaml" >"$R2/missing.yaml"
+expect_exit 3 "an artifact the build did not make is an infrastructure failure" \
+	"$BF" compare -c "$R2/missing.yaml" --base main --patch main
+grep_file "named" "left no artifact 'out/missing' (project.artifacts)" "$ERR"
+expect_exit 0 "device show" "$BF" device show dev --json
+jq_check "the device is not blamed for the tree's artifacts" \
+	'.health == "good"' "$OUT"
+grep -rqF "host secret" "$T/work" 2>/dev/null &&
+	t_fail "the host's file reached the device" ||
+	t_ok "nothing outside the tree reached the device"
+
 # An sshd that accepts connections and then says nothing.
 sport=$("$SSHD_SH" start "$S" stall) || t_fail "start the stalling sshd"
 expect_exit 0 "register the device that will stall" "$BF" device add stall \

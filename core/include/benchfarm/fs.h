@@ -36,6 +36,15 @@ char *bf_fs_dirname(const char *path);
 char *bf_fs_join(const char *base, const char *path);
 
 /*
+ * 0 when path, with its symbolic links and ".." resolved, is root or
+ * below it. BF_EINVAL when it resolves outside root (the message names
+ * both and what it resolves to), BF_ENOTFOUND when it does not exist,
+ * BF_ESYS otherwise. what names the path in messages ("artifact").
+ */
+int bf_fs_check_within(const char *path, const char *root, const char *what,
+                       struct bf_err *err);
+
+/*
  * The user's cache directory for benchfarm: $BENCHFARM_CACHE, else
  * $XDG_CACHE_HOME/benchfarm, else $HOME/.cache/benchfarm. Caller frees.
  * BF_ENOTFOUND when none can be determined.

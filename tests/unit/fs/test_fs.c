@@ -427,6 +427,59 @@ static void test_fs__cache_dir_precedence(void **state)
 	env_restore(&saved);
 }
 
+/*
+ * Inside the tree: plain files, a "dir/../file" that stays, a link to a
+ * file of the tree. Outside: "../", a link out, an absolute link, a
+ * sibling whose name starts with the tree's. Missing: BF_ENOTFOUND.
+ */
+static void test_fs__check_within(void **state)
+{
+	struct bf_err err = BF_ERR_INIT;
+	const char *tree = at(state, "tree");
+	char *out;
+
+	assert_int_equal(mkdir(tree, 0755), 0);
+	assert_int_equal(mkdir(at(state, "tree/sub"), 0755), 0);
+	assert_int_equal(mkdir(at(state, "treex"), 0755), 0);
+	make_file(at(state, "tree/a"), "a");
+	make_file(at(state, "secret"), "s");
+	make_file(at(state, "treex/b"), "b");
+	assert_int_equal(symlink("a", at(state, "tree/in")), 0);
+	assert_int_equal(symlink("../secret", at(state, "tree/out")), 0);
+	assert_int_equal(symlink("/etc/hostname", at(state, "tree/abs")), 0);
+
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/a"), tree, "x", &err), 0);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/sub/../a"), tree, "x", &err),
+	        0);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/in"), tree, "x", &err), 0);
+	assert_int_equal(bf_fs_check_within(tree, tree, "x", &err), 0);
+	assert_int_equal(bf_fs_check_within(at(state, "tree/../secret"), tree,
+	                                    "artifact", &err),
+	                 BF_EINVAL);
+	out = bf_xasprintf("artifact '%s' resolves to '%s', outside '%s'",
+	                   at(state, "tree/../secret"), at(state, "secret"),
+	                   tree);
+	assert_string_equal(err.msg, out);
+	free(out);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/out"), tree, "x", &err),
+	        BF_EINVAL);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/abs"), tree, "x", &err),
+	        BF_EINVAL);
+	assert_int_equal(bf_fs_check_within(at(state, "tree/../treex/b"), tree,
+	                                    "x", &err),
+	                 BF_EINVAL);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/none"), tree, "x", &err),
+	        BF_ENOTFOUND);
+	assert_int_equal(
+	        bf_fs_check_within(at(state, "tree/a"), "/", "x", NULL), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +496,7 @@ int main(void)
 		T(test_fs__write_atomic_creates_with_mode),
 		T(test_fs__write_atomic_replaces),
 		T(test_fs__write_atomic_missing_dir_fails),
+		T(test_fs__check_within),
 #undef T
 		cmocka_unit_test(test_fs__dirname),
 		cmocka_unit_test(test_fs__join),
