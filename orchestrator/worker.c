@@ -164,7 +164,7 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err)
 	return ret;
 }
 
-static int on_event(const json_t *ev, void *payload)
+int bf_worker_on_event(const json_t *ev, void *payload)
 {
 	struct bf_samples *s = payload;
 	double value;
@@ -298,8 +298,8 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			ret = bf_worker_connect(w, err);
 		if (!ret)
 			ret = bf_agentconn_request(&final, w->agent, req,
-			                           b->timeout_s + 30, on_event,
-			                           &s, err);
+			                           b->timeout_s + 30,
+			                           bf_worker_on_event, &s, err);
 		if (!ret || ret == BF_ERROR) {
 			pthread_mutex_lock(&w->job->lock);
 			w->job->runs_wall_s += bf_now_monotonic() - t0;

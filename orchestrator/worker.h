@@ -69,4 +69,11 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err);
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err);
 
+/*
+ * A "run" request's events into samples: each "sample" event with a
+ * numeric value is added to payload (a struct bf_samples); other events
+ * and malformed samples are ignored. Always 0.
+ */
+int bf_worker_on_event(const json_t *ev, void *payload);
+
 #endif /* BF_WORKER_H */

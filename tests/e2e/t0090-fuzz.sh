@@ -18,4 +18,5 @@ else
 	exit 0
 fi
 BF_FUZZ_BUILD="$BF_SRC/build/fuzz" "$BF_SRC/tests/fuzz/run.sh" \
-	"${BF_FUZZ_SECONDS:-3}" config proto parse analyze trace report sysfs
+	"${BF_FUZZ_SECONDS:-2}" config proto serve agentconn parse analyze trace \
+	report sysfs
