@@ -24,9 +24,10 @@ const struct bf_plugin *bf_plugin_find(const char *format,
 const struct bf_host *bf_host_default(void);
 
 /*
- * Render result with plugin p: checks the ABI and the result's kind,
- * calls init, run and shutdown. On success *out holds the outputs
- * (free with bf_report_free).
+ * Render result with plugin p: checks the ABI, that the words in opts
+ * are UTF-8 text without control characters (BF_EINVAL naming the
+ * option), and the result's kind; calls init, run and shutdown. On success *out
+ * holds the outputs (free with bf_report_free).
  */
 int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
                      const json_t *result, const struct bf_report_opts *opts,

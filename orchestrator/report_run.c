@@ -128,6 +128,74 @@ static const char *version_of(const json_t *result)
 	return json_is_string(v) ? json_string_value(v) : "?";
 }
 
+/*
+ * The length of the UTF-8 sequence at s when it encodes a character that
+ * is not a control character (C0, DEL or C1), else 0: a byte that starts
+ * no sequence, a cut sequence, an overlong form, a surrogate, a code
+ * point beyond U+10FFFF, or a control character.
+ */
+static size_t text_char(const unsigned char *s)
+{
+	unsigned n, cp;
+
+	if (s[0] >= 0x20 && s[0] < 0x7f)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
+	cp = s[0] & (0x7fu >> n);
+	for (unsigned i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0; /* also stops at the terminating NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp <= 0x9f)
+		return 0;
+	return n;
+}
+
+/* value (NULL: not given) is UTF-8 text without control characters. */
+static int check_text(const char *value, const char *what, struct bf_err *err)
+{
+	const unsigned char *s = (const unsigned char *)value;
+	size_t n;
+
+	for (; s && *s; s += n) {
+		if (!(n = text_char(s)))
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "%s is not UTF-8 text without control "
+			        "characters (byte 0x%02x at offset %zu)",
+			        what, *s,
+			        (size_t)(s - (const unsigned char *)value));
+	}
+	return 0;
+}
+
+/*
+ * The words of the command line and the config that reach a report: a
+ * check name lands in JSON, XML and markdown, so each must be text there
+ * (jansson refuses a string that is not UTF-8; XML 1.0 refuses most
+ * control characters). Checked here once for every reporter; the
+ * Gerrit change has its stricter rule in the gerrit reporter.
+ */
+static int check_opts(const struct bf_report_opts *o, struct bf_err *err)
+{
+	int ret;
+
+	if ((ret = check_text(o->check_name,
+	                      "the check name (--check-name, "
+	                      "review.check_name)",
+	                      err)) ||
+	    (ret = check_text(o->link, "the link (review.link)", err)) ||
+	    (ret = check_text(o->gerrit_label,
+	                      "the Gerrit label (review.gerrit.label)", err)))
+		return ret;
+	return check_text(o->exec_name, "the exec reporter's NAME (exec:NAME)",
+	                  err);
+}
+
 int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
                      const json_t *result, const struct bf_report_opts *opts,
                      const struct bf_host *host, struct bf_err *err)
@@ -142,6 +210,8 @@ int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
 		                  "reporter '%s' is built for plugin ABI %d, "
 		                  "this benchfarm has %d",
 		                  p->name, p->abi, BF_PLUGIN_ABI);
+	if ((ret = check_opts(opts, err)))
+		return ret;
 	if (!json_is_object(result) || !kind)
 		return bf_err_set(err, BF_EINVAL,
 		                  "not a benchfarm result: no \"kind\" "

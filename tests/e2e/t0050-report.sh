@@ -66,6 +66,45 @@ expect_exit 0 "stdin as input" sh -c \
 	"\"$BF\" report -f json -i - <\"$FX/detect.json\""
 jq_check "detect results go through json" '.kind == "detect"' "$OUT"
 
+# Words from the command line reach JSON, XML and markdown: a check name
+# that is not UTF-8, or holds a control character, is refused by every
+# format (exit 2, the option named, nothing written), never a crash or
+# an invalid document.
+ff=$(printf '\377')
+tab=$(printf '\t')
+for fmt in $("$BF" report --list | awk '$1 !~ /^exec/ {print $1}'); do
+	expect_exit 2 "$fmt refuses a check name that is not UTF-8" "$BF" \
+		report -f "$fmt" --no-post --check-name "perf$ff" \
+		-i "$FX/compare-regressed.json" --output-dir "$T/badname/$fmt"
+	grep_file "$fmt names the option" \
+		"$fmt: the check name (--check-name, review.check_name) is not UTF-8 text" \
+		"$ERR"
+	[ ! -e "$T/badname/$fmt" ] && t_ok "$fmt wrote nothing" ||
+		t_fail "$fmt wrote an output"
+	expect_exit 2 "$fmt refuses a check name with a tab" "$BF" \
+		report -f "$fmt" --no-post --check-name "perf${tab}x" \
+		-i "$FX/compare-regressed.json" -o "$T/tabname.out"
+	grep_file "$fmt names the byte" "byte 0x09 at offset 4" "$ERR"
+done
+
+# A result whose benchmark name is not UTF-8 is not a JSON document:
+# refused (exit 2) with the file, the place and the byte named.
+LC_ALL=C sed "s|\"BM_sort/1024\"|\"BM_$ff\"|" \
+	"$FX/compare-regressed.json" >"$T/nonutf8.json"
+grep -q "BM_$ff" "$T/nonutf8.json" && t_ok "the fixture has a 0xff name" ||
+	t_fail "the fixture has no 0xff name"
+for fmt in markdown github junit; do
+	expect_exit 2 "$fmt refuses a benchmark name that is not UTF-8" \
+		"$BF" report -f "$fmt" -i "$T/nonutf8.json"
+	grep_file "$fmt says which byte, where" \
+		"nonutf8.json:[0-9]*:[0-9]*: unable to decode byte 0xff" "$ERR"
+done
+sed 's|"BM_sort/1024"|"BM_\\udcff"|' "$FX/compare-regressed.json" \
+	>"$T/surrogate.json"
+expect_exit 2 "a lone surrogate escape in a name is refused" "$BF" \
+	report -f markdown -i "$T/surrogate.json"
+grep_file "it is named" "surrogate.json:.*invalid Unicode" "$ERR"
+
 # Several formats in one directory; a failed write is exit 3.
 PATH="$T/bin:$PATH" expect_exit 0 "json and exec into a directory" "$BF" \
 	report -f json,exec:keep -i "$FX/compare-regressed.json" \

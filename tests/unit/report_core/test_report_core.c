@@ -147,6 +147,74 @@ static void test_report__refuses_abi_kind_and_foreign_documents(void **state)
 	expect_refused(&detect_only, doc(), "renders");
 }
 
+/* Renders doc() with test_plugin and o; the return code. */
+static int render_opts(const struct bf_report_opts *o, struct bf_err *err)
+{
+	struct bf_report *r = NULL;
+	struct host_mock m;
+	json_t *d = doc();
+	int rc;
+
+	calls_init = 0;
+	rc = bf_report_render(&r, &test_plugin, d, o, host_mock_init(&m), err);
+	if (rc) {
+		assert_null(r);
+		assert_int_equal(calls_init, 0);
+	}
+	bf_report_free(r);
+	host_mock_release(&m);
+	json_decref(d);
+	return rc;
+}
+
+/*
+ * Words from the command line or the config reach JSON, XML and markdown
+ * documents: each reporter is refused one that is not UTF-8 text without
+ * control characters, with the option named.
+ */
+static void test_report__option_words_must_be_text(void **state)
+{
+	static const char *const bad[] = {
+		"perf\xff", /* not UTF-8 */
+		"perf\xc3", /* cut sequence */
+		"perf\xc0\xaf", /* overlong '/' */
+		"perf\xed\xa0\x80", /* a surrogate */
+		"perf\xf4\x90\x80\x80", /* beyond U+10FFFF */
+		"perf\tx", /* C0 control */
+		"perf\x7f", /* DEL */
+		"perf\xc2\x9b", /* C1 control (CSI) */
+	};
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o.check_name = bad[i];
+		assert_int_equal(render_opts(&o, &err), BF_EINVAL);
+		if (!strstr(err.msg, "--check-name") ||
+		    !strstr(err.msg, "not UTF-8 text"))
+			fail_msg("case %zu: '%s'", i, err.msg);
+		bf_err_clear(&err);
+	}
+	o.check_name = "perf/pixel-7 \xc3\xbc \xe2\x9c\x93 \xf0\x9f\x98\x80";
+	assert_int_equal(render_opts(&o, &err), 0);
+	o.link = "https://ci.example.com/\n";
+	assert_int_equal(render_opts(&o, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "review.link"));
+	assert_non_null(strstr(err.msg, "byte 0x0a at offset 23"));
+	bf_err_clear(&err);
+	o.link = NULL;
+	o.gerrit_label = "Perf\x1b[31m";
+	assert_int_equal(render_opts(&o, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "review.gerrit.label"));
+	bf_err_clear(&err);
+	o.gerrit_label = NULL;
+	o.exec_name = "x\xff";
+	assert_int_equal(render_opts(&o, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "exec:NAME"));
+	bf_err_clear(&err);
+}
+
 static int render_exec(struct host_mock *m, const char *name,
                        struct bf_report **r, struct bf_err *err)
 {
@@ -294,6 +362,7 @@ int main(void)
 		        test_report__state_passes_from_init_to_run_and_shutdown),
 		cmocka_unit_test(
 		        test_report__refuses_abi_kind_and_foreign_documents),
+		cmocka_unit_test(test_report__option_words_must_be_text),
 		cmocka_unit_test(
 		        test_report__exec_hands_the_document_to_the_program),
 		cmocka_unit_test(
