@@ -19,57 +19,66 @@
  * that are not finite are left out.
  */
 
+/*
+ * Adds res to doc under "SUITE/NAME" and its metric; a result without a
+ * finite median is left out. -1 when a key is not UTF-8.
+ */
+static int add_result(json_t *doc, const json_t *res)
+{
+	const json_t *patch = json_object_get(res, "patch");
+	double med = bf_rep_num(patch, "median");
+	struct bf_buf name = BF_BUF_INIT;
+	json_t *bench, *m;
+	int ret = 0;
+
+	if (!isfinite(med))
+		return 0;
+	bf_buf_addf(&name, "%s/%s", bf_json_str_or(res, "benchmark", "?"),
+	            bf_json_str_or(res, "name", "?"));
+	bench = json_object_get(doc, name.buf);
+	if (!bench) {
+		bench = json_object();
+		/* on failure set_new has dropped bench */
+		if (json_object_set_new(doc, name.buf, bench)) {
+			ret = -1;
+			goto out;
+		}
+	}
+	m = json_pack("{s:f}", "value", med);
+	if (isfinite(bf_rep_num(patch, "min")))
+		json_object_set_new(m, "lower_value",
+		                    json_real(bf_rep_num(patch, "min")));
+	if (isfinite(bf_rep_num(patch, "max")))
+		json_object_set_new(m, "upper_value",
+		                    json_real(bf_rep_num(patch, "max")));
+	ret = json_object_set_new(bench, bf_json_str_or(res, "metric", "value"),
+	                          m);
+out:
+	bf_buf_release(&name);
+	return ret;
+}
+
 static int bmf_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *results;
-	json_t *doc = json_object(), *res;
-	struct bf_buf *out;
+	json_t *doc, *res;
 	size_t i;
-	char *text;
 	int ret;
 
 	(void)payload;
-	if ((ret = bf_rep_results(&results, bf_report_result(r), err))) {
-		json_decref(doc);
+	if ((ret = bf_rep_results(&results, bf_report_result(r), err)))
 		return ret;
-	}
+	doc = json_object();
 	json_array_foreach(results, i, res)
 	{
-		const json_t *patch = json_object_get(res, "patch");
-		double med = bf_rep_num(patch, "median");
-		struct bf_buf name = BF_BUF_INIT;
-		json_t *bench, *m;
-
-		if (!isfinite(med))
-			continue;
-		bf_buf_addf(&name, "%s/%s",
-		            bf_json_str_or(res, "benchmark", "?"),
-		            bf_json_str_or(res, "name", "?"));
-		bench = json_object_get(doc, name.buf);
-		if (!bench) {
-			bench = json_object();
-			json_object_set_new(doc, name.buf, bench);
+		if (add_result(doc, res)) {
+			json_decref(doc);
+			doc = NULL;
+			break;
 		}
-		m = json_pack("{s:f}", "value", med);
-		if (isfinite(bf_rep_num(patch, "min")))
-			json_object_set_new(
-			        m, "lower_value",
-			        json_real(bf_rep_num(patch, "min")));
-		if (isfinite(bf_rep_num(patch, "max")))
-			json_object_set_new(
-			        m, "upper_value",
-			        json_real(bf_rep_num(patch, "max")));
-		json_object_set_new(bench,
-		                    bf_json_str_or(res, "metric", "value"), m);
-		bf_buf_release(&name);
 	}
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	out = bf_report_add_output(r, "bmf.json");
-	bf_buf_addstr(out, text);
-	bf_buf_addch(out, '\n');
-	free(text);
-	json_decref(doc);
-	return 0;
+	return bf_rep_add_json(bf_report_add_output(r, "bmf.json"), doc,
+	                       "bmf.json", err);
 }
 
 const struct bf_plugin bf_plugin_bmf = {

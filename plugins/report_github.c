@@ -213,6 +213,7 @@ static json_t *annotation(const json_t *result, const json_t *r, const char *v,
 /*
  * Annotations, regressions first, at most GH_ANNOTATIONS_MAX; a result
  * with no file to point at (no source, config path absolute) has none.
+ * NULL when one cannot be made (a text that is not UTF-8).
  */
 static json_t *annotations(const json_t *result, const json_t *results)
 {
@@ -232,10 +233,12 @@ static json_t *annotations(const json_t *result, const json_t *results)
 			    json_array_size(arr) >= GH_ANNOTATIONS_MAX)
 				continue;
 			path = bf_rep_source(result, r, &line);
-			if (path)
-				json_array_append_new(
-				        arr,
-				        annotation(result, r, v, path, line));
+			if (path && json_array_append_new(
+			                    arr, annotation(result, r, v, path,
+			                                    line))) {
+				json_decref(arr);
+				return NULL;
+			}
 		}
 	}
 	return arr;
@@ -431,15 +434,17 @@ static bool is_http(const char *s)
 	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "http://", 7));
 }
 
-static char *check_json(const json_t *result, const json_t *results,
-                        const struct bf_report_opts *o, const char *md)
+/* The check run's body; NULL when a text in it is not UTF-8. */
+static json_t *check_json(const json_t *result, const json_t *results,
+                          const struct bf_report_opts *o, const char *md)
 {
-	char *t = title(result, results), *text;
+	char *t = title(result, results);
 	char *sum = cut_markdown(md, GH_SUMMARY_MAX, true,
 	                         "\n…(cut to GitHub's limit for a check run; "
 	                         "the whole report is in the job's step "
 	                         "summary)\n");
-	json_t *check;
+	json_t *check, *output;
+	bool ok = true;
 
 	check = json_pack(
 	        "{s:s, s:s, s:s, s:s}", "name",
@@ -447,17 +452,20 @@ static char *check_json(const json_t *result, const json_t *results,
 	        bf_json_str_or(json_object_get(result, "patch"), "commit", ""),
 	        "status", "completed", "conclusion",
 	        conclusion(result, results));
-	if (is_http(o->link))
-		json_object_set_new(check, "details_url", json_string(o->link));
-	json_object_set_new(check, "output",
-	                    json_pack("{s:s, s:s, s:o}", "title", t, "summary",
-	                              sum, "annotations",
-	                              annotations(result, results)));
-	text = json_dumps(check, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	json_decref(check);
+	if (check && is_http(o->link))
+		ok = !json_object_set_new(check, "details_url",
+		                          json_string(o->link));
+	output = json_pack("{s:s, s:s, s:o}", "title", t, "summary", sum,
+	                   "annotations", annotations(result, results));
+	/* takes output, even when check is NULL */
+	ok &= !json_object_set_new(check, "output", output);
+	if (!ok) {
+		json_decref(check);
+		check = NULL;
+	}
 	free(t);
 	free(sum);
-	return text;
+	return check;
 }
 
 static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
@@ -465,19 +473,20 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	const json_t *result = bf_report_result(r);
 	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results;
-	struct bf_buf *out;
-	char *md, *text, *step;
+	char *md, *step;
 	int ret;
 
 	(void)payload;
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = bf_report_markdown_named(result, o->check_name);
-	text = check_json(result, results, o, md);
-	out = bf_report_add_output(r, "github-check.json");
-	bf_buf_addstr(out, text);
-	bf_buf_addch(out, '\n');
-	free(text);
+	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
+	                      check_json(result, results, o, md),
+	                      "github-check.json", err);
+	if (ret) {
+		free(md);
+		return ret;
+	}
 	step = cut_markdown(md, GH_STEP_SUMMARY_MAX, false,
 	                    "\n…(cut to GitHub's 1 MiB limit for a step "
 	                    "summary; the whole result is the job's JSON)\n");

@@ -72,9 +72,7 @@ static int skia_run(struct bf_report *r, struct bf_err *err, void *payload)
 	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results, *dev;
 	json_t *doc, *key, *out_results, *res, *links;
-	struct bf_buf *out;
 	size_t i;
-	char *text;
 	int ret;
 
 	(void)payload;
@@ -107,16 +105,18 @@ static int skia_run(struct bf_report *r, struct bf_err *err, void *payload)
 	        bf_json_str_or(json_object_get(result, "patch"), "commit", ""),
 	        "key", key, "results", out_results);
 	links = json_object();
-	if (o->link)
-		json_object_set_new(links, "benchfarm", json_string(o->link));
-	json_object_set_new(doc, "links", links);
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	out = bf_report_add_output(r, "skia-perf.json");
-	bf_buf_addstr(out, text);
-	bf_buf_addch(out, '\n');
-	free(text);
-	json_decref(doc);
-	return 0;
+	if (o->link &&
+	    json_object_set_new(links, "benchfarm", json_string(o->link))) {
+		json_decref(links);
+		links = NULL; /* fails below */
+	}
+	/* takes links, even when doc is NULL */
+	if (json_object_set_new(doc, "links", links)) {
+		json_decref(doc);
+		doc = NULL;
+	}
+	return bf_rep_add_json(bf_report_add_output(r, "skia-perf.json"), doc,
+	                       "skia-perf.json", err);
 }
 
 const struct bf_plugin bf_plugin_skia_perf = {

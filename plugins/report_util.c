@@ -1,6 +1,7 @@
 #include "report_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "benchfarm/json.h"
 
@@ -111,4 +112,21 @@ void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max)
 		n--;
 	bf_buf_add(b, s, n);
 	bf_buf_addstr(b, "…");
+}
+
+int bf_rep_add_json(struct bf_buf *out, json_t *doc, const char *what,
+                    struct bf_err *err)
+{
+	char *text = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER)
+	                 : NULL;
+
+	json_decref(doc);
+	if (!text)
+		return bf_err_set(err, BF_EINVAL,
+		                  "cannot encode %s: a text in it is not UTF-8",
+		                  what);
+	bf_buf_addstr(out, text);
+	bf_buf_addch(out, '\n');
+	free(text);
+	return 0;
 }

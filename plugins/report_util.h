@@ -43,6 +43,17 @@ const char *bf_rep_source(const json_t *result, const json_t *r, long *line);
 /* A one-line description of a result: "+12.3% [+8.0%, +17.0%], p 0.002". */
 void bf_rep_change(struct bf_buf *b, const json_t *r);
 
+/*
+ * Append doc as JSON (indented by 2, keys in order) and a line feed to
+ * out; takes over the reference to doc. doc NULL (a json_pack or
+ * json_object_set_new that failed) or a document json_dumps cannot
+ * encode (a string that is not UTF-8) is BF_EINVAL naming what, and out
+ * is left as it was: an error, never a crash or a document with a
+ * member missing.
+ */
+int bf_rep_add_json(struct bf_buf *out, json_t *doc, const char *what,
+                    struct bf_err *err);
+
 /* Append s cut to at most max bytes at a UTF-8 boundary, "…" if cut. */
 void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max);
 

@@ -17,6 +17,7 @@
 #include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
 #include "plugins.h"
+#include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_junit;
 extern const struct bf_plugin bf_plugin_skia_perf;
@@ -248,6 +249,66 @@ static void test_export__missing_results_is_an_error(void **state)
 	json_decref(d);
 }
 
+/* A failed json_pack (NULL) or an unencodable text: an error, out kept. */
+static void test_export__add_json_refuses_what_cannot_be_encoded(void **state)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_buf_addstr(&b, "x");
+	assert_int_equal(bf_rep_add_json(&b, NULL, "a.json", &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "cannot encode a.json"));
+	bf_err_clear(&err);
+	assert_int_equal(bf_rep_add_json(&b,
+	                                 json_pack("{s:o}", "k",
+	                                           json_string_nocheck("\xff")),
+	                                 "b.json", &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "cannot encode b.json"));
+	assert_string_equal(b.buf, "x");
+	assert_int_equal(
+	        bf_rep_add_json(&b, json_pack("{s:i}", "a", 1), "c.json", &err),
+	        0);
+	assert_string_equal(b.buf, "x{\n  \"a\": 1\n}\n");
+	bf_buf_release(&b);
+}
+
+/*
+ * A document built in-process without jansson's UTF-8 check
+ * (json_string_nocheck): skia-perf and bmf fail with an error naming
+ * their output, never a crash or a document with a member missing.
+ */
+static void test_export__text_not_utf8_is_an_error(void **state)
+{
+	const struct bf_plugin *ps[] = { &bf_plugin_skia_perf, &bf_plugin_bmf };
+	const char *names[] = { "skia-perf.json", "bmf.json" };
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-regressed");
+	json_t *res = json_array_get(json_object_get(d, "results"), 0);
+
+	(void)state;
+	/* skia-perf forces keys valid: the git hash is its raw text */
+	json_object_set_new(json_object_get(d, "patch"), "commit",
+	                    json_string_nocheck("\xff"));
+	/* bmf's keys are the names */
+	json_object_set_new(res, "benchmark", json_string_nocheck("m\xff"));
+	for (size_t i = 0; i < BF_ARRAY_SIZE(ps); i++) {
+		struct bf_err err = BF_ERR_INIT;
+		struct bf_report *r = NULL;
+		struct host_mock m;
+
+		assert_int_equal(bf_report_render(&r, ps[i], d, &opts,
+		                                  host_mock_init(&m), &err),
+		                 BF_EINVAL);
+		if (!strstr(err.msg, names[i]))
+			fail_msg("%s: '%s'", ps[i]->name, err.msg);
+		assert_null(r);
+		host_mock_release(&m);
+	}
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +319,9 @@ int main(void)
 		cmocka_unit_test(test_bmf__patch_medians_and_bounds),
 		cmocka_unit_test(test_bmf__unmeasured_left_out),
 		cmocka_unit_test(test_export__missing_results_is_an_error),
+		cmocka_unit_test(
+		        test_export__add_json_refuses_what_cannot_be_encoded),
+		cmocka_unit_test(test_export__text_not_utf8_is_an_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

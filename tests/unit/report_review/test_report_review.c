@@ -595,6 +595,43 @@ static void test_review__bad_documents_are_errors(void **state)
 	json_decref(d);
 }
 
+/*
+ * A document built in-process without jansson's UTF-8 check
+ * (json_string_nocheck): github-check.json cannot be made, which is an
+ * error naming it, never a crash (the head_sha) or a check without its
+ * output (a name in the summary and the annotations).
+ */
+static void test_github__text_not_utf8_is_an_error(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("compare-regressed"), *res;
+	struct bf_err err = BF_ERR_INIT;
+	struct outputs o;
+	size_t i;
+
+	(void)state;
+	json_object_set_new(json_object_get(d, "patch"), "commit",
+	                    json_string_nocheck("\xff"));
+	assert_int_equal(render(&o, &bf_plugin_github, d, &opts, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "github-check.json"));
+	bf_err_clear(&err);
+	json_decref(d);
+	d = load("compare-regressed");
+	json_array_foreach(json_object_get(d, "results"), i, res)
+	{
+		json_object_set_new(
+		        res, "source",
+		        json_pack("{s:s, s:i}", "file", "b.cc", "line", 3));
+		json_object_set_new(res, "metric",
+		                    json_string_nocheck("t\xff"));
+	}
+	assert_int_equal(render(&o, &bf_plugin_github, d, &opts, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "github-check.json"));
+	json_decref(d);
+}
+
 static void test_gitlab__note_and_metrics(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
@@ -735,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_github__summary_capped),
 		cmocka_unit_test(test_github__step_summary_capped),
 		cmocka_unit_test(test_review__bad_documents_are_errors),
+		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
 		cmocka_unit_test(test_gitlab__non_numbers_left_out),
