@@ -31,7 +31,7 @@
  *                   one (settings.fail_on, as the GitHub check), else
  *                   vote_pass when nothing regressed and everything was
  *                   measured; otherwise no vote at all (infrastructure
- *                   failures, or fail_on: never)
+ *                   failures, nothing compared, or fail_on: never)
  *   robot_comments  {PATH: [{robot_id, robot_run_id, line, message,
  *                   url}]} for the regressions, then the improvements, at
  *                   most ROBOT_MAX: PATH is the result's source.file with
@@ -188,6 +188,8 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 		bf_buf_addstr(b, "incomplete, infrastructure failures; ");
 	if (reg)
 		bf_buf_addf(b, "%zu regression%s", reg, reg == 1 ? "" : "s");
+	else if (bf_rep_compared_nothing(results))
+		bf_buf_addstr(b, "nothing was compared");
 	else if (infra)
 		bf_buf_addstr(b, "nothing regressed among what was measured");
 	else
@@ -577,7 +579,7 @@ static json_t *labels(const json_t *result, const json_t *results,
 		               ? json_pack("{s:i}", o->gerrit_label,
 		                           o->gerrit_vote_fail)
 		               : NULL;
-	if (bf_rep_has_infra(result))
+	if (bf_rep_has_infra(result) || bf_rep_compared_nothing(results))
 		return NULL;
 	return json_pack("{s:i}", o->gerrit_label, o->gerrit_vote_pass);
 }

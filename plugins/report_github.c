@@ -53,12 +53,14 @@ static bool fails_on_regression(const json_t *result)
 	               "regression");
 }
 
-/* "failure", "neutral" or "success". */
+/* "failure", "neutral" or "success" (only when all was compared). */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
 	if (bf_rep_count(results, "regressed"))
 		return fails_on_regression(result) ? "failure" : "neutral";
-	return bf_rep_has_infra(result) ? "neutral" : "success";
+	return bf_rep_has_infra(result) || bf_rep_compared_nothing(results)
+	               ? "neutral"
+	               : "success";
 }
 
 static void add_plural(struct bf_buf *b, size_t n, const char *what)
@@ -90,7 +92,10 @@ static void add_infra(struct bf_buf *b, const json_t *result,
 		bf_buf_addstr(b, "infrastructure failures");
 }
 
-/* The check's one-line title; never "No regressions" when incomplete. */
+/*
+ * The check's one-line title; never "No regressions" when incomplete or
+ * when nothing was compared.
+ */
 static char *title(const json_t *result, const json_t *results)
 {
 	struct bf_buf b = BF_BUF_INIT;
@@ -103,11 +108,15 @@ static char *title(const json_t *result, const json_t *results)
 		bf_buf_addstr(&b, "; ");
 		if (reg)
 			add_plural(&b, reg, "regression");
+		else if (bf_rep_compared_nothing(results))
+			bf_buf_addstr(&b, "nothing was compared");
 		else
 			bf_buf_addstr(&b, "nothing regressed among what was "
 			                  "measured");
 	} else if (reg) {
 		add_plural(&b, reg, "regression");
+	} else if (bf_rep_compared_nothing(results)) {
+		bf_buf_addstr(&b, "Nothing was compared");
 	} else {
 		bf_buf_addstr(&b, "No regressions");
 	}

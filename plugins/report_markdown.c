@@ -7,6 +7,7 @@
 
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
+#include "report_util.h"
 
 /*
  * markdown: the review comment. Layout, for a reviewer in a hurry:
@@ -245,27 +246,6 @@ static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 	return rows;
 }
 
-static size_t count_verdict(const json_t *results, const char *verdict)
-{
-	size_t i, n = 0;
-	json_t *r;
-
-	json_array_foreach(results, i, r) n +=
-	        !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
-	return n;
-}
-
-/* Runs and benchmarks that could not be measured, and the retries. */
-static bool has_infra(const json_t *result)
-{
-	const json_t *s = json_object_get(result, "summary");
-
-	return strcmp(bf_json_str_or(result, "status", "ok"), "ok") ||
-	       json_array_size(json_object_get(result, "errors")) ||
-	       integer(s, "errors") || integer(s, "failed_runs") ||
-	       count_verdict(json_object_get(result, "results"), "error");
-}
-
 static void add_infra(struct bf_buf *b, const json_t *result)
 {
 	const json_t *errors = json_object_get(result, "errors");
@@ -276,7 +256,7 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 	size_t i;
 	json_t *e;
 
-	if (!has_infra(result) && !moved && !recon)
+	if (!bf_rep_has_infra(result) && !moved && !recon)
 		return;
 	bf_buf_addstr(b, "### Infrastructure failures\n\n"
 	                 "These are failures of the lab, the build or the "
@@ -410,22 +390,26 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	const json_t *base = json_object_get(result, "base");
 	const json_t *patch = json_object_get(result, "patch");
 	const json_t *devices = json_object_get(result, "devices");
-	size_t reg = count_verdict(res, "regressed");
-	size_t imp = count_verdict(res, "improved");
+	size_t reg = bf_rep_count(res, "regressed");
+	size_t imp = bf_rep_count(res, "improved");
 	size_t i;
 	json_t *d;
 
 	bf_buf_addstr(b, "## benchfarm: ");
-	if (has_infra(result)) {
+	if (bf_rep_has_infra(result)) {
 		bf_buf_addstr(b, "incomplete, infrastructure failures");
 		if (reg)
 			bf_buf_addf(b, "; %zu regression%s", reg,
 			            plural((long long)reg));
+		else if (bf_rep_compared_nothing(res))
+			bf_buf_addstr(b, "; nothing was compared");
 		else
 			bf_buf_addstr(b, "; nothing regressed among what was "
 			                 "measured");
 	} else if (reg) {
 		bf_buf_addf(b, "%zu regression%s", reg, plural((long long)reg));
+	} else if (bf_rep_compared_nothing(res)) {
+		bf_buf_addstr(b, "nothing was compared");
 	} else {
 		bf_buf_addstr(b, "no regressions");
 	}
@@ -485,18 +469,18 @@ static void add_compare(struct bf_buf *b, const json_t *result,
                         const char *link)
 {
 	const json_t *res = json_object_get(result, "results");
-	size_t rest = json_array_size(res) - count_verdict(res, "regressed") -
-	              count_verdict(res, "error");
+	size_t rest = json_array_size(res) - bf_rep_count(res, "regressed") -
+	              bf_rep_count(res, "error");
 
 	add_compare_header(b, result);
 	add_link(b, link);
-	if (count_verdict(res, "regressed")) {
+	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
 		add_table(b, res, 0, 0);
 		bf_buf_addch(b, '\n');
 	}
 	add_infra(b, result);
-	if (count_verdict(res, "error")) {
+	if (bf_rep_count(res, "error")) {
 		bf_buf_addstr(b, "Not measured:\n\n");
 		add_table(b, res, 1, 1);
 		bf_buf_addch(b, '\n');
@@ -506,9 +490,9 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		            "<details><summary>%zu other result%s (%zu "
 		            "improved, %zu same, %zu unknown)</summary>\n\n",
 		            rest, plural((long long)rest),
-		            count_verdict(res, "improved"),
-		            count_verdict(res, "same"),
-		            count_verdict(res, "unknown"));
+		            bf_rep_count(res, "improved"),
+		            bf_rep_count(res, "same"),
+		            bf_rep_count(res, "unknown"));
 		add_table(b, res, 2, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
@@ -603,11 +587,17 @@ char *bf_report_markdown_named(const json_t *result, const char *check_name)
 
 static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
+	const json_t *result = bf_report_result(r), *results;
 	const struct bf_report_opts *o = bf_report_opts(r);
-	char *md = render(bf_report_result(r), o->check_name, o->link);
+	char *md;
+	int ret;
 
-	(void)err;
 	(void)payload;
+	/* a compare result without its results array is not one */
+	if (strcmp(bf_json_str_or(result, "kind", ""), "detect") &&
+	    (ret = bf_rep_results(&results, result, err)))
+		return ret;
+	md = render(result, o->check_name, o->link);
 	bf_buf_addstr(bf_report_add_output(r, "report.md"), md);
 	free(md);
 	return 0;

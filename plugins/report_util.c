@@ -38,6 +38,11 @@ bool bf_rep_has_infra(const json_t *result)
 	       bf_rep_count(json_object_get(result, "results"), "error");
 }
 
+bool bf_rep_compared_nothing(const json_t *results)
+{
+	return !json_array_size(results);
+}
+
 bool bf_rep_fail_on_regression(const json_t *result)
 {
 	const json_t *set = json_object_get(result, "settings");

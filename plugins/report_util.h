@@ -23,6 +23,13 @@ size_t bf_rep_count(const json_t *results, const char *verdict);
  */
 bool bf_rep_has_infra(const json_t *result);
 
+/*
+ * Whether nothing was compared: results is empty (or not an array). Like
+ * infrastructure failures, this never reads as "no regressions", passes
+ * no check and earns no vote.
+ */
+bool bf_rep_compared_nothing(const json_t *results);
+
 /* The config says fail on a regression (the default). */
 bool bf_rep_fail_on_regression(const json_t *result);
 

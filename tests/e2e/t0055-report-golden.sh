@@ -5,8 +5,9 @@
 # BF_GOLDEN_FORMATS="github junit" limits the run to some formats. Review
 # the diff before committing a rewrite.
 #
-# And whatever the format: a result with infrastructure failures never
-# says "no regressions".
+# And whatever the format: a result with infrastructure failures, or one
+# in which nothing was compared (an empty results list), never says "no
+# regressions".
 . "$(dirname "$0")/lib.sh"
 
 FX="$BF_SRC/tests/fixtures/report"
@@ -42,21 +43,37 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile detect; 
 	done
 done
 
-# Infrastructure failures: no format may say there was no regression.
+# Infrastructure failures, or nothing compared: no format may say there
+# was no regression.
 for fmt in $("$BF" report --list | awk '$1 !~ /^exec/ {print $1}'); do
 	case " ${BF_GOLDEN_FORMATS:-$fmt} " in
 	*" $fmt "*) ;;
 	*) continue ;;
 	esac
-	out="$T/infra/$fmt"
-	mkdir -p "$out"
-	expect_exit 0 "$fmt renders a result with infrastructure failures" \
-		"$BF" report -c "$CFG" --no-post --format "$fmt" \
-		--input "$FX/compare-infra.json" --output-dir "$out"
-	if grep -rqiE 'no regressions?([^a-z]|$)' "$out"; then
-		grep -rniE 'no regressions?' "$out" | sed 's/^/#   /' | head -5
-		t_fail "$fmt never says \"no regressions\" with infrastructure failures"
-	else
-		t_ok "$fmt never says \"no regressions\" with infrastructure failures"
-	fi
+	for fx in compare-infra compare-empty; do
+		out="$T/never/$fx/$fmt"
+		mkdir -p "$out"
+		expect_exit 0 "$fmt renders $fx" "$BF" report -c "$CFG" \
+			--no-post --format "$fmt" --input "$FX/$fx.json" \
+			--output-dir "$out"
+		if grep -rqiE 'no regressions?([^a-z]|$)' "$out"; then
+			grep -rniE 'no regressions?' "$out" | sed 's/^/#   /' |
+				head -5
+			t_fail "$fmt never says \"no regressions\" for $fx"
+		else
+			t_ok "$fmt never says \"no regressions\" for $fx"
+		fi
+	done
 done
+
+# What was not compared is said so where a reviewer reads the verdict.
+out="$T/never/compare-empty"
+[ -n "${BF_GOLDEN_FORMATS:-}" ] && exit 0
+grep_file "markdown says nothing was compared" \
+	"^## benchfarm: nothing was compared$" "$out/markdown/report.md"
+jq_check "the GitHub check is neutral: nothing was compared" \
+	'.conclusion == "neutral" and .output.title == "Nothing was compared"' \
+	"$out/github/github-check.json"
+jq_check "Gerrit says so and does not vote" \
+	'(.message | startswith("benchfarm (perf/pixel): nothing was compared\n")) and (has("labels") | not)' \
+	"$out/gerrit/gerrit-review.json"

@@ -364,6 +364,12 @@ static void test_gerrit__votes(void **state)
 	assert_int_equal(vote_of("compare-clean", &o), 1);
 	/* something not measured and nothing regressed: no vote */
 	assert_int_equal(vote_of("compare-infra", &o), 99);
+	/* nothing compared: no vote, and it says so */
+	assert_int_equal(vote_of("compare-empty", &o), 99);
+	rv = review_of_fixture("compare-empty", &o);
+	assert_non_null(strstr(msg_of(rv), "benchfarm (perf/pixel): nothing "
+	                                   "was compared\n"));
+	json_decref(rv);
 	/* a regression among infrastructure failures still votes */
 	assert_int_equal(vote_of("compare-hostile", &o), -2);
 	/* fail_on: never makes a regression a number, not a gate */

@@ -296,12 +296,59 @@ static void test_markdown__detect_alerts_and_suppressions(void **state)
 static void test_markdown__empty_document(void **state)
 {
 	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
-	json_t *d = json_pack("{s:s}", "kind", "compare");
+	json_t *d = json_pack("{s:s, s:[]}", "kind", "compare", "results");
 	char *text = render(d, &o);
 
 	(void)state;
 	assert_non_null(strstr(text, "base ? → patch ?"));
 	assert_non_null(strstr(text, "on no device"));
+	free(text);
+	json_decref(d);
+}
+
+/*
+ * A compare result without a results array is refused, as every other
+ * reporter refuses it; an empty one reads as nothing compared, never as
+ * "no regressions".
+ */
+static void test_markdown__results_missing_or_empty(void **state)
+{
+	json_t *bad[] = {
+		json_pack("{s:s}", "kind", "compare"),
+		json_pack("{s:s, s:s}", "kind", "compare", "results", "x"),
+		json_pack("{s:s, s:{}}", "kind", "compare", "results"),
+	};
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d;
+	char *text;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(bad); i++) {
+		struct bf_err err = BF_ERR_INIT;
+		struct bf_report *r = NULL;
+		struct host_mock m;
+
+		assert_int_equal(bf_report_render(&r, &bf_plugin_markdown,
+		                                  bad[i], &o,
+		                                  host_mock_init(&m), &err),
+		                 BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"results\" array"));
+		assert_null(r);
+		host_mock_release(&m);
+		json_decref(bad[i]);
+	}
+	d = load("compare-empty");
+	text = render(d, &o);
+	assert_false(contains_ci(text, "no regression"));
+	assert_non_null(strstr(text, "## benchfarm: nothing was compared\n"));
+	free(text);
+	/* and with infrastructure failures */
+	json_object_set_new(d, "status", json_string("infra_failure"));
+	text = render(d, &o);
+	assert_false(contains_ci(text, "no regression"));
+	assert_non_null(strstr(text, "## benchfarm: incomplete, "
+	                             "infrastructure failures; nothing was "
+	                             "compared\n"));
 	free(text);
 	json_decref(d);
 }
@@ -323,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_markdown__link_only_when_http),
 		cmocka_unit_test(test_markdown__detect_alerts_and_suppressions),
 		cmocka_unit_test(test_markdown__empty_document),
+		cmocka_unit_test(test_markdown__results_missing_or_empty),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

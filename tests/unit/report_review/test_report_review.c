@@ -271,8 +271,11 @@ static void test_github__conclusion_follows_fail_on(void **state)
 	        conclusion(json_pack("{s:s, s:s, s:[]}", "kind", "compare",
 	                             "status", "infra_failure", "results"),
 	                   NULL),
-	        "neutral Incomplete: infrastructure failures; nothing "
-	        "regressed among what was measured");
+	        "neutral Incomplete: infrastructure failures; nothing was "
+	        "compared");
+	/* nothing compared is no success and no "No regressions" */
+	assert_string_equal(conclusion(load("compare-empty"), NULL),
+	                    "neutral Nothing was compared");
 }
 
 /* fail_on never: a regression is a warning, not a failure or an error. */
