@@ -17,6 +17,10 @@
  * github-summary.md    for $GITHUB_STEP_SUMMARY: the review comment
  * github-commands.txt  workflow commands (::error, ::warning, ::notice)
  *                      that annotate the run without an API token
+ * github-comment.md    the pull-request comment: the markdown report
+ *                      (report.md, with its marker and link) cut to
+ *                      GitHub's limit for a comment, which refuses a
+ *                      longer one; plugins/ci/github-action posts it
  *
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
@@ -24,10 +28,10 @@
  * regression are "neutral" with a title that says the run is incomplete
  * and what was not measured.
  *
- * GitHub's limits: output.summary 65535 characters, an annotation's title
- * 255, 50 annotations a request, a step summary 1 MiB (a bigger one is
- * dropped whole). Longer markdown is cut at a line with a note saying
- * so; annotations and commands come regressions first, as GitHub shows
+ * GitHub's limits: output.summary 65535 characters, a comment 65536, an
+ * annotation's title 255, 50 annotations a request, a step summary 1 MiB
+ * (a bigger one is dropped whole). Longer markdown is cut at a line with a note
+ * saying so; annotations and commands come regressions first, as GitHub shows
  * only the first ten of each level per step. Commands are escaped as
  * @actions/core escapes them, so no name can start a second command or
  * end a property; other control characters become spaces.
@@ -35,6 +39,7 @@
 
 #define GH_TITLE_MAX       255 /* annotation and output title */
 #define GH_SUMMARY_MAX     65535 /* output.summary, in characters */
+#define GH_COMMENT_MAX     65536 /* an issue or PR comment, in characters */
 #define GH_MESSAGE_MAX     4096 /* ours, per annotation */
 #define GH_ANNOTATIONS_MAX 50 /* per request */
 /* bytes; a bigger step summary is not shown at all */
@@ -482,13 +487,13 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	const json_t *result = bf_report_result(r);
 	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results;
-	char *md, *step;
+	char *md, *cut;
 	int ret;
 
 	(void)payload;
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
-	md = bf_report_markdown_named(result, o->check_name);
+	md = bf_report_markdown_named(result, o->check_name, NULL);
 	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
 	                      check_json(result, results, o, md),
 	                      "github-check.json", err);
@@ -496,14 +501,21 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 		free(md);
 		return ret;
 	}
-	step = cut_markdown(md, GH_STEP_SUMMARY_MAX, false,
-	                    "\n…(cut to GitHub's 1 MiB limit for a step "
-	                    "summary; the whole result is the job's JSON)\n");
-	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), step);
-	free(step);
+	cut = cut_markdown(md, GH_STEP_SUMMARY_MAX, false,
+	                   "\n…(cut to GitHub's 1 MiB limit for a step "
+	                   "summary; the whole result is the job's JSON)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
+	free(cut);
 	free(md);
 	add_commands(bf_report_add_output(r, "github-commands.txt"), result,
 	             results);
+	md = bf_report_markdown_named(result, o->check_name, o->link);
+	cut = cut_markdown(md, GH_COMMENT_MAX, true,
+	                   "\n…(cut to GitHub's limit for a comment; the "
+	                   "whole report is in the job's step summary)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
+	free(cut);
+	free(md);
 	return 0;
 }
 

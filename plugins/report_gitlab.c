@@ -136,7 +136,8 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 	(void)payload;
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
-	md = bf_report_markdown_named(result, bf_report_opts(r)->check_name);
+	md = bf_report_markdown_named(result, bf_report_opts(r)->check_name,
+	                              NULL);
 	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), md);
 	free(md);
 	add_metrics(bf_report_add_output(r, "metrics.txt"), results);

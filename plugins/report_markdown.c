@@ -580,9 +580,10 @@ char *bf_report_markdown(const json_t *result)
 	return render(result, NULL, NULL);
 }
 
-char *bf_report_markdown_named(const json_t *result, const char *check_name)
+char *bf_report_markdown_named(const json_t *result, const char *check_name,
+                               const char *link)
 {
-	return render(result, check_name, NULL);
+	return render(result, check_name, link);
 }
 
 static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)

@@ -335,7 +335,8 @@ jq_check "outputs: exit-code 1 and 1 regression" \
 jq_check "outputs: result, report-dir, comment body" \
 	'.result == "benchfarm-report/result.json" and
 	 .["report-dir"] == "benchfarm-report" and
-	 .["comment-body"] == "benchfarm-report/report.md"' "$T/out-compare.json"
+	 .["comment-body"] == "benchfarm-report/github-comment.md"' \
+	"$T/out-compare.json"
 jq_check "the result is the comparison of main with HEAD" \
 	".kind == \"compare\" and .base.commit == \"$MAIN\" and
 	 .patch.commit == \"$PATCH\"" "$R/benchfarm-report/result.json"
@@ -343,7 +344,11 @@ jq_check "outputs: the marker carries the check name" \
 	'.marker == "<!-- benchfarm:report name=perf-arm -->"' \
 	"$T/out-compare.json"
 grep_file "the comment body has the marker" \
-	"^<!-- benchfarm:report name=perf-arm -->$" "$R/benchfarm-report/report.md"
+	"^<!-- benchfarm:report name=perf-arm -->$" \
+	"$R/benchfarm-report/github-comment.md"
+cmp -s "$R/benchfarm-report/github-comment.md" "$R/benchfarm-report/report.md" &&
+	t_ok "the comment body is report.md (it fits GitHub's limit)" ||
+	t_fail "the comment body differs from report.md"
 if [ -s "$R/benchfarm-report/github-summary.md" ] &&
 	cmp -s "$T/summary.md" "$R/benchfarm-report/github-summary.md"; then
 	t_ok "the step summary is the github reporter's summary"
@@ -413,7 +418,8 @@ rc=$?
 grep_file "gh: the PR's comments are listed" \
 	"^api repos/octo/widgets/issues/7/comments --paginate --jq " "$T/gh.log"
 if [ $rc -eq 0 ] && grep -q "^pr comment 7 --repo octo/widgets --body-file " \
-	"$T/gh.log" && cmp -s "$T/gh-posted.md" "$R/benchfarm-report/report.md"
+	"$T/gh.log" &&
+	cmp -s "$T/gh-posted.md" "$R/benchfarm-report/github-comment.md"
 then
 	t_ok "gh: no comment with this marker, a new comment is posted"
 else
@@ -430,7 +436,7 @@ rc=$?
 if [ $rc -eq 0 ] &&
 	grep -q "^api --method PATCH repos/octo/widgets/issues/comments/42 " \
 		"$T/gh.log" && ! grep -q "^pr comment" "$T/gh.log" &&
-	cmp -s "$T/gh-patched.md" "$R/benchfarm-report/report.md"; then
+	cmp -s "$T/gh-patched.md" "$R/benchfarm-report/github-comment.md"; then
 	t_ok "gh: the comment with the marker (42) is updated in place"
 else
 	cat "$T/gh.log"

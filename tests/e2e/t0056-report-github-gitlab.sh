@@ -83,9 +83,16 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	J="$FX/$fx.json"
 	expect_exit 0 "$fx: report --format github" "$BF" report -c "$CFG" \
 		--no-post --format github --input "$J" --output-dir "$D"
-	for f in github-check.json github-summary.md github-commands.txt; do
+	for f in github-check.json github-summary.md github-commands.txt \
+		github-comment.md; do
 		[ -f "$D/$f" ] && t_ok "$fx: $f written" || t_fail "$fx: no $f"
 	done
+	# The PR comment is the markdown report, byte for byte, when it fits.
+	expect_exit 0 "$fx: report --format markdown" "$BF" report -c "$CFG" \
+		--no-post --format markdown --input "$J" --output-dir "$D"
+	cmp -s "$D/github-comment.md" "$D/report.md" &&
+		t_ok "$fx: github-comment.md is report.md" ||
+		t_fail "$fx: github-comment.md differs from report.md"
 	expect_exit 0 "$fx: github without --output-dir" "$BF" report \
 		-c "$CFG" --no-post -f github -i "$J"
 	cmp -s "$OUT" "$D/github-check.json" &&
@@ -157,6 +164,27 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	[ "$got" -eq "$want" ] && t_ok "$fx: benchfarm_regressed 1 for each regression" ||
 		t_fail "$fx: $got regressed metrics, want $want"
 done
+
+# GitHub refuses a comment over 65,536 characters: 1500 results with long
+# names give a comment cut below that, marker first, saying it was cut.
+jq '.results = [range(1500) as $i | .results[0] |
+	.name = ("BM_" + ("\u00e9" * 150) + ($i | tostring)) |
+	.verdict = "same"]' "$FX/compare-clean.json" >"$T/many.json"
+expect_exit 0 "1500 results" "$BF" report -c "$CFG" --no-post -f github \
+	-i "$T/many.json" --output-dir "$T/many"
+# (jq -R -s: each file as one JSON string; its length is in characters)
+jq -R -s . "$T/many/github-summary.md" >"$T/many-summary.json"
+jq -R -s . "$T/many/github-comment.md" >"$T/many-comment.json"
+jq_check "the step summary has all 1500 (over 65,536 characters)" \
+	'length > 65536 and (test("cut to GitHub") | not)' "$T/many-summary.json"
+jq_check "the comment is at most 65,536 characters" \
+	'length <= 65536 and length > 60000' "$T/many-comment.json"
+jq_check "it starts with its marker" \
+	'startswith("<!-- benchfarm:report name=perf/pixel -->\n")' \
+	"$T/many-comment.json"
+jq_check "and ends saying it was cut" \
+	'endswith("\n…(cut to GitHub'"'"'s limit for a comment; the whole report is in the job'"'"'s step summary)\n")' \
+	"$T/many-comment.json"
 
 # Exact values for the regressed fixture.
 D="$T/compare-regressed"

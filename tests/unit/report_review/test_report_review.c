@@ -18,6 +18,7 @@
 #include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
 #include "plugins.h"
+#include "report.h"
 
 extern const struct bf_plugin bf_plugin_github;
 extern const struct bf_plugin bf_plugin_gitlab;
@@ -153,9 +154,20 @@ static void test_github__outputs_and_check_fields(void **state)
 	opts.check_name = "perf/pixel";
 	opts.link = "https://ci.example.com/7";
 	render_ok(&o, &bf_plugin_github, d, &opts);
-	assert_int_equal(o.n, 3);
+	assert_int_equal(o.n, 4);
 	assert_string_equal(o.name[1], "github-summary.md");
 	assert_string_equal(o.name[2], "github-commands.txt");
+	assert_string_equal(o.name[3], "github-comment.md");
+	/* the comment is report.md: marker, link and all, when it fits */
+	{
+		char *md = bf_report_markdown_named(d, "perf/pixel",
+		                                    "https://ci.example.com/7");
+
+		assert_string_equal(o.text[3], md);
+		assert_non_null(strstr(md, "[Full results](<https://ci."
+		                           "example.com/7>)\n"));
+		free(md);
+	}
 	c = check_of(&o);
 	assert_int_equal(json_object_size(c), 6);
 	assert_string_equal(str(c, "name"), "perf/pixel");
@@ -553,6 +565,37 @@ static void test_github__summary_capped(void **state)
 	json_decref(d);
 }
 
+/*
+ * GitHub refuses a comment over 65,536 characters: the comment body is
+ * cut below it, keeps its marker (so the next run finds and updates it)
+ * and says it was cut.
+ */
+static void test_github__comment_capped(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = many(1500);
+	struct outputs o;
+
+	(void)state;
+	opts.check_name = "perf/pixel";
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_string_equal(o.name[3], "github-comment.md");
+	assert_true(utf8_chars(o.text[3]) <= 65536);
+	assert_true(utf8_chars(o.text[3]) > 65536 - 400); /* one row less */
+	assert_cut_well(o.text[3], "\n…(cut to GitHub's limit for a comment; "
+	                           "the whole report is in the job's step "
+	                           "summary)\n");
+	assert_int_equal(strncmp(o.text[3],
+	                         "<!-- benchfarm:report name=perf/pixel -->\n",
+	                         42),
+	                 0);
+	/* the step summary keeps everything */
+	assert_true(utf8_chars(o.text[1]) > 2 * 65536);
+	assert_null(strstr(o.text[1], "cut to GitHub"));
+	outputs_free(&o);
+	json_decref(d);
+}
+
 /* GitHub drops a step summary over 1 MiB entirely: cut it first. */
 static void test_github__step_summary_capped(void **state)
 {
@@ -774,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_github__annotations_capped_at_50),
 		cmocka_unit_test(test_github__summary_capped),
 		cmocka_unit_test(test_github__step_summary_capped),
+		cmocka_unit_test(test_github__comment_capped),
 		cmocka_unit_test(test_review__bad_documents_are_errors),
 		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
