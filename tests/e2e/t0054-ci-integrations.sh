@@ -99,6 +99,9 @@ jq_check "action: outputs result, exit-code, regressions from the compare step" 
 jq_check "action: the JSON is uploaded with upload-artifact v4" \
 	'[.runs.steps[] | select(.uses == "actions/upload-artifact@v4")] |
 	 length == 1 and (.[0].if | contains("always()"))' "$A"
+jq_check "action: the artifact is named by the compare step (sanitised)" \
+	'[.runs.steps[] | select(.uses == "actions/upload-artifact@v4")][0] |
+	 .with.name == "${{ steps.compare.outputs.artifact-name }}"' "$A"
 jq_check "action: the comment step runs after a failure too" \
 	'[.runs.steps[] | select(.id == "comment")][0].if | contains("always()")' \
 	"$A"
@@ -340,6 +343,8 @@ jq_check "outputs: result, report-dir, comment body" \
 jq_check "the result is the comparison of main with HEAD" \
 	".kind == \"compare\" and .base.commit == \"$MAIN\" and
 	 .patch.commit == \"$PATCH\"" "$R/benchfarm-report/result.json"
+jq_check "outputs: the artifact is named after the check" \
+	'.["artifact-name"] == "perf-arm-report"' "$T/out-compare.json"
 jq_check "outputs: the marker carries the check name" \
 	'.marker == "<!-- benchfarm:report name=perf-arm -->"' \
 	"$T/out-compare.json"
@@ -492,6 +497,19 @@ grep_file "missing config: the summary says so" "exited 2 without a report" \
 	"$T/summary.md"
 grep_file "missing config: an error annotation" \
 	"^::error title=benchfarm::benchfarm exited 2 without a report" "$T/log7"
+
+# upload-artifact@v4 refuses / \ : " < > | * ? CR LF in an artifact name;
+# the action's name has '_' for each (computed before anything can fail).
+in='{"benchfarm": "'"$BF"'", "config": "missing.yaml", "check-name": "perf/pixel"}'
+PATH="$NOGH" gh_step compare "$in" "$T/log8"
+jq_check "check name perf/pixel: artifact perf_pixel-report" \
+	'.["artifact-name"] == "perf_pixel-report"' "$T/out-compare.json"
+in='{"benchfarm": "'"$BF"'", "config": "missing.yaml",
+	"check-name": "a/b\\c:d\"e<f>g|h*i?j\r\nk"}'
+PATH="$NOGH" gh_step compare "$in" "$T/log9"
+jq_check "every character upload-artifact refuses becomes _" \
+	'.["artifact-name"] == "a_b_c_d_e_f_g_h_i_j__k-report"' \
+	"$T/out-compare.json"
 
 # --- The GitLab script against a GitLab API stand-in --------------------
 # gl_run LOG [VAR=VALUE...]: the template's script with sh -e (as the
