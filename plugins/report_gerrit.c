@@ -1,7 +1,6 @@
 #include "benchfarm/plugin.h"
 
 #include <ctype.h>
-#include <limits.h>
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
@@ -279,35 +278,6 @@ static char *message(const json_t *result, const json_t *results,
 	return bf_buf_detach(&b, NULL);
 }
 
-/*
- * The file a result's comment goes on: source.file when it is a path
- * inside the repository ("./" dropped), else NULL. *line: source.line,
- * 0 when unknown.
- */
-static const char *source_file(const json_t *r, long *line)
-{
-	const json_t *src = json_object_get(r, "source");
-	const char *f = bf_json_str_or(src, "file", NULL);
-	json_int_t l = json_integer_value(json_object_get(src, "line"));
-
-	*line = l > 0 && l <= INT_MAX ? (long)l : 0;
-	if (!f)
-		return NULL;
-	while (!strncmp(f, "./", 2))
-		f += 2;
-	if (!*f || *f == '/' || strlen(f) > 4096)
-		return NULL;
-	for (const char *p = f; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return NULL;
-	for (const char *p = f; p; p = strchr(p, '/')) {
-		p += *p == '/';
-		if (!strncmp(p, "..", 2) && (!p[2] || p[2] == '/'))
-			return NULL;
-	}
-	return f;
-}
-
 static bool listed(const json_t *files, const char *path)
 {
 	size_t i;
@@ -343,7 +313,7 @@ static void add_robot(json_t *rc, const json_t *result, const json_t *r,
 {
 	struct bf_buf m = BF_BUF_INIT, t = BF_BUF_INIT;
 	long line;
-	const char *file = source_file(r, &line), *path = file;
+	const char *file = bf_rep_source_file(r, &line), *path = file;
 	json_t *c, *list;
 
 	if (!file || (files && !listed(files, file))) {
@@ -408,7 +378,7 @@ static bool wants_files(const json_t *results)
 	json_array_foreach(results, i, r)
 	{
 		if ((is_verdict(r, "regressed") || is_verdict(r, "improved")) &&
-		    source_file(r, &line))
+		    bf_rep_source_file(r, &line))
 			return true;
 	}
 	return false;

@@ -1,5 +1,6 @@
 #include "report_util.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -64,21 +65,43 @@ void bf_rep_title(struct bf_buf *b, const json_t *r)
 	            bf_json_str_or(r, "metric", "?"));
 }
 
-const char *bf_rep_source(const json_t *result, const json_t *r, long *line)
+const char *bf_rep_repo_path(const char *path)
+{
+	const char *f = path;
+
+	if (!f)
+		return NULL;
+	while (!strncmp(f, "./", 2))
+		f += 2;
+	if (!*f || *f == '/' || strlen(f) > 4096)
+		return NULL;
+	for (const char *p = f; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return NULL;
+	for (const char *p = f; p; p = strchr(p, '/')) {
+		p += *p == '/';
+		if (!strncmp(p, "..", 2) && (!p[2] || p[2] == '/'))
+			return NULL;
+	}
+	return f;
+}
+
+const char *bf_rep_source_file(const json_t *r, long *line)
 {
 	const json_t *src = json_object_get(r, "source");
-	const char *file = bf_json_str_or(src, "file", NULL);
-	const char *cfg = bf_json_str_or(result, "config", NULL);
+	const char *f = bf_rep_repo_path(bf_json_str_or(src, "file", NULL));
 	json_int_t l = json_integer_value(json_object_get(src, "line"));
 
-	*line = 0;
-	if (file && *file) {
-		*line = l > 0 && l < 100000000 ? (long)l : 0;
-		return file;
-	}
-	if (cfg && *cfg && cfg[0] != '/' && strncmp(cfg, "../", 3))
-		return cfg;
-	return NULL;
+	*line = f && l > 0 && l <= INT_MAX ? (long)l : 0;
+	return f;
+}
+
+const char *bf_rep_source(const json_t *result, const json_t *r, long *line)
+{
+	const char *file = bf_rep_source_file(r, line);
+
+	return file ? file
+	            : bf_rep_repo_path(bf_json_str_or(result, "config", NULL));
 }
 
 static void add_pct(struct bf_buf *b, double f)

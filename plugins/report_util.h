@@ -42,8 +42,25 @@ double bf_rep_num(const json_t *r, const char *key);
 void bf_rep_title(struct bf_buf *b, const json_t *r);
 
 /*
- * Where a result's benchmark is: .source.file and .source.line (0 when
- * unknown); else the config path when it is relative, line 0; else NULL.
+ * path as a path inside the repository, "./" in front dropped; NULL when
+ * it is not one: empty, absolute, with a ".." component, with a control
+ * character, or longer than 4096 bytes. Review systems are given only
+ * such paths (a comment or annotation on "../../etc/passwd" points
+ * outside the change, or is refused with the whole review).
+ */
+const char *bf_rep_repo_path(const char *path);
+
+/*
+ * A result's .source.file when it is a path inside the repository
+ * (bf_rep_repo_path), with *line its .source.line (0 when unknown); else
+ * NULL with *line 0.
+ */
+const char *bf_rep_source_file(const json_t *r, long *line);
+
+/*
+ * Where a result's benchmark is: bf_rep_source_file; else the result's
+ * config path when it is a path inside the repository, line 0; else
+ * NULL.
  */
 const char *bf_rep_source(const json_t *result, const json_t *r, long *line);
 

@@ -19,6 +19,7 @@
 #include "benchfarm/plugin.h"
 #include "plugins.h"
 #include "report.h"
+#include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_github;
 extern const struct bf_plugin bf_plugin_gitlab;
@@ -473,6 +474,76 @@ static void test_github__no_path_no_annotation(void **state)
 	json_decref(d);
 }
 
+/* The shared rule (report_util): only paths inside the repository. */
+static void test_report_util__repo_paths(void **state)
+{
+	static const char *const outside[] = {
+		"",         "./",        "/etc/passwd", "../up.cc",
+		"..",       "a/../../b", "a/..",        "./../x",
+		".//etc/x", "a/b\n.cc",  "a\x7f",       NULL,
+	};
+	json_t *r;
+	long line = 7;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(outside); i++)
+		if (bf_rep_repo_path(outside[i]))
+			fail_msg("'%s' is not in the repository", outside[i]);
+	assert_string_equal(bf_rep_repo_path("./bench/x.cc"), "bench/x.cc");
+	assert_string_equal(bf_rep_repo_path("a/..b/c..d/...e"),
+	                    "a/..b/c..d/...e");
+	r = json_pack("{s:{s:s, s:i}}", "source", "file", "../x.cc", "line", 9);
+	assert_null(bf_rep_source_file(r, &line));
+	assert_int_equal(line, 0);
+	json_object_set_new(json_object_get(r, "source"), "file",
+	                    json_string("x.cc"));
+	assert_string_equal(bf_rep_source_file(r, &line), "x.cc");
+	assert_int_equal(line, 9);
+	json_decref(r);
+}
+
+/*
+ * A source.file outside the repository never reaches an annotation or a
+ * workflow command: the config (a path inside) is used, else nothing.
+ */
+static void test_github__annotation_paths_stay_in_the_repository(void **state)
+{
+	static const char *const outside[] = { "../../etc/passwd",
+		                               "/etc/passwd", "bench/../../x",
+		                               "./../x" };
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d, *c;
+	struct outputs o;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(outside); i++) {
+		d = json_pack("{s:s, s:s, s:[{s:s, s:s, s:s, s:{s:s, s:i}}]}",
+		              "kind", "compare", "config", "./ci/b.yaml",
+		              "results", "name", "n", "metric", "m", "verdict",
+		              "regressed", "source", "file", outside[i], "line",
+		              3);
+		render_ok(&o, &bf_plugin_github, d, &opts);
+		c = check_of(&o);
+		assert_int_equal(nannotations(c), 1);
+		assert_string_equal(str(annotation(c, 0), "path"), "ci/b.yaml");
+		assert_int_equal(num(annotation(c, 0), "start_line"), 1);
+		assert_int_equal(
+		        strncmp(o.text[2], "::error file=ci/b.yaml,title=", 29),
+		        0);
+		json_decref(c);
+		outputs_free(&o);
+		/* with the config outside too: no file at all */
+		json_object_set_new(d, "config", json_string("../b.yaml"));
+		render_ok(&o, &bf_plugin_github, d, &opts);
+		c = check_of(&o);
+		assert_int_equal(nannotations(c), 0);
+		assert_int_equal(strncmp(o.text[2], "::error title=", 14), 0);
+		json_decref(c);
+		outputs_free(&o);
+		json_decref(d);
+	}
+}
+
 static void test_github__annotations_capped_at_50(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
@@ -815,6 +886,9 @@ int main(void)
 		cmocka_unit_test(test_github__long_title_cut),
 		cmocka_unit_test(test_github__no_path_no_annotation),
 		cmocka_unit_test(test_github__annotations_capped_at_50),
+		cmocka_unit_test(test_report_util__repo_paths),
+		cmocka_unit_test(
+		        test_github__annotation_paths_stay_in_the_repository),
 		cmocka_unit_test(test_github__summary_capped),
 		cmocka_unit_test(test_github__step_summary_capped),
 		cmocka_unit_test(test_github__comment_capped),
