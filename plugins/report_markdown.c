@@ -26,6 +26,7 @@
  */
 
 #define NAME_MAX_BYTES 160 /* longer names are cut, at a UTF-8 boundary */
+#define ZWSP           "\xe2\x80\x8b" /* U+200B ZERO WIDTH SPACE */
 
 /* Order of verdicts in the tables: what needs a reviewer first. */
 static int rank(const char *verdict)
@@ -42,8 +43,11 @@ static int rank(const char *verdict)
 /*
  * Markdown-safe text, at most max bytes of s (0: all): HTML
  * metacharacters become entities, markdown punctuation is
- * backslash-escaped, '@' cannot mention anyone, control characters and
- * line breaks become spaces.
+ * backslash-escaped, control characters and line breaks become spaces.
+ * A zero-width space (U+200B) follows each '@', so no name mentions
+ * anyone (an entity such as &#64; may be decoded before GitHub looks for
+ * mentions; Dependabot and Renovate write "@\u200b" too), and each ':'
+ * before "//", so no "http://" or "https://" in a name becomes a link.
  */
 static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 {
@@ -64,8 +68,9 @@ static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 			bf_buf_addstr(b, "&gt;");
 		else if (c == '&')
 			bf_buf_addstr(b, "&amp;");
-		else if (c == '@')
-			bf_buf_addstr(b, "&#64;");
+		else if (c == '@' || (c == ':' && i + 2 < n &&
+		                      s[i + 1] == '/' && s[i + 2] == '/'))
+			bf_buf_addf(b, "%c" ZWSP, c);
 		else if (c == '"')
 			bf_buf_addstr(b, "&quot;");
 		else if (strchr("|\\`*_[]#!~", c) && c)

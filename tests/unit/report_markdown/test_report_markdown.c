@@ -211,12 +211,41 @@ static void test_markdown__hostile_names_stay_in_their_cells(void **state)
 	}
 	assert_null(strstr(text, "<script"));
 	assert_null(strstr(text, "</details><script"));
-	/* the link syntax is escaped, so it is text */
-	assert_non_null(strstr(text, "\\[x\\](http://evil)"));
+	/* the link syntax is escaped and the URL broken, so it is text */
+	assert_non_null(strstr(text, "\\[x\\](http:\xe2\x80\x8b//evil)"));
+	assert_null(strstr(text, "http://evil"));
 	assert_null(strstr(text, "\n::error::"));
 	/* HTML comments from a name cannot hide the rest of the comment */
 	assert_null(strstr(text + 4, "<!--"));
 	free(text);
+}
+
+/*
+ * '@' is followed by a zero-width space (U+200B), so a name mentions
+ * nobody; so is the ':' of "://", so no URL in a name is autolinked.
+ * Everything else about the name is kept.
+ */
+static void test_markdown__no_mentions_no_autolinks(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind",
+	                      "compare", "results", "name",
+	                      "cc @octocat and @org/team: see "
+	                      "https://evil.example/x, HTTP://a ftp://b",
+	                      "metric", "t", "unit", "ns", "verdict", "same");
+	char *text = render(d, &o);
+
+	(void)state;
+	assert_non_null(
+	        strstr(text, "| cc @\xe2\x80\x8boctocat and "
+	                     "@\xe2\x80\x8borg/team: see "
+	                     "https:\xe2\x80\x8b//evil.example/x, "
+	                     "HTTP:\xe2\x80\x8b//a ftp:\xe2\x80\x8b//b | t |"));
+	assert_null(strstr(text, "@o"));
+	assert_null(strstr(text, "://"));
+	assert_null(strstr(text, "&#64;"));
+	free(text);
+	json_decref(d);
 }
 
 static void test_markdown__long_names_are_cut_at_a_character(void **state)
@@ -365,6 +394,7 @@ int main(void)
 		cmocka_unit_test(test_markdown__error_only_document),
 		cmocka_unit_test(
 		        test_markdown__hostile_names_stay_in_their_cells),
+		cmocka_unit_test(test_markdown__no_mentions_no_autolinks),
 		cmocka_unit_test(
 		        test_markdown__long_names_are_cut_at_a_character),
 		cmocka_unit_test(test_markdown__link_only_when_http),
