@@ -149,6 +149,12 @@ grep_file "jenkins: sh with returnStatus inside withEnv" \
 grep_file "jenkins: withEnv" "withEnv(vars)" "$GROOVY"
 grep_file "jenkins: junit on junit.xml" 'junit(testResults: "${dir}/junit.xml"' \
 	"$GROOVY"
+grep_file "jenkins: propagate defaults to true" \
+	"^    boolean propagate = args.propagate != false$" "$GROOVY"
+grep_file "jenkins: junit marks the build UNSTABLE only when propagating" \
+	"^ *skipMarkingBuildUnstable: !propagate)$" "$GROOVY"
+grep_file "jenkins: the verdict is propagated by the same flag" \
+	"^    if (propagate) {$" "$GROOVY"
 grep_file "jenkins: archiveArtifacts" "archiveArtifacts(artifacts:" "$GROOVY"
 grep_file "jenkins: returns the status" "^    return code$" "$GROOVY"
 # Every sh script is a single-quoted Groovy string (no interpolation).

@@ -25,7 +25,9 @@
  *               review.gerrit (host, user, key, label) (default true)
  *   propagate   true (default): a regression marks the build UNSTABLE
  *               (FAILURE with failOnRegression: true), exit 2 or 3 fails
- *               it; false: only return the status
+ *               it; false: only return the status (the junit step is
+ *               told not to mark the build UNSTABLE for the failing
+ *               test cases either)
  *   failOnRegression  see propagate (default false)
  *
  * Safety: every value reaches the shell as an environment variable
@@ -35,6 +37,7 @@
  */
 def call(Map args = [:]) {
     String dir = args.reportDir ?: 'benchfarm-report'
+    boolean propagate = args.propagate != false
     List<String> vars = [
         "BENCHFARM=${args.benchfarm ?: 'benchfarm'}",
         "BF_CONFIG=${args.config ?: 'benchfarm.yaml'}",
@@ -85,10 +88,12 @@ exit "$code"
         }
     }
     if (fileExists("${dir}/junit.xml")) {
-        junit(testResults: "${dir}/junit.xml", allowEmptyResults: true)
+        // junit marks the build UNSTABLE for a failing test case itself
+        junit(testResults: "${dir}/junit.xml", allowEmptyResults: true,
+              skipMarkingBuildUnstable: !propagate)
     }
     archiveArtifacts(artifacts: "${dir}/**", allowEmptyArchive: true)
-    if (args.propagate != false) {
+    if (propagate) {
         if (code == 1 && args.failOnRegression) {
             error('benchfarm: regression (exit 1)')
         } else if (code == 1) {
