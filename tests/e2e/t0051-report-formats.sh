@@ -8,6 +8,13 @@
 
 FX="$BF_SRC/tests/fixtures/report"
 XSD="$FX/junit.xsd"
+# The schema names the test that uses it: that test must exist.
+for t in $(grep -o 'tests/e2e/t[0-9]*-[a-z0-9-]*\.sh' "$XSD"); do
+	[ -f "$BF_SRC/$t" ] && t_ok "junit.xsd names $t, which exists" ||
+		t_fail "junit.xsd names $t, which does not exist"
+done
+grep -q "tests/e2e/$(basename "$0")" "$XSD" &&
+	t_ok "junit.xsd names this test" || t_fail "junit.xsd does not name $0"
 have_xmllint=1
 command -v xmllint >/dev/null 2>&1 || have_xmllint=0
 
