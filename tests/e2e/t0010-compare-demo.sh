@@ -9,11 +9,17 @@ make_demo_repo "$R"
 
 expect_exit 1 "compare finds the regression (exit 1)" \
 	"$BF" compare -c "$R/benchfarm.yaml" --json "$T/r.json" --seed 1
-grep_file "markdown says regressions" "^## benchfarm: 2 regressions" "$OUT"
-jq_check "BM_checksum real_time regressed" \
-	'[.results[] | select(.name == "BM_checksum" and .metric == "real_time")][0].verdict == "regressed"' "$T/r.json"
+# cpu_time is the verdict to insist on: on a loaded machine (CI with
+# other jobs, the sanitizer build) the descheduled time widens
+# real_time's interval until it may honestly say "unknown"; it must
+# never say "same" or "improved".
+grep_file "markdown says regressions" "^## benchfarm: [0-9]* regressions\{0,1\}$" "$OUT"
+jq_check "BM_checksum cpu_time regressed" \
+	'[.results[] | select(.name == "BM_checksum" and .metric == "cpu_time")][0].verdict == "regressed"' "$T/r.json"
 jq_check "BM_checksum effect near +20%" \
-	'[.results[] | select(.name == "BM_checksum" and .metric == "real_time")][0].effect | (. > 0.12 and . < 0.30)' "$T/r.json"
+	'[.results[] | select(.name == "BM_checksum" and .metric == "cpu_time")][0].effect | (. > 0.12 and . < 0.30)' "$T/r.json"
+jq_check "BM_checksum real_time regressed, or unknown under load" \
+	'[.results[] | select(.name == "BM_checksum" and .metric == "real_time")][0].verdict | (. == "regressed" or . == "unknown")' "$T/r.json"
 jq_check "nothing else regressed or improved" \
 	'[.results[] | select(.name != "BM_checksum") | select(.verdict == "regressed" or .verdict == "improved")] | length == 0' "$T/r.json"
 jq_check "base is the merge-base with main" \
