@@ -26,8 +26,15 @@ const char *const bf_cfg__detector_words[] = {
 	"jetpack", "skia", "perfherder", "edivisive", NULL,
 };
 
-static const char *const stepfit_keys[] = { "name", "width", "threshold",
+const char *const bf_cfg__skia_variant_words[] = {
+	"original", "absolute", "percent", "cohen", "mannwhitneyu", NULL,
+};
+
+static const char *const jetpack_keys[] = { "name", "width", "threshold",
 	                                    NULL };
+static const char *const skia_keys[] = {
+	"name", "width", "threshold", "variant", "stddev_threshold", NULL
+};
 static const char *const perfherder_keys[] = { "name", "width", "threshold",
 	                                       "min_change", NULL };
 static const char *const edivisive_keys[] = { "name", "width", "max_pvalue",
@@ -35,10 +42,10 @@ static const char *const edivisive_keys[] = { "name", "width", "max_pvalue",
 
 /* The step detectors' defaults (configs/README.md); 0 = not used. */
 const struct bf_cfg__detector_def bf_cfg__detectors[] = {
-	{ "jetpack", 5, 25.0, 0.0, 0.0, stepfit_keys },
-	{ "skia", 7, 50.0, 0.0, 0.0, stepfit_keys },
-	{ "perfherder", 12, 7.0, 0.02, 0.0, perfherder_keys },
-	{ "edivisive", 50, 0.0, 0.0, 0.001, edivisive_keys },
+	{ "jetpack", 5, 25.0, 0.0, 0.0, 0.0, jetpack_keys },
+	{ "skia", 7, 50.0, 0.0, 0.0, 0.001, skia_keys },
+	{ "perfherder", 12, 7.0, 0.02, 0.0, 0.0, perfherder_keys },
+	{ "edivisive", 50, 0.0, 0.0, 0.001, 0.0, edivisive_keys },
 };
 
 static const char *word_at(const char *const *words, size_t n, int i)
@@ -86,6 +93,8 @@ void bf_cfg__detector_set(struct bf_cfg_detector *d,
 	d->threshold = def->threshold;
 	d->min_change = def->min_change;
 	d->max_pvalue = def->max_pvalue;
+	BF_FREE(d->variant);
+	d->stddev_threshold = def->stddev_threshold;
 }
 
 void bf_cfg__benchmark_init(struct bf_cfg_benchmark *b)
@@ -128,9 +137,11 @@ static void benchmark_release(struct bf_cfg_benchmark *b)
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
 		free(b->metrics[i].detector.name);
+		free(b->metrics[i].detector.variant);
 	}
 	free(b->metrics);
 	free(b->detector.name);
+	free(b->detector.variant);
 }
 
 void bf_cfg_release(struct bf_cfg *cfg)
@@ -148,6 +159,7 @@ void bf_cfg_release(struct bf_cfg *cfg)
 	free(cfg->devices.pool);
 	bf_argv_release(&cfg->checks.suppress);
 	free(cfg->postsubmit.detector.name);
+	free(cfg->postsubmit.detector.variant);
 	bf_argv_release(&cfg->report);
 	free(cfg->review.check_name);
 	free(cfg->review.link);

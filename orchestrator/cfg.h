@@ -28,6 +28,9 @@ struct bf_cfg_detector {
 	double threshold; /* jetpack 25, skia interesting, t > 7 */
 	double min_change; /* perfherder minimum relative change */
 	double max_pvalue; /* edivisive */
+	/* skia: original|absolute|percent|cohen|mannwhitneyu; NULL original */
+	char *variant;
+	double stddev_threshold; /* skia minimum stddev (0.001) */
 };
 
 struct bf_cfg_metric {
@@ -96,8 +99,11 @@ struct bf_cfg_checks {
 /*
  * A detector's parameters that it does not use are 0. Defaults per
  * detector: jetpack width 5 threshold 25; skia width (radius) 7
- * threshold 50; perfherder width 12 threshold 7 min_change 0.02;
- * edivisive width 50 max_pvalue 0.001. The default detector is jetpack.
+ * threshold 50 stddev_threshold 0.001 (a skia variant other than
+ * original has its own threshold default: percent 0.1, cohen 2,
+ * mannwhitneyu 0.05; absolute has none and must set one); perfherder
+ * width 12 threshold 7 min_change 0.02; edivisive width 50 max_pvalue
+ * 0.001. The default detector is jetpack.
  */
 
 struct bf_cfg {

@@ -24,6 +24,8 @@ extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__check_words[];
 extern const char *const bf_cfg__report_words[];
 extern const char *const bf_cfg__detector_words[];
+/* Skia's variants, in the order of enum bf_skia_algo (detect.h). */
+extern const char *const bf_cfg__skia_variant_words[];
 
 /* Defaults of one step detector, and the keys a detector mapping takes. */
 struct bf_cfg__detector_def {
@@ -32,6 +34,7 @@ struct bf_cfg__detector_def {
 	double threshold;
 	double min_change;
 	double max_pvalue;
+	double stddev_threshold;
 	const char *const *keys; /* NULL-terminated */
 };
 

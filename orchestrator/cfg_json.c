@@ -56,6 +56,11 @@ static json_t *detector_json(const struct bf_cfg_detector *d)
 	set(det, "threshold", json_real(d->threshold));
 	set(det, "min_change", json_real(d->min_change));
 	set(det, "max_pvalue", json_real(d->max_pvalue));
+	if (!strcmp(d->name, "skia")) {
+		set(det, "variant",
+		    json_string(d->variant ? d->variant : "original"));
+		set(det, "stddev_threshold", json_real(d->stddev_threshold));
+	}
 	return det;
 }
 

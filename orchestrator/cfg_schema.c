@@ -5,6 +5,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
+#include "benchfarm/detect.h"
 #include "benchfarm/err.h"
 
 /*
@@ -219,6 +220,21 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 #define NO_MAX HUGE_VAL
 
+static int load_variant(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                        const char *path)
+{
+	struct bf_cfg_detector *d = obj;
+	size_t i;
+	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__skia_variant_words,
+	                           "skia variant", &i);
+
+	if (!ret) {
+		free(d->variant);
+		d->variant = bf_xstrdup(bf_cfg__skia_variant_words[i]);
+	}
+	return ret;
+}
+
 static const struct bf_cfg__field detector_fields[] = {
 	{ "name", BF_CFG__STR, DOFF(name), 0, 0, 0, NULL, NULL },
 	{ "width", BF_CFG__INT, DOFF(width), 0, 1, 100000, NULL, NULL },
@@ -228,6 +244,10 @@ static const struct bf_cfg__field detector_fields[] = {
 	  NULL },
 	{ "max_pvalue", BF_CFG__DOUBLE, DOFF(max_pvalue),
 	  BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1, NULL, NULL },
+	{ "variant", BF_CFG__FN, 0, 0, 0, 0, NULL, load_variant },
+	/* skia computes in float32: the largest float32 */
+	{ "stddev_threshold", BF_CFG__DOUBLE, DOFF(stddev_threshold),
+	  BF_CFG__LO_OPEN, 0, 3.4028234663852886e38, NULL, NULL },
 };
 static const struct bf_cfg__table detector_table = TABLE(detector_fields);
 
@@ -265,6 +285,38 @@ static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
 	return 0;
 }
 
+/*
+ * A skia variant other than original scores on its own scale: without a
+ * threshold it takes its variant's default, absolute (in the metric's
+ * unit) has none, and mannwhitneyu's is a p-value below 1.
+ */
+static int skia_variant_threshold(struct bf_cfg__ld *ld, yaml_node_t *map,
+                                  const char *path, struct bf_cfg_detector *d)
+{
+	yaml_node_t *v = bf_cfg__find_key(ld, map, "variant");
+	yaml_node_t *t = bf_cfg__find_key(ld, map, "threshold");
+	double def;
+
+	if (!v)
+		return 0;
+	def = bf_skia_default_interesting(
+	        (enum bf_skia_algo)bf_skia_algo_from_name(d->variant));
+	if (!t && def == 0)
+		return bf_cfg__error(ld, v,
+		                     "skia variant '%s' needs a 'threshold' in "
+		                     "'%s' (a step in the metric's unit)",
+		                     d->variant, path);
+	if (!t)
+		d->threshold = def;
+	else if (!strcmp(d->variant, "mannwhitneyu") && d->threshold >= 1)
+		return bf_cfg__error(ld, t,
+		                     "'%s.threshold' of skia variant "
+		                     "'mannwhitneyu' is a p-value: it must be "
+		                     "less than 1, not %g",
+		                     path, d->threshold);
+	return 0;
+}
+
 /* A detector: a name, or a mapping with a name and its parameters. */
 static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
                               const char *path, struct bf_cfg_detector *d)
@@ -293,9 +345,11 @@ static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
 	if (name == node)
 		return 0;
 	ret = check_detector_keys(ld, node, &bf_cfg__detectors[i]);
-	if (ret)
-		return ret;
-	return bf_cfg__load_map(ld, node, path, &detector_table, d);
+	if (!ret)
+		ret = bf_cfg__load_map(ld, node, path, &detector_table, d);
+	if (!ret && d->variant)
+		ret = skia_variant_threshold(ld, node, path, d);
+	return ret;
 }
 
 static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,

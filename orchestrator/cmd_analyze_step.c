@@ -40,7 +40,9 @@ static const char usage_text[] =
         "                            perfherder fore window (12), "
         "edivisive\n"
         "                            window (50)\n"
-        "    --threshold T           jetpack (25), skia interesting (50),\n"
+        "    --threshold T           jetpack (25), skia interesting (50;\n"
+        "                            percent 0.1, cohen 2, mannwhitneyu "
+        "0.05),\n"
         "                            perfherder t (7)\n"
         "    --variant V             skia: original, absolute, percent, "
         "cohen,\n"
@@ -158,13 +160,24 @@ static int parse(struct step_opts *o, const char **file, int argc, char **argv)
 	return -1;
 }
 
-/* Options over the detector's defaults. */
-static void apply(struct step_opts *o)
+/*
+ * Options over the detector's defaults. A skia variant without
+ * --threshold takes its own default, as in the config; absolute has
+ * none (exit code, or -1).
+ */
+static int apply(struct step_opts *o)
 {
 	struct bf_detect_params *p = &o->p;
 
-	if (o->variant >= 0)
+	if (o->variant >= 0) {
 		p->skia_algo = (enum bf_skia_algo)o->variant;
+		p->skia_interesting = bf_skia_default_interesting(p->skia_algo);
+	}
+	if (p->detector == BF_DETECT_SKIA && !(o->threshold > 0) &&
+	    p->skia_interesting == 0)
+		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step",
+		                   "--variant absolute needs --threshold (a "
+		                   "step in the series' unit)");
 	if (o->stddev > 0)
 		p->skia_stddev_threshold = o->stddev;
 	if (o->min_change > 0)
@@ -184,6 +197,7 @@ static void apply(struct step_opts *o)
 		p->skia_interesting = o->threshold;
 		p->ph_t_threshold = o->threshold;
 	}
+	return -1;
 }
 
 static json_t *label_json(char **labels, size_t i)
@@ -286,7 +300,8 @@ int cmd_analyze_step(int argc, char **argv)
 	o.variant = -1;
 	if ((ret = parse(&o, &file, argc, argv)) >= 0)
 		return ret;
-	apply(&o);
+	if ((ret = apply(&o)) >= 0)
+		return ret;
 	if (bf_numfile_read_series(&v, &labels, &n, file, &err))
 		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step", "%s",
 		                   err.msg);

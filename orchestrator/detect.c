@@ -73,6 +73,16 @@ int bf_detect_params_for_series(struct bf_detect_params *p,
 			p->skia_radius = d->width;
 		if (d->threshold > 0)
 			p->skia_interesting = d->threshold;
+		if (d->stddev_threshold > 0)
+			p->skia_stddev_threshold = d->stddev_threshold;
+		if (d->variant && bf_skia_algo_from_name(d->variant) < 0)
+			return bf_err_set(err, BF_EINVAL,
+			                  "unknown skia variant '%s'",
+			                  d->variant);
+		if (d->variant)
+			p->skia_algo =
+			        (enum bf_skia_algo)bf_skia_algo_from_name(
+			                d->variant);
 		break;
 	case BF_DETECT_PERFHERDER:
 		if (d->width > 0) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/common.h"
 #include "benchfarm/err.h"
 
 /*
@@ -43,6 +44,13 @@ int bf_skia_algo_from_name(const char *name)
 const char *bf_skia_algo_name(enum bf_skia_algo a)
 {
 	return (unsigned)a < 5 ? skia_names[a] : "?";
+}
+
+double bf_skia_default_interesting(enum bf_skia_algo a)
+{
+	static const double t[] = { 50.0, 0.0, 0.1, 2.0, 0.05 };
+
+	return (unsigned)a < BF_ARRAY_SIZE(t) ? t[a] : 0.0;
 }
 
 void bf_detect_params_default(struct bf_detect_params *p, enum bf_detector d)

@@ -64,6 +64,14 @@ int bf_detector_from_name(const char *name);
 const char *bf_detector_name(enum bf_detector d);
 int bf_skia_algo_from_name(const char *name);
 const char *bf_skia_algo_name(enum bf_skia_algo a);
+/*
+ * The interesting threshold of a skia variant when none is given: 50
+ * (Perf's flag) for original; for the others, the low end of what
+ * Perf's alert editor suggests (regression-detection.md 1.7): percent
+ * 0.1, cohen 2, mannwhitneyu 0.05 (a p-value). absolute measures in the
+ * metric's unit and has none: 0.
+ */
+double bf_skia_default_interesting(enum bf_skia_algo a);
 
 /* One detected change: the series steps at index (first new value). */
 struct bf_change {

@@ -182,7 +182,8 @@ static const char full_json[] =
         "                 \"items_per_second\": {\"better\": \"higher\","
         "                   \"detector\": {\"name\": \"skia\", \"width\": 4,"
         "                    \"threshold\": 50.0, \"min_change\": 0.0,"
-        "                    \"max_pvalue\": 0.0}}},"
+        "                    \"max_pvalue\": 0.0, \"variant\": \"original\","
+        "                    \"stddev_threshold\": 0.001}}},"
         "   \"detector\": null},"
         "  {\"name\": \"startup\","
         "   \"command\": [\"hyperfine\", \"--export-json\", \"-\", \"./app\"],"
@@ -666,6 +667,93 @@ static void test_cfg__detector_errors(void **state)
 	        "'postsubmit.detector.width' must be between 1 and 100000, not 0");
 }
 
+/*
+ * Skia's variant and minimum standard deviation: set per metric, the
+ * variant brings its own default threshold unless one is given.
+ */
+static void test_cfg__skia_variant_and_stddev(void **state)
+{
+	static const struct {
+		const char *variant;
+		double threshold;
+	} want[] = {
+		{ "original", 50 },
+		{ "percent", 0.1 },
+		{ "cohen", 2 },
+		{ "mannwhitneyu", 0.05 },
+	};
+	char text[512];
+	struct bf_cfg cfg;
+	const struct bf_cfg_detector *d;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(want); i++) {
+		snprintf(text, sizeof(text),
+		         HEAD "    metrics:\n"
+		              "      real_time:\n"
+		              "        detector: {name: skia, variant: %s,"
+		              " stddev_threshold: 0.25}\n",
+		         want[i].variant);
+		load_ok(&cfg, text);
+		d = &cfg.benchmarks[0].metrics[0].detector;
+		assert_string_equal(d->name, "skia");
+		assert_string_equal(d->variant, want[i].variant);
+		assert_true(d->threshold == want[i].threshold);
+		assert_true(d->stddev_threshold == 0.25);
+		assert_int_equal(d->width, 7);
+		bf_cfg_release(&cfg);
+	}
+	/* a threshold given wins; the benchmark's own detector likewise */
+	load_ok(&cfg, HEAD "    detector: {name: skia, variant: absolute,"
+	                   " threshold: 3.5, width: 4}\n");
+	d = &cfg.benchmarks[0].detector;
+	assert_string_equal(d->variant, "absolute");
+	assert_true(d->threshold == 3.5);
+	assert_int_equal(d->width, 4);
+	assert_true(d->stddev_threshold == 0.001);
+	bf_cfg_release(&cfg);
+	/* without a variant: original, default stddev threshold */
+	load_ok(&cfg, HEAD "postsubmit:\n  detector: skia\n");
+	assert_null(cfg.postsubmit.detector.variant);
+	assert_true(cfg.postsubmit.detector.stddev_threshold == 0.001);
+	bf_cfg_release(&cfg);
+}
+
+static void test_cfg__skia_variant_errors(void **state)
+{
+	(void)state;
+	expect_error(
+	        HEAD "postsubmit:\n"
+	             "  detector: {name: skia, variant: cohn}\n",
+	        "t.yaml:8:35: ",
+	        "unknown skia variant 'cohn' for 'postsubmit.detector.variant' (did you mean 'cohen'?)");
+	expect_error(HEAD "    detector:\n"
+	                  "      name: skia\n"
+	                  "      stddev_threshold: 0\n",
+	             "t.yaml:9:25: ",
+	             "'benchmarks[0].detector.stddev_threshold' must be "
+	             "greater than 0");
+	expect_error(HEAD "postsubmit:\n"
+	                  "  detector: {name: jetpack, variant: cohen}\n",
+	             "t.yaml:8:29: ",
+	             "'variant' does not apply to detector 'jetpack'");
+	expect_error(HEAD
+	             "postsubmit:\n"
+	             "  detector: {name: edivisive, stddev_threshold: 1}\n",
+	             "t.yaml:8:31: ",
+	             "'stddev_threshold' does not apply to detector "
+	             "'edivisive'");
+	expect_error(
+	        HEAD "postsubmit:\n"
+	             "  detector: {name: skia, variant: absolute}\n",
+	        "t.yaml:8:35: ", "skia variant 'absolute' needs a 'threshold'");
+	expect_error(HEAD "postsubmit:\n"
+	                  "  detector: {name: skia, variant: mannwhitneyu,"
+	                  " threshold: 50}\n",
+	             "t.yaml:8:60: ",
+	             "is a p-value: it must be less than 1, not 50");
+}
+
 static void test_cfg__report_and_suppress_lists(void **state)
 {
 	struct bf_cfg cfg;
@@ -905,6 +993,8 @@ int main(void)
 		cmocka_unit_test(test_cfg__detector_name_sets_its_defaults),
 		cmocka_unit_test(test_cfg__detector_mapping_overrides_defaults),
 		cmocka_unit_test(test_cfg__detector_errors),
+		cmocka_unit_test(test_cfg__skia_variant_and_stddev),
+		cmocka_unit_test(test_cfg__skia_variant_errors),
 		cmocka_unit_test(test_cfg__report_and_suppress_lists),
 		cmocka_unit_test(test_cfg__yaml_syntax_errors_have_positions),
 		cmocka_unit_test(test_cfg__document_shape_errors),

@@ -1,4 +1,8 @@
 /*
+ * orchestrator/detect.c: which detector and parameters each series gets
+ * from the config (bf_detect_params_for_series), and the suite-wide
+ * spike rule.
+ *
  * The suite-wide spike rule of orchestrator/detect.c
  * (bf_detect_suite_spikes): a build is left out when at least `share` of
  * the series that have a point there, and at least three, spike at it:
@@ -16,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "benchfarm/err.h"
+#include "cfg.h"
 #include "detect.h"
 
 #define N 10
@@ -308,6 +314,151 @@ static void test_detect_suite__noisy_series_need_bigger_moves(void **state)
 		assert_int_equal(out[i], i == 15);
 }
 
+/* --- the detector of a series, from the config --------------------- */
+
+static const char detectors_yaml[] =
+        "version: 1\n"
+        "project: {repo: .}\n"
+        "benchmarks:\n"
+        "  - name: own\n"
+        "    command: [./a]\n"
+        "    detector: {name: skia, variant: cohen, width: 4,"
+        " stddev_threshold: 0.5}\n"
+        "    metrics:\n"
+        "      cpu_time: {detector: {name: perfherder, width: 6}}\n"
+        "      real_time: {better: lower}\n"
+        "  - name: plain\n"
+        "    command: [./b]\n"
+        "postsubmit: {detector: {name: jetpack, width: 3}}\n";
+
+static void load_cfg(struct bf_cfg *cfg, const char *text)
+{
+	struct bf_err err = BF_ERR_INIT;
+
+	if (bf_cfg_load_string(cfg, "t.yaml", text, strlen(text), &err)) {
+		print_error("%s\n", err.msg);
+		fail();
+	}
+}
+
+/*
+ * A benchmark's own detector applies to all its series (its metrics
+ * without one too); a metric's wins over it; a benchmark without one
+ * gets postsubmit's; --algorithm (name) overrides all, keeping the
+ * config's parameters only where it names the same detector.
+ */
+static void test_detect_params__per_benchmark_and_metric(void **state)
+{
+	struct bf_detect_params p;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_cfg cfg;
+
+	(void)state;
+	load_cfg(&cfg, detectors_yaml);
+	/* the benchmark's, for a metric the config lists without one */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "own",
+	                                             "real_time", NULL, &err),
+	                 0);
+	assert_int_equal(p.detector, BF_DETECT_SKIA);
+	assert_int_equal(p.skia_algo, BF_SKIA_COHEN);
+	assert_int_equal(p.skia_radius, 4);
+	assert_true(p.skia_interesting == 2.0); /* cohen's default */
+	assert_true(p.skia_stddev_threshold == 0.5);
+	/* and for a metric it does not list at all */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "own", "items",
+	                                             NULL, &err),
+	                 0);
+	assert_int_equal(p.detector, BF_DETECT_SKIA);
+	assert_int_equal(p.skia_algo, BF_SKIA_COHEN);
+	/* the metric's own */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "own",
+	                                             "cpu_time", NULL, &err),
+	                 0);
+	assert_int_equal(p.detector, BF_DETECT_PERFHERDER);
+	assert_int_equal(p.ph_fore_window, 6);
+	/* a benchmark without one: postsubmit's */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "plain",
+	                                             "real_time", NULL, &err),
+	                 0);
+	assert_int_equal(p.detector, BF_DETECT_JETPACK);
+	assert_int_equal(p.jetpack_width, 3);
+	/* --algorithm skia keeps "own"'s skia parameters ... */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "own",
+	                                             "real_time", "skia", &err),
+	                 0);
+	assert_int_equal(p.skia_algo, BF_SKIA_COHEN);
+	assert_int_equal(p.skia_radius, 4);
+	/* ... but not "plain"'s jetpack ones: skia's defaults */
+	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "plain",
+	                                             "real_time", "skia", &err),
+	                 0);
+	assert_int_equal(p.skia_algo, BF_SKIA_ORIGINAL);
+	assert_int_equal(p.skia_radius, 7);
+	assert_true(p.skia_interesting == 50);
+	assert_true(p.skia_stddev_threshold == 0.001);
+	bf_cfg_release(&cfg);
+}
+
+/*
+ * The configured variant is the one that runs. 40 values alternating
+ * 99, 101 that step to 102, 104 at index 20 (a +3 step on a noise of
+ * +-1). Skia's original fit, normalised, scores it about 12 over a
+ * radius of 7: below its 50, nothing. Cohen's d over 7 + 7 values is
+ * 3 / 1.07 = 2.8 (the sample deviation of 4 values at -1 and 3 at +1
+ * about their mean is 1.07 on each side): at least its default 2, found
+ * at index 20. The U test sees 7 values all below 7 others: p = 2 /
+ * C(14, 7) = 0.00058, under its 0.05: found too.
+ */
+static void test_detect_params__configured_variant_detects(void **state)
+{
+	static const struct {
+		const char *variant; /* NULL: no variant key */
+		size_t nfound;
+	} cases[] = {
+		{ NULL, 0 },
+		{ "original", 0 },
+		{ "cohen", 1 },
+		{ "mannwhitneyu", 1 },
+	};
+	double x[40];
+	char text[512];
+	struct bf_detect_params p;
+	struct bf_change *ch;
+	size_t nch;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_cfg cfg;
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		x[i] = (i < 20 ? 100 : 103) + (i % 2 ? 1 : -1);
+	for (size_t k = 0; k < BF_ARRAY_SIZE(cases); k++) {
+		snprintf(text, sizeof(text),
+		         "version: 1\nproject: {repo: .}\nbenchmarks:\n"
+		         "  - {name: s, command: [./s], detector: "
+		         "{name: skia%s%s}}\n",
+		         cases[k].variant ? ", variant: " : "",
+		         cases[k].variant ? cases[k].variant : "");
+		load_cfg(&cfg, text);
+		assert_int_equal(bf_detect_params_for_series(&p, &cfg, "s", "v",
+		                                             NULL, &err),
+		                 0);
+		assert_int_equal(bf_detect_series(&ch, &nch, &p, x, 40, &err),
+		                 0);
+		if (nch != cases[k].nfound) {
+			print_error("variant %s: %zu changes, want %zu\n",
+			            cases[k].variant ? cases[k].variant : "-",
+			            nch, cases[k].nfound);
+			fail();
+		}
+		if (nch) {
+			assert_int_equal(ch[0].index, 20);
+			assert_int_equal(ch[0].direction, 1);
+		}
+		free(ch);
+		bf_cfg_release(&cfg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +477,9 @@ int main(void)
 		cmocka_unit_test(test_detect_suite__small_moves_are_noise),
 		cmocka_unit_test(
 		        test_detect_suite__noisy_series_need_bigger_moves),
+		cmocka_unit_test(test_detect_params__per_benchmark_and_metric),
+		cmocka_unit_test(
+		        test_detect_params__configured_variant_detects),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
