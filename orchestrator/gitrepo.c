@@ -394,6 +394,17 @@ int bf_gitrepo_first_parent_range(struct bf_gitrepo *r, const char *range,
 	rc = resolve_branchish(&cb, r, b, err);
 	if (rc < 0)
 		goto out;
+	/* B before A: git would walk nothing and say nothing */
+	if (!git_oid_equal(git_commit_id(ca), git_commit_id(cb)) &&
+	    git_graph_descendant_of(r->repo, git_commit_id(ca),
+	                            git_commit_id(cb)) == 1) {
+		rc = bf_err_set(err, BF_EINVAL,
+		                "range '%s' is reversed: '%s' is not an "
+		                "ancestor of '%s' but a descendant (did you "
+		                "mean '%s..%s'?)",
+		                range, a, b, b, a);
+		goto out;
+	}
 	/* Sorting resets the walker, so it comes before pushing. */
 	if (git_revwalk_new(&walk, r->repo) < 0 ||
 	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL | GIT_SORT_REVERSE) <

@@ -145,8 +145,9 @@ int bf_gitrepo_commit_info(struct bf_gitrepo *r, const char *oid,
  * On success *oids_out is a new array of *n ids the caller frees with
  * free(), or NULL when the range is empty (*n == 0). On failure neither
  * is changed. Returns 0, BF_EINVAL (not of the form "A..B", including
- * the unsupported "A...B"; or a side that is not a valid revision) or
- * BF_ENOTFOUND (a side is unknown).
+ * the unsupported "A...B"; a side that is not a valid revision; or a
+ * reversed range, B an ancestor of A, which git would take as empty) or
+ * BF_ENOTFOUND (a side is unknown). A..A is empty, not an error.
  */
 int bf_gitrepo_first_parent_range(struct bf_gitrepo *r, const char *range,
                                   char (**oids_out)[41], size_t *n,

@@ -194,6 +194,10 @@ before=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 expect_exit 2 "a range that does not exist" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$ROOT..no-such-branch"
 grep_file "the error names the revision" "no-such-branch" "$ERR"
+expect_exit 2 "a reversed range" "$BF" backfill -c "$R/benchfarm.yaml" \
+	"$(c 20)..$(c 10)"
+grep_file "is called reversed" "is reversed: '$(c 20)' is not an ancestor of '$(c 10)'" \
+	"$ERR"
 after=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 [ "$before" = "$after" ] && t_ok "nothing stored by the bad range" ||
 	t_fail "samples $before -> $after"

@@ -660,6 +660,12 @@ static void test_gitrepo__bad_range_is_rejected(void **state)
 	        bf_gitrepo_first_parent_range(r, "nope..main", &oids, &n, &err),
 	        BF_ENOTFOUND);
 	assert_non_null(strstr(err.msg, "unknown revision 'nope'"));
+	/* reversed: v1 is an ancestor of main, so main..v1 walks nothing */
+	assert_int_equal(
+	        bf_gitrepo_first_parent_range(r, "main..v1", &oids, &n, &err),
+	        BF_EINVAL);
+	assert_non_null(strstr(err.msg, "range 'main..v1' is reversed: "
+	                                "'main' is not an ancestor of 'v1'"));
 	assert_null(oids);
 	assert_int_equal(n, 7);
 	bf_gitrepo_free(r);
