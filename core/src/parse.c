@@ -51,13 +51,20 @@ int bf_parse_u64(uint64_t *out, const char *s, struct bf_err *err)
 	return 0;
 }
 
+/* strtod's hexadecimal form ("0x10", "-0X1p3"): not a decimal number. */
+static bool is_hex(const char *s)
+{
+	s += *s == '-' || *s == '+';
+	return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
 int bf_parse_double(double *out, const char *s, bool allow_nonfinite,
                     struct bf_err *err)
 {
 	double v;
 	char *end;
 
-	if (!starts_ok(s))
+	if (!starts_ok(s) || is_hex(s))
 		return bf_err_set(err, BF_EINVAL, "'%s' is not a number",
 		                  s ? s : "");
 	errno = 0;

@@ -12,7 +12,10 @@ struct bf_err;
  */
 int bf_parse_i64(int64_t *out, const char *s, struct bf_err *err);
 int bf_parse_u64(uint64_t *out, const char *s, struct bf_err *err);
-/* Rejects NaN and infinities unless allow_nonfinite. */
+/*
+ * A decimal number (strtod's hexadecimal "0x10" is rejected); rejects
+ * NaN and infinities unless allow_nonfinite.
+ */
 int bf_parse_double(double *out, const char *s, bool allow_nonfinite,
                     struct bf_err *err);
 /* Parses s into an int within [min, max]. */

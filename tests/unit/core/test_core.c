@@ -170,6 +170,15 @@ static void test_parse__double(void **state)
 	assert_int_equal(bf_parse_double(&d, "1e999", true, NULL), BF_EINVAL);
 	assert_int_equal(bf_parse_double(&d, "3 ms", false, NULL), BF_EINVAL);
 	assert_int_equal(bf_parse_double(&d, ".", false, NULL), BF_EINVAL);
+	/* strtod reads these as 16 and 8; they are not decimal numbers */
+	d = 7;
+	assert_int_equal(bf_parse_double(&d, "0x10", false, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "'0x10' is not a number"));
+	assert_int_equal(bf_parse_double(&d, "-0X1p3", true, NULL), BF_EINVAL);
+	assert_int_equal(bf_parse_double(&d, "+0x1", false, NULL), BF_EINVAL);
+	assert_true(d == 7);
+	assert_int_equal(bf_parse_double(&d, "0.5", false, NULL), 0);
+	assert_int_equal(bf_parse_double(&d, "-0", false, NULL), 0);
 }
 
 static void test_parse__int_range(void **state)
