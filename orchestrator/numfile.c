@@ -1,5 +1,7 @@
 #include "numfile.h"
 
+#include <ctype.h>
+
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
@@ -100,6 +102,22 @@ static char *trim(char *p)
 	return p;
 }
 
+/*
+ * A header's value column: a name ("value", "Value", "time_ns"), not a
+ * number and not nan or inf (which are values, refused as such).
+ */
+static bool is_header_name(const char *v)
+{
+	double x;
+
+	if (!isalpha((unsigned char)*v) || !bf_parse_double(&x, v, true, NULL))
+		return false;
+	for (; *v; v++)
+		if (!isalnum((unsigned char)*v) && *v != '_')
+			return false;
+	return true;
+}
+
 /* One non-blank, non-comment line of a series file. */
 static int series_line(struct series *s, char *line, size_t lineno,
                        const char *path, struct bf_err *err)
@@ -135,9 +153,7 @@ static int series_line(struct series *s, char *line, size_t lineno,
 			                  *label ? "value" : "commit");
 	}
 	if (bf_parse_double(&x, value, false, NULL)) {
-		if (comma && lineno == 1 && s->n == 0 &&
-		    strspn(value, "abcdefghijklmnopqrstuvwxyz_") ==
-		            strlen(value))
+		if (comma && lineno == 1 && s->n == 0 && is_header_name(value))
 			return 0; /* a header */
 		return bf_err_set(err, BF_EINVAL,
 		                  "%s:%zu: '%.40s' is not a finite number",
@@ -182,6 +198,12 @@ int bf_numfile_read_series(double **out, char ***labels_out, size_t *n_out,
 		line = nl ? nl + 1 : NULL;
 	}
 	bf_buf_release(&b);
+	if (!ret && !s.n)
+		ret = bf_err_set(
+		        err, BF_EINVAL,
+		        "%s: no values (the file is empty, or has only "
+		        "a header, blank lines or comments)",
+		        path);
 	if (ret) {
 		free(s.v);
 		bf_numfile_labels_free(s.labels, s.n);

@@ -16,11 +16,12 @@ int bf_numfile_read(double **out, size_t *n_out, const char *path,
 
 /*
  * Reads a series: one number a line as above, or "commit,value" CSV
- * lines (a first line whose value is not a number, like
- * "commit,value", is a header). Every CSV line needs both columns; a
+ * lines (a first line whose value is a name, like "commit,value" or
+ * "Commit,Value", is a header). Every CSV line needs both columns; a
  * value that is not one finite number (nan, inf, text) is an error
- * "FILE:LINE: ...". *labels_out gets the commits (NULL entries for
- * plain numbers); free with bf_numfile_labels_free().
+ * "FILE:LINE: ...", and so is a file without any value "FILE: ...". *labels_out
+ * gets the commits (NULL entries for plain numbers); free with
+ * bf_numfile_labels_free().
  */
 int bf_numfile_read_series(double **out, char ***labels_out, size_t *n_out,
                            const char *path, struct bf_err *err);

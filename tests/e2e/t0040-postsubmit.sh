@@ -190,6 +190,22 @@ for f in nan.txt:3 inf.txt:2 text.txt:3 short.csv:3; do
 	grep_file "the error names ${f}" "$T/$f: " "$ERR"
 done
 grep_file "a missing column is called that" "1 column where earlier lines have 2" "$ERR"
+printf '1\n0x10\n3\n' >"$T/hex.txt"
+expect_exit 2 "analyze step rejects a hexadecimal number" "$BF" analyze step \
+	--algorithm jetpack "$T/hex.txt"
+grep_file "the error names hex.txt:2" "$T/hex.txt:2: '0x10'" "$ERR"
+: >"$T/empty.txt"
+printf 'commit,value\n' >"$T/header.csv"
+printf '# nothing yet\n\n' >"$T/comments.txt"
+for f in empty.txt header.csv comments.txt; do
+	expect_exit 2 "analyze step rejects $f (no values)" "$BF" analyze step \
+		--algorithm skia "$T/$f"
+	grep_file "the error names $f" "$T/$f: no values" "$ERR"
+done
+printf 'Commit,Value\nc1,10\nc2,11\n' >"$T/caps.csv"
+expect_exit 0 "a header in capitals is a header" "$BF" analyze step \
+	--algorithm jetpack "$T/caps.csv"
+grep_file "two values read" "0 steps in 2 values" "$OUT"
 before=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 expect_exit 2 "a range that does not exist" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$ROOT..no-such-branch"
