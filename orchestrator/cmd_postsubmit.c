@@ -205,6 +205,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	o.quiet = true;
 	o.progress = isatty(2);
 	for (size_t i = 0; i < n; i++) {
+		json_t *failure = NULL, *row;
 		bool have = false;
 		const char *what;
 		int rc;
@@ -220,6 +221,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			what = "already measured";
 		} else {
 			o.patch = oids[i];
+			o.failure_out = &failure;
 			rc = bf_presubmit_run(&o, &cfg, ctx->store);
 			if (rc == BF_EXIT_OK) {
 				measured++;
@@ -229,11 +231,15 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 				what = "failed (recorded as failed, no point)";
 			}
 		}
-		printf("[%zu/%zu] %.12s %s\n", i + 1, n, oids[i], what);
+		printf("[%zu/%zu] %.12s %s%s%s\n", i + 1, n, oids[i], what,
+		       failure ? ": " : "",
+		       failure ? bf_json_str_or(failure, "error", "") : "");
 		fflush(stdout);
-		json_array_append_new(summary,
-		                      json_pack("{s:s, s:s}", "commit", oids[i],
-		                                "result", what));
+		row = json_pack("{s:s, s:s}", "commit", oids[i], "result",
+		                what);
+		if (failure)
+			json_object_set_new(row, "failure", failure);
+		json_array_append_new(summary, row);
 	}
 	printf("backfill %s: %zu commits: %zu measured, %zu already "
 	       "measured, %zu failed\n",

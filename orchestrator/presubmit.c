@@ -36,6 +36,7 @@ static void job_release(struct bf_job *job)
 	bf_comparison_release(&job->cmp);
 	json_decref(job->checks);
 	json_decref(job->trace);
+	json_decref(job->failure);
 	bf_gitrepo_free(job->repo);
 	free(job->digest);
 }
@@ -96,6 +97,23 @@ static int resolve_commits(struct bf_job *job, struct bf_err *err)
 	return ret ? BF_EXIT_USAGE : 0;
 }
 
+/* Why the job failed (the first reason wins); side, commit may be NULL. */
+static void job_fail(struct bf_job *job, const char *stage, const char *side,
+                     const char *commit, const char *msg, const char *tail)
+{
+	if (job->failure)
+		return;
+	job->failure = json_pack("{s:s, s:s}", "stage", stage, "error", msg);
+	if (side)
+		json_object_set_new(job->failure, "side", json_string(side));
+	if (commit)
+		json_object_set_new(job->failure, "commit",
+		                    json_string(commit));
+	if (tail)
+		json_object_set_new(job->failure, "log_tail",
+		                    json_string(tail));
+}
+
 /* Export and build both sides; a failure shows the log's tail. */
 static int prepare_sides(struct bf_job *job, struct bf_err *err)
 {
@@ -122,6 +140,8 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 			        "--- last lines of the build log ---\n"
 			        "%s\n",
 			        tail);
+		job_fail(job, "build", job->record ? "commit" : bf_side_name(s),
+		         commit, err->msg, tail && *tail ? tail : NULL);
 		free(tail);
 		err->msg[0] = '\0';
 		return BF_EXIT_INFRA;
@@ -175,6 +195,12 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 		        job->abort_msg);
 	if (!ret && (job->aborted || !t.measured))
 		ret = BF_EXIT_INFRA;
+	if (ret == BF_EXIT_INFRA)
+		job_fail(job, "run", NULL, NULL,
+		         job->aborted ? job->abort_msg
+		         : t.measured ? "the reports could not be written"
+		                      : "no benchmark produced a result",
+		         NULL);
 	else if (!ret && t.regressed &&
 	         job->cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION)
 		ret = BF_EXIT_REGRESSION;
@@ -223,6 +249,13 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 		        job->abort_msg);
 	if (job->aborted || !json_array_size(results))
 		ret = BF_EXIT_INFRA;
+	if (ret == BF_EXIT_INFRA)
+		job_fail(job, "run", "commit", NULL,
+		         job->aborted ? job->abort_msg
+		         : json_array_size(results)
+		                 ? "the result could not be written"
+		                 : "no benchmark produced a result",
+		         NULL);
 	bf_store_run_finish(job->store, job->run_id,
 	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
 	                    (int64_t)time(NULL), NULL);
@@ -231,6 +264,25 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 	else
 		json_decref(result);
 	return ret;
+}
+
+/*
+ * A failed run says why in its info, where scripts and people can
+ * read it; the caller may want it too (bisect skips a
+ * commit whose build fails).
+ */
+static void keep_failure(struct bf_job *job)
+{
+	char *text;
+
+	if (!job->failure)
+		return;
+	text = json_dumps(job->failure, JSON_COMPACT);
+	if (job->run_id && text)
+		bf_store_run_set_info(job->store, job->run_id, text, NULL);
+	free(text);
+	if (job->o->failure_out)
+		*job->o->failure_out = json_incref(job->failure);
 }
 
 int bf_presubmit_run(const struct bf_presubmit_opts *o,
@@ -285,6 +337,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect, job.seed);
 	ret = conclude(&job, &err);
 out:
+	keep_failure(&job);
 	job_release(&job);
 	return ret;
 }

@@ -36,13 +36,21 @@ struct bf_presubmit_opts {
 	bool quiet; /* no markdown on stdout */
 	json_t **result_out; /* when set, gets the result (new reference) */
 	const char *trace_bench; /* compare --trace: trace it after the runs */
+	/*
+	 * When set and the job fails after its run was created: what
+	 * failed, as stored in the run's info (new reference): "stage"
+	 * ("build" or "run"), "side" ("base", "patch" or "commit" for a
+	 * postsubmit run), "commit" (for a build), "error" and, for a
+	 * build, "log_tail". NULL when nothing failed.
+	 */
+	json_t **failure_out;
 };
 
 #define BF_PRESUBMIT_OPTS_INIT                                                 \
 	{                                                                      \
 		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
 		        -1, 0, false, -1, -1, false, false, NULL, false, NULL, \
-		        NULL                                                   \
+		        NULL, NULL                                             \
 	}
 
 /*

@@ -35,6 +35,7 @@ struct bf_job {
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */
 	json_t *trace; /* compare --trace: files or error; NULL */
+	json_t *failure; /* why the job failed, for the run's info; NULL */
 };
 
 /*

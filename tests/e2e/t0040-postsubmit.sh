@@ -260,6 +260,13 @@ cat "$OUT" "$ERR" >"$T/bf-broken.txt"
 grep_file "the failed commit is named" "$(printf %.12s "$C41")" "$T/bf-broken.txt"
 st=$(sqlite3 "$BENCHFARM_DB" "select group_concat(status) from runs where patch_commit = '$C41'")
 [ "$st" = failed ] && t_ok "commit 41 recorded as failed" || t_fail "status '$st'"
+sqlite3 "$BENCHFARM_DB" "select info from runs where patch_commit = '$C41'" \
+	>"$T/info41.json"
+jq_check "the failed run says why: its build, with the log's tail" \
+	".stage == \"build\" and .side == \"commit\" and .commit == \"$C41\" and (.error | test(\"build\")) and (.log_tail | test(\"error\"))" \
+	"$T/info41.json"
+grep_file "the backfill line gives the reason" \
+	"$(printf %.12s "$C41") failed (recorded as failed, no point): .*build" "$OUT"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where commit_id = '$C41'")
 [ "$n" = 0 ] && t_ok "no samples for the broken commit" || t_fail "$n samples"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where commit_id = '$C42'")
