@@ -112,6 +112,11 @@ static const char *const migrations[] = {
 	 * quarter of the cost of storing a sample (BENCHMARKS.md, issue #6).
 	 */
 	"DROP INDEX IF EXISTS samples_history;",
+	/*
+	 * 4 -> 5: the commit a bisect named as the cause of an alert's
+	 * step (detect --bisect); NULL when not bisected.
+	 */
+	"ALTER TABLE alerts ADD COLUMN culprit TEXT;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(migrations) == BF_STORE_SCHEMA_VERSION,

@@ -31,7 +31,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 4
+#define BF_STORE_SCHEMA_VERSION 5
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -374,6 +374,7 @@ struct bf_store_alert {
 	int64_t group_id; /* alerts reported together; 0 = none */
 	char *suite; /* config benchmark entry; may be NULL */
 	char *detail; /* JSON text: detector, score, levels; may be NULL */
+	char *culprit; /* the commit a bisect named; may be NULL */
 };
 
 /*
@@ -392,6 +393,13 @@ int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
 int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
                         struct bf_store *store, const char *status,
                         struct bf_err *err);
+
+/*
+ * Record the commit a bisect named as the cause of alert id (NULL
+ * clears it). Returns 0 or BF_ENOTFOUND.
+ */
+int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
+                               const char *culprit, struct bf_err *err);
 
 /* Set the status of alert id. Returns 0, BF_ENOTFOUND or BF_EINVAL. */
 int bf_store_alert_set_status(struct bf_store *store, int64_t id,

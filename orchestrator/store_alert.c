@@ -48,9 +48,9 @@ int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
 		        &st, store, -1,
 		        "INSERT INTO alerts (benchmark, metric, device_class,"
 		        " commit_lo, commit_hi, direction, size, score, status,"
-		        " created_at, group_id, suite, detail) VALUES (?1, ?2,"
-		        " coalesce(?3, ''), ?4, ?5, ?6, ?7, ?8,"
-		        " coalesce(?9, 'open'), ?10, ?11, ?12, ?13)",
+		        " created_at, group_id, suite, detail, culprit)"
+		        " VALUES (?1, ?2, coalesce(?3, ''), ?4, ?5, ?6, ?7, ?8,"
+		        " coalesce(?9, 'open'), ?10, ?11, ?12, ?13, ?14)",
 		        err);
 	if (rc)
 		goto out;
@@ -66,7 +66,8 @@ int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
 	    sqlite3_bind_int64(st, 10, created) ||
 	    bf_store__bind_opt_int(st, 11, a->group_id) ||
 	    bf_store__bind_text(st, 12, a->suite) ||
-	    bf_store__bind_text(st, 13, a->detail))
+	    bf_store__bind_text(st, 13, a->detail) ||
+	    bf_store__bind_text(st, 14, a->culprit))
 		rc = sqlite3_errcode(store->db);
 	else
 		rc = sqlite3_step(st);
@@ -105,6 +106,7 @@ static void read_alert(struct bf_store_alert *a, sqlite3_stmt *st)
 	a->group_id = sqlite3_column_int64(st, 11);
 	a->suite = bf_store__col_strdup(st, 12);
 	a->detail = bf_store__col_strdup(st, 13);
+	a->culprit = bf_store__col_strdup(st, 14);
 }
 
 void bf_store_alert_release(struct bf_store_alert *a)
@@ -120,6 +122,7 @@ void bf_store_alert_release(struct bf_store_alert *a)
 	free(a->status);
 	free(a->suite);
 	free(a->detail);
+	free(a->culprit);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -149,7 +152,7 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
 		        &st, store, -1,
 		        "SELECT id, benchmark, metric, device_class, commit_lo,"
 		        " commit_hi, direction, size, score, status,"
-		        " created_at, group_id, suite, detail FROM alerts"
+		        " created_at, group_id, suite, detail, culprit FROM alerts"
 		        " WHERE ?1 IS NULL OR status = ?1"
 		        " ORDER BY created_at DESC, id DESC",
 		        err);
@@ -194,6 +197,33 @@ int bf_store_alert_set_status(struct bf_store *store, int64_t id,
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
 	bf_store__bind_text(st, 2, status);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
+		                   (long long)id);
+	else if (sqlite3_changes(store->db) == 0)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no alert %lld",
+		                (long long)id);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
+                               const char *culprit, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1,
+	                       "UPDATE alerts SET culprit = ?2 WHERE id = ?1",
+	                       err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	bf_store__bind_text(st, 2, culprit);
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE)
 		rc = bf_store__err(store, rc, err, "cannot update alert %lld",

@@ -1217,6 +1217,17 @@ static void test_store__alerts(void **state)
 	bf_store_alerts_free(list, n);
 	assert_int_equal(bf_store_alert_list(&list, &n, f->store, "bad", &err),
 	                 BF_EINVAL);
+
+	/* a bisect's culprit is kept with the alert */
+	assert_int_equal(bf_store_alert_set_culprit(f->store, id2, "c2b", &err),
+	                 0);
+	assert_int_equal(bf_store_alert_set_culprit(f->store, 999, "c2b", &err),
+	                 BF_ENOTFOUND);
+	assert_int_equal(bf_store_alert_list(&list, &n, f->store, NULL, &err),
+	                 0);
+	assert_string_equal(list[0].culprit, "c2b");
+	assert_null(list[1].culprit);
+	bf_store_alerts_free(list, n);
 }
 
 static void test_store__rollback_leaves_nothing(void **state)
