@@ -244,6 +244,35 @@ jq_check "every probe has its evidence" \
 	"$T/bisect.json"
 grep_file "the culprit is printed" "^culprit: $C17" "$OUT"
 
+# A commit in the range that does not build is skipped, as git bisect
+# skip does, not the end of the bisect: on a branch from commit 12, b4
+# breaks the build, b5 mends it and b6 makes alpha 15% slower. The
+# first midpoint of b1..b8 is b4; the bisect probes b5 instead (good),
+# then b6 (bad), and names b6.
+t_git -C "$R" checkout -q -b skip "$(c 12)"
+for k in 1 2 3 4 5 6 7 8; do
+	case $k in
+	4) echo "syntax error" >>"$R/bench.c" ;;
+	5) sed -i '$d' "$R/bench.c" ;;
+	6) sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h" ;;
+	esac
+	echo "skip $k" >>"$R/README"
+	t_git -C "$R" commit -q -am "skip branch $k"
+done
+B4=$(git -C "$R" rev-parse skip~4)
+B6=$(git -C "$R" rev-parse skip~2)
+t_git -C "$R" checkout -q main
+expect_exit 0 "bisect over a commit that does not build" "$BF" bisect \
+	-c "$R/benchfarm.yaml" --good "$(c 12)" --bad skip --benchmark micro \
+	-n 6 --json "$T/skip.json"
+jq_check "bisect skips b4 and names b6" \
+	".culprit == \"$B6\" and .skipped == [\"$B4\"] and .series == \"alpha\"" \
+	"$T/skip.json"
+jq_check "probes: b8 (bad), b4 (skipped), b5 (good), b6 (bad)" \
+	'[.probes[] | .verdict == "skipped", .bad] == [false, true, true, false, false, false, false, true]' \
+	"$T/skip.json"
+grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip" "$OUT"
+
 # A commit whose build fails in the middle of a backfill: recorded as
 # failed, skipped, never a point; the next commit is measured.
 C40=$(c 40)

@@ -57,3 +57,5 @@ tests/unit/harness/test_harness_OBJS := agent/harness/logic.o
 tests/unit/harness/test_harness_OBJS += agent/harness/run.o agent/harness/opts.o agent/harness/report.o agent/parse.o agent/parse_gbench.o agent/parse_lines.o agent/parse_jetpack.o agent/parse_hyperfine.o agent/parse_native.o
 UNIT_TESTS += tests/unit/harness/test_harness_run
 tests/unit/harness/test_harness_run_OBJS = $(tests/unit/harness/test_harness_OBJS)
+UNIT_TESTS += tests/unit/bisect/test_bisect
+tests/unit/bisect/test_bisect_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
