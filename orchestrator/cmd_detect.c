@@ -5,12 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "bisect.h"
 #include "cfg.h"
 #include "detect.h"
 #include "store.h"
@@ -22,6 +24,7 @@ static const char detect_usage[] =
         "NAME | --pool LABEL]\n"
         "                        [--spike-share F | --no-spike] [--dry-run] "
         "[--json FILE]\n"
+        "                        [--bisect [-n N]]\n"
         "\n"
         "Run the step detector (postsubmit.detector, or --algorithm) over "
         "the\n"
@@ -50,11 +53,28 @@ static const char detect_usage[] =
         "        --no-spike         never leave a build out\n"
         "        --dry-run          report, store no alert\n"
         "        --json FILE        write the result JSON ('-': stdout)\n"
+        "        --bisect           bisect each new alert whose range has\n"
+        "                           unmeasured commits, as 'benchfarm "
+        "bisect'\n"
+        "                           would, on devices.pool, and record "
+        "the\n"
+        "                           culprit with the alert\n"
+        "    -n, --repeats N        runs per side of each bisect probe\n"
+        "                           (default: runs.repeats)\n"
         "\n"
         "Exit: 0, 2 usage or config error, 3 the store or repository "
-        "failed.\n";
+        "failed,\n"
+        "or a bisect could not run.\n";
 
-enum { OPT_ALGO = 256, OPT_DEVICE, OPT_JSON, OPT_DRY, OPT_SPIKE, OPT_NOSPIKE };
+enum {
+	OPT_ALGO = 256,
+	OPT_DEVICE,
+	OPT_JSON,
+	OPT_DRY,
+	OPT_SPIKE,
+	OPT_NOSPIKE,
+	OPT_BISECT
+};
 
 static void print_alerts(const json_t *r)
 {
@@ -85,6 +105,14 @@ static void print_alerts(const json_t *r)
 		       : json_is_true(json_object_get(a, "ignored"))
 		               ? "  (ignored)"
 		               : "");
+		if (json_is_string(json_object_get(a, "culprit")))
+			printf("            culprit %s\n",
+			       bf_json_str_or(a, "culprit", "?"));
+		else if (json_object_get(a, "bisect"))
+			printf("            culprit not found: %s\n",
+			       bf_json_str_or(json_object_get(a, "bisect"),
+			                      "error",
+			                      "see the bisect's evidence"));
 	}
 	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
 	                                     bf_json_str_or(a, "commit", "?"),
@@ -119,22 +147,33 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "spike-share", required_argument, NULL, OPT_SPIKE },
 		{ "no-spike", no_argument, NULL, OPT_NOSPIKE },
+		{ "bisect", no_argument, NULL, OPT_BISECT },
+		{ "repeats", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
+	struct bf_bisect_opts bo = BF_BISECT_OPTS_INIT;
+	bool bisect = false;
 	char *end;
 	struct bf_err err = BF_ERR_INIT;
 	const char *config = NULL, *json_path = NULL;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
-	int c, ret;
+	int c, ret, bisect_ret = BF_EXIT_OK;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
 		if (c == 'c')
 			config = optarg;
-		else if (c == OPT_ALGO)
+		else if (c == OPT_BISECT)
+			bisect = true;
+		else if (c == 'n') {
+			if (bf_parse_int_range(&bo.repeats, optarg, 2, 100000,
+			                       &err))
+				return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+				                   "--repeats: %s", err.msg);
+		} else if (c == OPT_ALGO)
 			o.algorithm = optarg;
 		else if (c == OPT_DEVICE)
 			o.device_class = optarg;
@@ -162,6 +201,13 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	if (optind != argc)
 		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 		                   "unexpected argument '%s'", argv[optind]);
+	if (bisect && !o.store_alerts)
+		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+		                   "--bisect records each culprit with its "
+		                   "alert: it cannot be used with --dry-run");
+	if (bo.repeats && !bisect)
+		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+		                   "--repeats is for --bisect's probes");
 	if (o.algorithm && bf_detector_from_name(o.algorithm) < 0)
 		return bf_cmd_fail(
 		        BF_EXIT_USAGE, "detect",
@@ -171,6 +217,14 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "detect", config)))
 		return ret;
 	ret = bf_postsubmit_detect(&result, &cfg, ctx->store, &o, &err);
+	if (!ret && bisect) {
+		/* the evidence goes where the result does not */
+		bo.log = json_path && !strcmp(json_path, "-") ? stderr : stdout;
+		bo.progress = isatty(2);
+		if (bf_detect_bisect(result, &cfg, ctx->store, &bo, &err))
+			bisect_ret = bf_cmd_fail(BF_EXIT_INFRA, "detect",
+			                         "--bisect: %s", err.msg);
+	}
 	if (ret) {
 		ret = bf_cmd_fail(err.code == BF_EINVAL ||
 		                                  err.code == BF_ENOTFOUND
@@ -188,7 +242,7 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	}
 	json_decref(result);
 	bf_cfg_release(&cfg);
-	return ret;
+	return ret ? ret : bisect_ret;
 }
 
 static const char alert_usage[] =
@@ -215,6 +269,8 @@ static json_t *alert_json(const struct bf_store_alert *a)
 	json_t *detail = a->detail ? json_loads(a->detail, 0, NULL) : NULL;
 
 	json_object_set_new(j, "status", json_string(a->status));
+	json_object_set_new(j, "culprit",
+	                    a->culprit ? json_string(a->culprit) : json_null());
 	if (detail)
 		json_object_set_new(j, "detail", detail);
 	return j;
@@ -258,17 +314,18 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 		bf_json_print(arr, stdout);
 		json_decref(arr);
 	} else {
-		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %s\n", "ID",
+		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %s\n", "ID",
 		       "STATUS", "DIRECTION", "BENCHMARK", "METRIC", "SIZE",
-		       "COMMITS", "CLASS");
+		       "COMMITS", "CULPRIT", "CLASS");
 		for (size_t i = 0; i < n; i++) {
 			const struct bf_store_alert *a = &alerts[i];
 
 			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
-			       "%.12s..%.12s %s\n",
+			       "%.12s..%.12s %-12.12s %s\n",
 			       (long long)a->id, a->status, a->direction,
 			       a->benchmark, a->metric, 100 * a->size,
 			       a->commit_lo, a->commit_hi,
+			       a->culprit ? a->culprit : "-",
 			       a->device_class ? a->device_class : "");
 		}
 	}

@@ -6,6 +6,7 @@
 #include "benchfarm/common.h"
 #include "benchfarm/detect.h"
 
+struct bf_bisect_opts;
 struct bf_cfg;
 struct bf_err;
 struct bf_store;
@@ -39,6 +40,19 @@ struct bf_detect_opts {
 int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
                          struct bf_store *store, const struct bf_detect_opts *o,
                          struct bf_err *err);
+
+/*
+ * detect --bisect (detect_bisect.c): every alert of result (from
+ * bf_postsubmit_detect) that this detect stored ("new") and whose range
+ * commit_lo..commit_hi has unmeasured commits is bisected with o (good,
+ * bad, bench, series and metric are taken from the alert). The alert's
+ * JSON gets "culprit" (a commit or null) and "bisect" (the bisect's
+ * result, or its "error"); a culprit is stored with the alert. Every
+ * alert is tried; returns 0, or BF_ERROR with the first failure in err.
+ */
+int bf_detect_bisect(json_t *result, const struct bf_cfg *cfg,
+                     struct bf_store *store, const struct bf_bisect_opts *o,
+                     struct bf_err *err);
 
 /* The detector parameters the config asks for (name may override). */
 int bf_detect_params_from_cfg(struct bf_detect_params *p,

@@ -39,6 +39,7 @@ ORCH_OBJS += orchestrator/detect.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
 ORCH_OBJS += orchestrator/bisect.o
+ORCH_OBJS += orchestrator/detect_bisect.o
 ORCH_OBJS += orchestrator/cmd_analyze_step.o
 ORCH_OBJS += orchestrator/plugins.o
 ORCH_OBJS += orchestrator/cmd_report.o

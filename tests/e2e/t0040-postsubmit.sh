@@ -273,6 +273,48 @@ jq_check "probes: b8 (bad), b4 (skipped), b5 (good), b6 (bad)" \
 	"$T/skip.json"
 grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip" "$OUT"
 
+# detect --bisect: a history of every 4th commit (4, 8, ..., 40) has
+# each step between two measured commits with three unmeasured ones in
+# between; detect bisects each new alert and records commits 17 and 29
+# as the culprits. Perfherder over 3 + 3 points: jetpack scores a step
+# between two perfectly flat sides 0 (its stepError is 0), and this
+# benchmark's medians are often that flat.
+export BENCHFARM_DB="$T/gaps.db"
+sed 's/^postsubmit:.*/postsubmit: {detector: {name: perfherder, width: 3}}/' \
+	"$R/benchfarm.yaml" >"$R/gaps.yaml"
+k=4
+ok=true
+while [ $k -le 40 ]; do
+	"$BF" run -c "$R/gaps.yaml" --commit "$(c $k)" >"$OUT" 2>"$ERR" || ok=false
+	k=$((k + 4))
+done
+$ok && t_ok "every 4th commit recorded" || t_fail "a run failed"
+expect_exit 0 "detect --bisect" "$BF" detect -c "$R/gaps.yaml" --bisect -n 6 \
+	--json "$T/gaps.json"
+jq_check "two alerts, over 16..20 and 28..32" \
+	"(.alerts | length) == 2 and ([.alerts[] | [.commit_lo, .commit_hi]] | sort) == ([[\"$(c 16)\", \"$(c 20)\"], [\"$(c 28)\", \"$(c 32)\"]] | sort)" \
+	"$T/gaps.json"
+jq_check "alpha's culprit is commit 17, beta's commit 29" \
+	"([.alerts[] | select(.benchmark == \"alpha\")][0].culprit == \"$C17\") and ([.alerts[] | select(.benchmark == \"beta\")][0].culprit == \"$C29\")" \
+	"$T/gaps.json"
+jq_check "each with its bisect's evidence" \
+	'all(.alerts[]; .bisect.commits == 4 and (.bisect.probes | length) >= 2)' \
+	"$T/gaps.json"
+grep_file "detect prints the culprit" "culprit $C17" "$OUT"
+expect_exit 0 "alert list --json shows the culprits" "$BF" alert list --json
+jq_check "stored with the alerts" \
+	"([.[] | .culprit] | sort) == ([\"$C17\", \"$C29\"] | sort)" "$OUT"
+expect_exit 0 "alert list" "$BF" alert list
+grep_file "the text has a culprit column" "COMMITS  *CULPRIT  *CLASS" "$OUT"
+grep_file "with the culprit" "alpha .*\.\.[0-9a-f]* $(printf %.12s "$C17") " "$OUT"
+expect_exit 0 "detect --bisect again" "$BF" detect -c "$R/gaps.yaml" --bisect \
+	--json "$T/gaps2.json"
+jq_check "nothing new, nothing bisected again" \
+	'all(.alerts[]; .new == false and has("bisect") == false)' "$T/gaps2.json"
+expect_exit 2 "--bisect with --dry-run" "$BF" detect -c "$R/gaps.yaml" \
+	--bisect --dry-run
+export BENCHFARM_DB="$T/benchfarm.db"
+
 # A commit whose build fails in the middle of a backfill: recorded as
 # failed, skipped, never a point; the next commit is measured.
 C40=$(c 40)
