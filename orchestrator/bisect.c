@@ -200,17 +200,24 @@ static void add_probe(struct bisect *b, const char *commit, const json_t *s,
 	                                "series", s ? s : json_null()));
 }
 
-static void add_skip(struct bisect *b, size_t k)
+/* A commit that cannot be judged (why: "does not build", ...). */
+static void add_skip(struct bisect *b, size_t k, const char *why)
 {
 	const char *c = b->range[k - 1];
 
 	b->skipped[k] = true;
-	log_line(b, "  %.12s  does not build                -> skip\n", c);
+	log_line(b, "  %.12s  %-28s -> skip\n", c, why);
 	json_array_append_new(b->probes,
-	                      json_pack("{s:s, s:s, s:b, s:n}", "commit", c,
-	                                "verdict", "skipped", "bad", false,
-	                                "series"));
+	                      json_pack("{s:s, s:s, s:b, s:n, s:s}", "commit",
+	                                c, "verdict", "skipped", "bad", false,
+	                                "series", "reason", why));
 	json_array_append_new(b->skipped_json, json_string(c));
+}
+
+/* Too noisy to say either way ("unknown"): not evidence of good. */
+static bool unclear(const json_t *s)
+{
+	return s && !strcmp(bf_json_str_or(s, "verdict", ""), "unknown");
 }
 
 static json_t *result_json(const struct bisect *b, size_t lo, size_t hi,
@@ -259,8 +266,17 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 
 		if ((ret = probe(&s, &skip, b, c, false, err)))
 			break;
-		if (skip) {
-			add_skip(b, k);
+		if (!skip && unclear(s)) {
+			/* once more: a burst of noise is not an answer */
+			add_probe(b, c, s, false);
+			json_decref(s);
+			if ((ret = probe(&s, &skip, b, c, false, err)))
+				break;
+		}
+		if (skip || unclear(s)) {
+			add_skip(b, k,
+			         skip ? "does not build" : "too noisy to tell");
+			json_decref(s);
 			continue;
 		}
 		bad = s &&

@@ -18,9 +18,10 @@ struct bf_store;
  * interleaved runs on one device; a commit is bad when the followed
  * series moves the same way as between good and bad. Assumes one cause
  * in the range, as git bisect does. A probe whose commit does not
- * build is skipped, as git bisect skip: the nearest untested commit is
- * probed instead, and when only skipped commits are left the culprit
- * is one of them or the first bad commit after them.
+ * build, or whose verdict is still "unknown" (too noisy) when probed a
+ * second time, is skipped, as git bisect skip: the nearest untested
+ * commit is probed instead, and when only skipped commits are left the
+ * culprit is one of them or the first bad commit after them.
  */
 struct bf_bisect_opts {
 	const char *good, *bad; /* revisions; required */
@@ -41,8 +42,9 @@ struct bf_bisect_opts {
  * Run it. On success *result_out (new reference) holds "kind":
  * "bisect", "benchmark", "good", "bad", "commits" (the range's length),
  * "culprit" (a commit id, or null), "candidates" (when skipped commits
- * leave several, oldest first; else absent), "skipped" (commits whose
- * build failed), "probes" (commit, verdict, bad, series evidence) and,
+ * leave several, oldest first; else absent), "skipped" (commits that
+ * could not be judged), "probes" (commit, verdict, bad, series
+ * evidence; a skipped one has verdict "skipped" and a "reason") and,
  * when good and bad differ, "series", "metric" and "direction"
  * (regressed or improved). When no change between good and bad
  * reproduces, culprit is null and there is no "series".
