@@ -200,8 +200,8 @@ struct ctx {
 	struct bf_history h;
 	bool *suppressed;
 	json_t *alerts, *suppressed_json;
-	struct bf_store_alert *ignored;
-	size_t nignored;
+	struct bf_store_alert *known; /* every stored alert */
+	size_t nknown;
 };
 
 static size_t commit_index(const struct ctx *c, const char *id)
@@ -221,15 +221,21 @@ static bool same_series(const struct ctx *c, const struct bf_store_alert *a,
 	       (!a->suite || !strcmp(a->suite, s->suite));
 }
 
+static bool is_ignored_of(const struct ctx *c, const struct bf_store_alert *a,
+                          const struct bf_hist_series *s)
+{
+	return !strcmp(a->status, "ignored") && same_series(c, a, s);
+}
+
 /* Points of ignored alerts stay out of later fits. */
 static void drop_ignored(struct ctx *c, struct bf_hist_series *s)
 {
-	for (size_t i = 0; i < c->nignored; i++) {
+	for (size_t i = 0; i < c->nknown; i++) {
 		size_t k;
 
-		if (!same_series(c, &c->ignored[i], s))
+		if (!is_ignored_of(c, &c->known[i], s))
 			continue;
-		k = commit_index(c, c->ignored[i].commit_hi);
+		k = commit_index(c, c->known[i].commit_hi);
 		if (k < c->ncommits)
 			s->v[k] = NAN;
 	}
@@ -243,16 +249,77 @@ static void drop_ignored(struct ctx *c, struct bf_hist_series *s)
 static bool covers_ignored(const struct ctx *c, const struct bf_hist_series *s,
                            long lo, size_t hi)
 {
-	for (size_t i = 0; i < c->nignored; i++) {
+	for (size_t i = 0; i < c->nknown; i++) {
 		size_t k;
 
-		if (!same_series(c, &c->ignored[i], s))
+		if (!is_ignored_of(c, &c->known[i], s))
 			continue;
-		k = commit_index(c, c->ignored[i].commit_hi);
+		k = commit_index(c, c->known[i].commit_hi);
 		if (k < c->ncommits && (long)k > lo && k <= hi)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The stored alert of this series and direction whose range overlaps
+ * lo..hi: the same step, seen over another range (a backfill measured
+ * commits inside it since, or the range grew). NULL when none.
+ */
+static struct bf_store_alert *known_step(struct ctx *c,
+                                         const struct bf_hist_series *s,
+                                         const char *direction, long lo,
+                                         size_t hi)
+{
+	for (size_t i = 0; i < c->nknown; i++) {
+		struct bf_store_alert *a = &c->known[i];
+		size_t klo = commit_index(c, a->commit_lo);
+		size_t khi = commit_index(c, a->commit_hi);
+
+		if (same_series(c, a, s) && !strcmp(a->direction, direction) &&
+		    klo < c->ncommits && khi < c->ncommits && (long)khi > lo &&
+		    klo < hi)
+			return a;
+	}
+	return NULL;
+}
+
+/*
+ * Store a step, or recognise it: a stored alert of the same step over a
+ * wider range is narrowed to this one (its id, status and culprit
+ * kept); over the same or a narrower range it is left as it is.
+ * *fresh: stored now; *id_out: its id, or the known alert's.
+ */
+static int store_step(bool *fresh, bool *narrowed, int64_t *id_out,
+                      struct ctx *c, const struct bf_hist_series *s,
+                      const struct bf_store_alert *a, long lo, size_t hi,
+                      struct bf_err *err)
+{
+	struct bf_store_alert *k = known_step(c, s, a->direction, lo, hi);
+	int rc;
+
+	*fresh = *narrowed = false;
+	if (!k) {
+		rc = bf_store_alert_add(id_out, c->store, a, err);
+		*fresh = !rc;
+		return rc == BF_EEXISTS ? 0 : rc;
+	}
+	*id_out = k->id;
+	if ((long)commit_index(c, k->commit_lo) > lo ||
+	    commit_index(c, k->commit_hi) < hi ||
+	    (!strcmp(k->commit_lo, a->commit_lo) &&
+	     !strcmp(k->commit_hi, a->commit_hi)))
+		return 0;
+	rc = bf_store_alert_set_range(c->store, k->id, a->commit_lo,
+	                              a->commit_hi, a->group_id, err);
+	if (rc)
+		return rc == BF_EEXISTS ? 0 : rc;
+	*narrowed = true;
+	free(k->commit_lo);
+	free(k->commit_hi);
+	k->commit_lo = bf_xstrdup(a->commit_lo);
+	k->commit_hi = bf_xstrdup(a->commit_hi);
+	return 0;
 }
 
 static int64_t group_of(const char *commit)
@@ -276,7 +343,7 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	char *text;
 	int64_t id = 0;
 	int rc = 0;
-	bool fresh = false, ignored;
+	bool fresh = false, narrowed = false, ignored;
 
 	if (lo < 0)
 		return 0; /* a step needs a point before it */
@@ -300,12 +367,9 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	a.group_id = group_of(a.commit_hi);
 	a.detail = text;
 	ignored = covers_ignored(c, s, lo, ch->index);
-	if (c->o->store_alerts && !ignored) {
-		rc = bf_store_alert_add(&id, c->store, &a, err);
-		fresh = !rc;
-		if (rc == BF_EEXISTS)
-			rc = 0;
-	}
+	if (c->o->store_alerts && !ignored)
+		rc = store_step(&fresh, &narrowed, &id, c, s, &a, lo, ch->index,
+		                err);
 	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:b, "
 	              "s:I, s:o}",
 	              "suite", s->suite, "benchmark", s->benchmark, "metric",
@@ -314,8 +378,10 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	              "size", bf_json_real_or_null(ch->size), "score", a.score,
 	              "new", fresh, "group", (json_int_t)a.group_id, "detail",
 	              detail);
-	if (fresh)
+	if (id)
 		json_object_set_new(j, "id", json_integer(id));
+	if (narrowed)
+		json_object_set_new(j, "narrowed", json_true());
 	if (ignored)
 		json_object_set_new(j, "ignored", json_true());
 	json_array_append_new(c->alerts, j);
@@ -390,8 +456,8 @@ static int load(struct ctx *c, struct bf_err *err)
 		                     c->ncommits, err);
 	}
 	if (!rc)
-		rc = bf_store_alert_list(&c->ignored, &c->nignored, c->store,
-		                         "ignored", err);
+		rc = bf_store_alert_list(&c->known, &c->nknown, c->store, NULL,
+		                         err);
 	free(ids);
 	bf_gitrepo_free(repo);
 	free(dir);
@@ -434,6 +500,6 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	free(c.suppressed);
 	free(c.commits);
 	bf_history_release(&c.h);
-	bf_store_alerts_free(c.ignored, c.nignored);
+	bf_store_alerts_free(c.known, c.nknown);
 	return rc;
 }

@@ -117,6 +117,36 @@ static const char *const migrations[] = {
 	 * step (detect --bisect); NULL when not bisected.
 	 */
 	"ALTER TABLE alerts ADD COLUMN culprit TEXT;",
+	/*
+	 * 5 -> 6: an alert is one step of one series, and a series is
+	 * (suite, benchmark, metric): two config entries printing the same
+	 * benchmark name had their alerts refused as duplicates. The key
+	 * was a table constraint, so the table is rebuilt without it and
+	 * the key becomes an index that includes the suite (NULL as '').
+	 */
+	"CREATE TABLE alerts_v6 ("
+	" id INTEGER PRIMARY KEY,"
+	" benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	" device_class TEXT NOT NULL DEFAULT '',"
+	" commit_lo TEXT NOT NULL, commit_hi TEXT NOT NULL,"
+	" direction TEXT NOT NULL"
+	"  CHECK (direction IN ('regressed', 'improved')),"
+	" size REAL NOT NULL, score REAL NOT NULL,"
+	" status TEXT NOT NULL DEFAULT 'open'"
+	"  CHECK (status IN ('open', 'ack', 'ignored')),"
+	" created_at INTEGER NOT NULL, group_id INTEGER,"
+	" suite TEXT, detail TEXT, culprit TEXT);"
+	"INSERT INTO alerts_v6 (id, benchmark, metric, device_class,"
+	" commit_lo, commit_hi, direction, size, score, status, created_at,"
+	" group_id, suite, detail, culprit)"
+	" SELECT id, benchmark, metric, device_class, commit_lo, commit_hi,"
+	" direction, size, score, status, created_at, group_id, suite,"
+	" detail, culprit FROM alerts;"
+	"DROP TABLE alerts;"
+	"ALTER TABLE alerts_v6 RENAME TO alerts;"
+	"CREATE INDEX alerts_status ON alerts (status, created_at);"
+	"CREATE UNIQUE INDEX alerts_step ON alerts (coalesce(suite, ''),"
+	" benchmark, metric, device_class, commit_lo, commit_hi);",
 };
 
 _Static_assert(BF_ARRAY_SIZE(migrations) == BF_STORE_SCHEMA_VERSION,

@@ -31,7 +31,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 5
+#define BF_STORE_SCHEMA_VERSION 6
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -379,8 +379,8 @@ struct bf_store_alert {
 
 /*
  * Store a new alert; a is borrowed. *id_out (may be NULL) gets its id.
- * Returns 0, BF_EEXISTS (same benchmark, metric, device class and
- * commit range already recorded) or BF_EINVAL.
+ * Returns 0, BF_EEXISTS (same suite, benchmark, metric, device class
+ * and commit range already recorded) or BF_EINVAL.
  */
 int bf_store_alert_add(int64_t *id_out, struct bf_store *store,
                        const struct bf_store_alert *a, struct bf_err *err);
@@ -400,6 +400,15 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
  */
 int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
                                const char *culprit, struct bf_err *err);
+
+/*
+ * Move alert id to the range lo..hi (a step first seen over a wider
+ * range, narrowed when commits inside it were measured) with its
+ * group. Returns 0, BF_ENOTFOUND or BF_EEXISTS (that alert exists).
+ */
+int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,
+                             const char *hi, int64_t group_id,
+                             struct bf_err *err);
 
 /* Set the status of alert id. Returns 0, BF_ENOTFOUND or BF_EINVAL. */
 int bf_store_alert_set_status(struct bf_store *store, int64_t id,

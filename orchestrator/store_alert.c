@@ -237,3 +237,38 @@ out:
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,
+                             const char *hi, int64_t group_id,
+                             struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "UPDATE alerts SET commit_lo = ?2, commit_hi = ?3,"
+	        " group_id = ?4 WHERE id = ?1",
+	        err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	bf_store__bind_text(st, 2, lo);
+	bf_store__bind_text(st, 3, hi);
+	bf_store__bind_opt_int(st, 4, group_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_CONSTRAINT_UNIQUE)
+		rc = bf_err_set(err, BF_EEXISTS,
+		                "an alert for %s..%s already exists", lo, hi);
+	else if (rc != SQLITE_DONE)
+		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
+		                   (long long)id);
+	else if (sqlite3_changes(store->db) == 0)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no alert %lld",
+		                (long long)id);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -215,15 +215,19 @@ run 0 "device list --json after rm" device list --json
 jq_check "d2 and hot are gone" '[.[].name] == ["d1","d3","d4"]' "$OUT"
 run 2 "rm of an unknown device" device rm d2
 
-# A version-1 store (before workdir, suite, alert detail and culprit) is
-# migrated on open: take this one back to version 1 by hand.
+# A version-1 store (before workdir, suite, alert detail and culprit,
+# and the alerts key with the suite) is migrated on open: take this one
+# back to version 1 by hand.
 cp "$BENCHFARM_DB" "$T/old.db"
 [ ! -f "$BENCHFARM_DB-wal" ] || cp "$BENCHFARM_DB-wal" "$T/old.db-wal"
-sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; PRAGMA user_version = 1" >/dev/null
+sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; PRAGMA user_version = 1" >/dev/null
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")
-[ "$v" = 5 ] && t_ok "migrated to schema 5" || t_fail "schema $v"
+[ "$v" = 6 ] && t_ok "migrated to schema 6" || t_fail "schema $v"
+idx=$(sqlite3 "$T/old.db" "select group_concat(name) from sqlite_master where type = 'index' and tbl_name = 'alerts' and sql is not null")
+[ "$idx" = alerts_status,alerts_step ] && t_ok "alerts keyed with their suite" ||
+	t_fail "alerts indexes: $idx"
 idx=$(sqlite3 "$T/old.db" "select group_concat(name) from sqlite_master where type = 'index' and tbl_name = 'samples' and sql is not null")
 [ "$idx" = samples_run,samples_series ] && t_ok "the unused history index is gone" ||
 	t_fail "samples indexes: $idx"

@@ -313,6 +313,23 @@ jq_check "nothing new, nothing bisected again" \
 	'all(.alerts[]; .new == false and has("bisect") == false)' "$T/gaps2.json"
 expect_exit 2 "--bisect with --dry-run" "$BF" detect -c "$R/gaps.yaml" \
 	--bisect --dry-run
+# Measuring the commits inside alpha's range later narrows the stored
+# alert to 16..17 (same id, its culprit kept); no second alert appears
+# for the same step.
+A_ID=$(jq -r '.alerts[] | select(.benchmark == "alpha") | .id' "$T/gaps.json")
+expect_exit 0 "backfill inside alpha's range" "$BF" backfill \
+	-c "$R/gaps.yaml" "$(c 16)..$(c 20)"
+grep_file "three commits measured" "4 commits: 3 measured, 1 already" "$OUT"
+expect_exit 0 "detect after the backfill" "$BF" detect -c "$R/gaps.yaml" \
+	--json "$T/gaps3.json"
+jq_check "alpha's step is known, narrowed to 16..17" \
+	"[.alerts[] | select(.benchmark == \"alpha\")] | length == 1 and .[0].new == false and .[0].narrowed and .[0].id == $A_ID and .[0].commit_lo == \"$(c 16)\" and .[0].commit_hi == \"$C17\"" \
+	"$T/gaps3.json"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
+[ "$n" = 2 ] && t_ok "still two alerts stored" || t_fail "$n alerts stored"
+r=$(sqlite3 "$BENCHFARM_DB" "select commit_lo || ' ' || commit_hi || ' ' || culprit from alerts where id = $A_ID")
+[ "$r" = "$(c 16) $C17 $C17" ] && t_ok "the stored alert moved, culprit kept" ||
+	t_fail "alert $A_ID is '$r'"
 export BENCHFARM_DB="$T/benchfarm.db"
 
 # A commit whose build fails in the middle of a backfill: recorded as

@@ -1230,6 +1230,106 @@ static void test_store__alerts(void **state)
 	bf_store_alerts_free(list, n);
 }
 
+static void add_alert(struct bf_store *s, int64_t *id, const char *suite,
+                      const char *hi, int want)
+{
+	struct bf_store_alert a = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	a.benchmark = (char *)"BM_x";
+	a.metric = (char *)"cpu_time";
+	a.suite = (char *)suite;
+	a.commit_lo = (char *)"c1";
+	a.commit_hi = (char *)hi;
+	a.direction = (char *)"regressed";
+	a.size = 0.1;
+	a.score = 30;
+	assert_int_equal(bf_store_alert_add(id, s, &a, &err), want);
+}
+
+/*
+ * A series is (suite, benchmark, metric): two config entries that print
+ * the same benchmark name each get their alert for one range; the same
+ * suite (or none, twice) is a duplicate.
+ */
+static void test_store__alert_key_has_suite(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t id1 = 0, id2 = 0, id3 = 0;
+
+	add_alert(f->store, &id1, "s1", "c2", 0);
+	add_alert(f->store, &id2, "s2", "c2", 0);
+	add_alert(f->store, NULL, "s1", "c2", BF_EEXISTS);
+	add_alert(f->store, NULL, NULL, "c2", 0);
+	add_alert(f->store, NULL, NULL, "c2", BF_EEXISTS);
+	assert_int_equal(count(f->store, "alerts"), 3);
+	/* narrowing a step's range: to a free range, not onto another */
+	add_alert(f->store, &id3, "s1", "c5", 0);
+	assert_int_equal(
+	        bf_store_alert_set_range(f->store, id3, "c1", "c3", 42, &err),
+	        0);
+	assert_int_equal(
+	        bf_store_alert_set_range(f->store, id3, "c1", "c2", 42, &err),
+	        BF_EEXISTS);
+	assert_int_equal(
+	        bf_store_alert_set_range(f->store, 999, "c1", "c3", 42, &err),
+	        BF_ENOTFOUND);
+}
+
+/*
+ * A schema-5 store (the alerts key without the suite, as a table
+ * constraint) is migrated: its alerts are kept, and the suite is now
+ * part of the key.
+ */
+static void test_store__migrates_alert_key(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store_alert *list = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	size_t n = 0;
+
+	close_store(f);
+	raw_exec(f->path,
+	         "DROP TABLE alerts;"
+	         "CREATE TABLE alerts ("
+	         " id INTEGER PRIMARY KEY,"
+	         " benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	         " device_class TEXT NOT NULL DEFAULT '',"
+	         " commit_lo TEXT NOT NULL, commit_hi TEXT NOT NULL,"
+	         " direction TEXT NOT NULL"
+	         "  CHECK (direction IN ('regressed', 'improved')),"
+	         " size REAL NOT NULL, score REAL NOT NULL,"
+	         " status TEXT NOT NULL DEFAULT 'open'"
+	         "  CHECK (status IN ('open', 'ack', 'ignored')),"
+	         " created_at INTEGER NOT NULL, group_id INTEGER,"
+	         " UNIQUE (benchmark, metric, device_class, commit_lo,"
+	         " commit_hi));"
+	         "CREATE INDEX alerts_status ON alerts (status, created_at);"
+	         "ALTER TABLE alerts ADD COLUMN suite TEXT;"
+	         "ALTER TABLE alerts ADD COLUMN detail TEXT;"
+	         "ALTER TABLE alerts ADD COLUMN culprit TEXT;"
+	         "INSERT INTO alerts (id, benchmark, metric, commit_lo,"
+	         " commit_hi, direction, size, score, status, created_at,"
+	         " group_id, suite, detail, culprit) VALUES (7, 'BM_x',"
+	         " 'cpu_time', 'c1', 'c2', 'regressed', 0.1, 30, 'ack', 5, 9,"
+	         " 's1', '{}', 'c2');"
+	         "PRAGMA user_version = 5;");
+	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
+	assert_int_equal(bf_store_alert_list(&list, &n, f->store, NULL, &err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(list[0].id, 7);
+	assert_string_equal(list[0].status, "ack");
+	assert_string_equal(list[0].suite, "s1");
+	assert_string_equal(list[0].culprit, "c2");
+	assert_int_equal(list[0].group_id, 9);
+	bf_store_alerts_free(list, n);
+	add_alert(f->store, NULL, "s2", "c2", 0);
+	add_alert(f->store, NULL, "s1", "c2", BF_EEXISTS);
+	assert_int_equal(bf_store_integrity_check(f->store, &err), 0);
+}
+
 static void test_store__rollback_leaves_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -1328,6 +1428,8 @@ int main(void)
 		T(test_store__foreign_keys_enforced),
 		T(test_store__checks_round_trip),
 		T(test_store__alerts),
+		T(test_store__alert_key_has_suite),
+		T(test_store__migrates_alert_key),
 		T(test_store__rollback_leaves_nothing),
 		T(test_store__begin_takes_write_lock),
 		T(test_store__close_rolls_back_open_transaction),
