@@ -708,6 +708,87 @@ static void test_ed__degenerate_series(void **state)
 	}
 }
 
+/* E-divisive through the façade (bf_detect_series), as detect calls it. */
+static size_t ed_series(struct bf_change **c, const double *x, size_t n)
+{
+	struct bf_detect_params p;
+	struct bf_err err = BF_ERR_INIT;
+	size_t nc = 99;
+
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_series(c, &nc, &p, x, n, &err), 0);
+	return nc;
+}
+
+/*
+ * Missing values (NaN) are dropped before the fit and the change is
+ * reported at its index in the input: 30 values at 100 then 30 at 120
+ * (noise +-1); with 5, 29, 30 and 40 missing, the first value after the
+ * step is input index 31. A series of only missing values has no
+ * change; an infinity is an error.
+ */
+static void test_ed__missing_values(void **state)
+{
+	const double lv[] = { 100, 120 };
+	double *x = leveled(lv, 2, 30, 1, 7);
+	double nan_only[8], single[3] = { NAN, 5, NAN };
+	struct bf_detect_params p;
+	struct bf_change *c = NULL;
+	size_t nc;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	x[5] = x[29] = x[30] = x[40] = NAN;
+	assert_int_equal(ed_series(&c, x, 60), 1);
+	assert_int_equal(c[0].index, 31);
+	assert_int_equal(c[0].direction, 1);
+	assert_close(c[0].before, 100, 1);
+	assert_close(c[0].after, 120, 1);
+	free(c);
+	for (size_t i = 0; i < NELEM(nan_only); i++)
+		nan_only[i] = NAN;
+	assert_int_equal(ed_series(&c, nan_only, NELEM(nan_only)), 0);
+	free(c);
+	/* one point among missing ones */
+	assert_int_equal(ed_series(&c, single, 3), 0);
+	free(c);
+	x[10] = INFINITY;
+	bf_detect_params_default(&p, BF_DETECT_EDIVISIVE);
+	assert_int_equal(bf_detect_series(&c, &nc, &p, x, 60, &err), BF_EINVAL);
+	free(x);
+}
+
+/*
+ * Shorter than the window (50): the whole series is the one window.
+ * 12 values, 10 +- 0.2 then 20 +- 0.2: the change at 6. The smallest
+ * series with a change has 3 points: 1 1 10 splits into 1 1 | 10, both
+ * sides with a standard deviation of 0 (np.std, one point counts 0),
+ * so t is infinite and p = 0 (reference 6.3). Two points are never a
+ * change (p = 1 when the sides hold 2 points together), and 3 equal
+ * points are none either.
+ */
+static void test_ed__shorter_than_window(void **state)
+{
+	const double twelve[] = { 10, 10.1, 9.9,  10, 10.2, 9.8,
+		                  20, 20.1, 19.9, 20, 20.2, 19.8 };
+	const double three[] = { 1, 1, 10 };
+	const double same[] = { 5, 5, 5 };
+	struct bf_change *c = NULL;
+
+	(void)state;
+	assert_int_equal(ed_series(&c, twelve, NELEM(twelve)), 1);
+	assert_int_equal(c[0].index, 6);
+	free(c);
+	assert_int_equal(ed_series(&c, three, 3), 1);
+	assert_int_equal(c[0].index, 2);
+	assert_int_equal(c[0].direction, 1);
+	free(c);
+	assert_int_equal(ed_series(&c, three + 1, 2), 0);
+	free(c);
+	assert_int_equal(ed_series(&c, same, 3), 0);
+	free(c);
+}
+
 static void test_ed__rejects_bad_params(void **state)
 {
 	struct bf_detect_params p;
@@ -772,6 +853,8 @@ int main(void)
 		cmocka_unit_test(test_ed__noise_only_finds_nothing),
 		cmocka_unit_test(test_ed__merge_min_magnitude),
 		cmocka_unit_test(test_ed__degenerate_series),
+		cmocka_unit_test(test_ed__missing_values),
+		cmocka_unit_test(test_ed__shorter_than_window),
 		cmocka_unit_test(test_ed__rejects_bad_params),
 		cmocka_unit_test(test_ed__thousand_points_nine_steps),
 	};
