@@ -250,10 +250,14 @@ static const char alert_usage[] =
         "   or: benchfarm alert ack ID...\n"
         "   or: benchfarm alert ignore ID...\n"
         "\n"
-        "Triage the alerts 'benchfarm detect' recorded. ack: seen, being\n"
-        "handled. ignore: not a real change (noise, infrastructure); its "
-        "point\n"
-        "is left out of later fits.\n";
+        "Triage the alerts 'benchfarm detect' recorded. Alerts whose step "
+        "is at\n"
+        "the same commit share a GROUP (that commit's first 13 hex "
+        "digits, as\n"
+        "'group' in the JSON). ack: seen, being handled. ignore: not a "
+        "real\n"
+        "change (noise, infrastructure); its point is left out of later "
+        "fits.\n";
 
 static json_t *alert_json(const struct bf_store_alert *a)
 {
@@ -314,18 +318,20 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 		bf_json_print(arr, stdout);
 		json_decref(arr);
 	} else {
-		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %s\n", "ID",
-		       "STATUS", "DIRECTION", "BENCHMARK", "METRIC", "SIZE",
-		       "COMMITS", "CULPRIT", "CLASS");
+		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-13s "
+		       "%s\n",
+		       "ID", "STATUS", "DIRECTION", "BENCHMARK", "METRIC",
+		       "SIZE", "COMMITS", "CULPRIT", "GROUP", "CLASS");
 		for (size_t i = 0; i < n; i++) {
 			const struct bf_store_alert *a = &alerts[i];
 
 			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
-			       "%.12s..%.12s %-12.12s %s\n",
+			       "%.12s..%.12s %-12.12s %013llx %s\n",
 			       (long long)a->id, a->status, a->direction,
 			       a->benchmark, a->metric, 100 * a->size,
 			       a->commit_lo, a->commit_hi,
 			       a->culprit ? a->culprit : "-",
+			       (unsigned long long)a->group_id,
 			       a->device_class ? a->device_class : "");
 		}
 	}

@@ -305,8 +305,11 @@ expect_exit 0 "alert list --json shows the culprits" "$BF" alert list --json
 jq_check "stored with the alerts" \
 	"([.[] | .culprit] | sort) == ([\"$C17\", \"$C29\"] | sort)" "$OUT"
 expect_exit 0 "alert list" "$BF" alert list
-grep_file "the text has a culprit column" "COMMITS  *CULPRIT  *CLASS" "$OUT"
-grep_file "with the culprit" "alpha .*\.\.[0-9a-f]* $(printf %.12s "$C17") " "$OUT"
+grep_file "the text has culprit and group columns" \
+	"COMMITS  *CULPRIT  *GROUP  *CLASS" "$OUT"
+grep_file "with the culprit, and the group of commit 20" \
+	"alpha .*\.\.[0-9a-f]* $(printf %.12s "$C17") $(c 20 | cut -c1-13) local" \
+	"$OUT"
 expect_exit 0 "detect --bisect again" "$BF" detect -c "$R/gaps.yaml" --bisect \
 	--json "$T/gaps2.json"
 jq_check "nothing new, nothing bisected again" \

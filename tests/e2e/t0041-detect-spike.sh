@@ -132,10 +132,19 @@ jq_check "kept in, the spike is four regressions at commit 10" \
 jq_check "and delta's real step is still found" \
 	"[.alerts[] | select(.commit_hi == \"$C17\") | .benchmark] == [\"delta\"]" \
 	"$T/en.json"
+jq_check "the four alerts at commit 10 share one group" \
+	"[.alerts[] | select(.commit_hi == \"$C10\") | .group] | length == 4 and (unique | length) == 1" \
+	"$T/en.json"
+jq_check "one group per commit, none shared across commits" \
+	"([.alerts[] | .group] | unique | length) == ([.alerts[] | .commit_hi] | unique | length) and ([.alerts[] | [.commit_hi, .group]] | unique | length) == ([.alerts[] | .commit_hi] | unique | length)" \
+	"$T/en.json"
 
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 [ "$n" = 1 ] && t_ok "--dry-run stored nothing (1 alert in the store)" ||
 	t_fail "$n alerts stored"
+expect_exit 0 "alert list" "$BF" alert list
+grep_file "the alert shows its group, commit 17's" \
+	"delta .* $(echo "$C17" | cut -c1-13) " "$OUT"
 
 expect_exit 2 "a share out of range" "$BF" detect -c "$R/benchfarm.yaml" \
 	--spike-share 1.5
