@@ -5,7 +5,8 @@
  * thread's slot from thread-local storage, reads the time stamp counter
  * and stores 16 bytes: no lock, no allocation, no system call. A
  * thread's first event claims a slot in a buffer mapped at start with
- * one atomic add.
+ * one atomic add, and pre-faults that slot's pages once (one madvise),
+ * so page faults do not land in the recorded times later.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,13 +30,15 @@
 #define DEFAULT_THREADS 64
 #define MAX_RANGES      64
 
+/* One cache line per slot: threads never write each other's lines. */
 struct slot {
-	uint32_t flags; /* BF_TRACE_T_TRUNCATED */
+	_Alignas(64) uint32_t flags; /* BF_TRACE_T_TRUNCATED */
 	uint64_t count; /* records written (release-stored) */
 	uint64_t dropped; /* events after the buffer filled */
 	uint64_t truncated_at; /* ticks of the first dropped event */
 	struct bf_trace_record *rec;
 };
+_Static_assert(sizeof(struct slot) == 64, "one slot per cache line");
 
 static atomic_int enabled;
 static atomic_size_t next_slot;
@@ -45,6 +48,8 @@ static void *arena;
 static size_t arena_size;
 static char out_path[4096];
 static uint64_t ticks0, ns0;
+static size_t page_size;
+static int prefault; /* pre-fault a slot's buffer when it is claimed */
 static struct {
 	uintptr_t lo, hi;
 } ranges[MAX_RANGES];
@@ -83,9 +88,34 @@ NOINSTR static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Fault in a slot's buffer before it records: a first write to each page
+ * costs a page fault (several microseconds, or 2 MiB zeroed at once on a
+ * huge page), which would otherwise be charged to whichever function was
+ * running. Once per thread, at claim time: MADV_POPULATE_WRITE (Linux
+ * 5.14) when the kernel has it, else one write per page.
+ */
+NOINSTR static void pretouch(struct slot *s)
+{
+	size_t len = cap * sizeof(struct bf_trace_record);
+	volatile char *p = (volatile char *)s->rec;
+
+	if (!prefault)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(s->rec, len, MADV_POPULATE_WRITE))
+		return;
+	if (errno != EINVAL) /* ENOMEM and the like: touching would fail too */
+		return;
+#endif
+	for (size_t off = 0; off < len; off += page_size)
+		p[off] = 0;
+}
+
 NOINSTR static struct slot *claim(void)
 {
 	size_t i;
+	int saved = errno;
 
 	if (no_slot)
 		return NULL;
@@ -94,6 +124,8 @@ NOINSTR static struct slot *claim(void)
 		no_slot = 1;
 		return NULL;
 	}
+	pretouch(&slots[i]);
+	errno = saved; /* the traced program's errno is not ours to change */
 	mine = &slots[i];
 	return mine;
 }
@@ -192,6 +224,45 @@ NOINSTR static void load_ranges(const char *text)
 	fclose(f);
 }
 
+NOINSTR static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+/*
+ * The slots, then one buffer per slot, each starting on a page (which
+ * MADV_POPULATE_WRITE needs). Sized once, at the first start.
+ */
+NOINSTR static int map_arena(void)
+{
+	size_t head, stride;
+	const char *pf = getenv("BENCHFARM_TRACE_PREFAULT");
+
+	cap = env_size("BENCHFARM_TRACE_RECORDS", DEFAULT_RECORDS,
+	               (size_t)1 << 32);
+	nslots = env_size("BENCHFARM_TRACE_THREADS", DEFAULT_THREADS, 4096);
+	prefault = !pf || strcmp(pf, "0");
+	page_size = (size_t)sysconf(_SC_PAGESIZE);
+	head = round_up(nslots * sizeof(struct slot), page_size);
+	stride = round_up(cap * sizeof(struct bf_trace_record), page_size);
+	arena_size = head + nslots * stride;
+	arena = mmap(NULL, arena_size, PROT_READ | PROT_WRITE,
+	             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (arena == MAP_FAILED) {
+		arena = NULL;
+		return -1;
+	}
+#ifdef MADV_HUGEPAGE
+	/* fewer page faults while recording: 2 MiB pages if allowed */
+	madvise(arena, arena_size, MADV_HUGEPAGE);
+#endif
+	slots = arena;
+	for (size_t i = 0; i < nslots; i++)
+		slots[i].rec = (struct bf_trace_record *)((char *)arena + head +
+		                                          i * stride);
+	return 0;
+}
+
 int bf_trace_start(const char *path)
 {
 	const char *only_text = getenv("BENCHFARM_TRACE_ONLY");
@@ -203,34 +274,8 @@ int bf_trace_start(const char *path)
 		return -1;
 	}
 	atomic_store(&enabled, 0);
-	if (!arena) {
-		cap = env_size("BENCHFARM_TRACE_RECORDS", DEFAULT_RECORDS,
-		               (size_t)1 << 32);
-		nslots = env_size("BENCHFARM_TRACE_THREADS", DEFAULT_THREADS,
-		                  4096);
-		arena_size = nslots * (sizeof(struct slot) +
-		                       cap * sizeof(struct bf_trace_record));
-		arena = mmap(NULL, arena_size, PROT_READ | PROT_WRITE,
-		             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-		             0);
-		if (arena == MAP_FAILED) {
-			arena = NULL;
-			return -1;
-		}
-#ifdef MADV_HUGEPAGE
-		/* fewer page faults while recording: 2 MiB pages if allowed */
-		madvise(arena, arena_size, MADV_HUGEPAGE);
-#endif
-		slots = arena;
-		for (size_t i = 0; i < nslots; i++)
-			slots[i].rec =
-			        (struct bf_trace_record
-			                 *)((char *)arena +
-			                    nslots * sizeof(struct slot) +
-			                    i * cap *
-			                            sizeof(struct
-			                                   bf_trace_record));
-	}
+	if (!arena && map_arena())
+		return -1;
 	for (size_t i = 0; i < nslots; i++) {
 		slots[i].count = 0;
 		slots[i].dropped = 0;
@@ -241,6 +286,8 @@ int bf_trace_start(const char *path)
 	only = only_text && *only_text;
 	if (only)
 		load_ranges(only_text);
+	if (!mine)
+		claim(); /* the starting thread's slot, faulted in now */
 	ticks0 = ticks();
 	ns0 = now_ns();
 	atomic_store(&enabled, 1);

@@ -152,6 +152,20 @@ expect_exit 0 "the flushed trace of a crashed program reads" "$BF" trace \
 	fold --calls "$T/crash.trace"
 grep_file "it holds the two calls before the flush" "^thread-1;traced 2$" "$OUT"
 
+# Pre-faulted buffers: a loop writing 32 MB of records takes no page
+# faults (without pre-faulting it takes at least one per huge page, 16).
+cc -O1 -finstrument-functions -o "$T/faults" \
+	"$BF_SRC/tests/fixtures/trace/faults.c" \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread 2>"$ERR" &&
+	t_ok "the page-fault program builds" || t_fail "faults.c build"
+n=$(BENCHFARM_TRACE="$T/pf.trace" BENCHFARM_TRACE_RECORDS=2100000 "$T/faults")
+[ "$n" -lt 4 ] && t_ok "a claimed buffer is pre-faulted ($n faults while recording)" ||
+	t_fail "$n page faults while recording 32 MB"
+n=$(BENCHFARM_TRACE="$T/pf.trace" BENCHFARM_TRACE_RECORDS=2100000 \
+	BENCHFARM_TRACE_PREFAULT=0 "$T/faults")
+[ "$n" -ge 16 ] && t_ok "BENCHFARM_TRACE_PREFAULT=0 leaves the faults ($n)" ||
+	t_fail "with BENCHFARM_TRACE_PREFAULT=0: $n faults"
+
 # compare --trace: after the measured runs, one traced run per side and
 # a differential flame graph in the report directory, linked from the
 # report. The patch makes leaf 20 times slower.

@@ -18,6 +18,11 @@
  *   BENCHFARM_TRACE_ONLY=TEXT   record only functions in mappings whose
  *                               path contains TEXT (a library, or the
  *                               program's own name)
+ *   BENCHFARM_TRACE_PREFAULT=0  do not fault in a thread's whole buffer
+ *                               when it starts recording (the default
+ *                               does, so page faults do not distort the
+ *                               times, at the price of RECORDS * 16
+ *                               bytes of memory per traced thread)
  *
  * `benchfarm trace fold|top|chrome|svg|diff FILE` reads the file.
  */
