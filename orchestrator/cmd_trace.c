@@ -23,7 +23,10 @@ static const char trace_usage[] =
         "with\n"
         "BENCHFARM_TRACE=FILE). Function names come from the ELF symbol\n"
         "tables of the executable and its libraries, as they were mapped;\n"
-        "C++ names are demangled when c++filt is installed.\n"
+        "C++ names are demangled when c++filt is installed. A file whose\n"
+        "build-id is not the traced one (rebuilt, or another machine's) "
+        "is\n"
+        "not used for names: its functions show as FILE+0xOFFSET.\n"
         "\n"
         "    fold    folded stacks, 'thread-1;main;f;g SELF_NS' per line, "
         "for\n"
@@ -42,6 +45,38 @@ static const char trace_usage[] =
         "as far as it goes and every output says it is partial.\n"
         "Exit: 0, 2 usage error or a file that is not a trace.\n";
 
+/* What naming the functions ran into, on stderr. */
+static void warn_symbols(const char *path, const struct bf_trace *t,
+                         const struct bf_symbols *syms)
+{
+	size_t unknown = bf_symbols_unknown(syms);
+	size_t outside = bf_symbols_outside(syms);
+	char why[256];
+	const char *w;
+
+	for (size_t i = 0; (w = bf_symbols_warning(syms, i)); i++)
+		fprintf(stderr,
+		        "benchfarm: trace: warning: %s: its functions are "
+		        "shown as file+offset, not with names that would be "
+		        "wrong\n",
+		        w);
+	if (unknown > outside)
+		fprintf(stderr,
+		        "benchfarm: trace: %zu function address%s had no "
+		        "symbol (a stripped binary, or a file that is not the "
+		        "traced one)\n",
+		        unknown - outside, unknown - outside == 1 ? "" : "es");
+	if (outside)
+		fprintf(stderr,
+		        "benchfarm: trace: %zu function address%s outside "
+		        "every mapped file (code generated at run time, or a "
+		        "library unloaded before the trace was written)\n",
+		        outside, outside == 1 ? " lies" : "es lie");
+	if (!t->partial && bf_symbols_is_partial(syms, why, sizeof(why)))
+		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
+		        why);
+}
+
 static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 {
 	struct bf_err err = BF_ERR_INIT;
@@ -57,13 +92,8 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 	if (t->partial)
 		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
 		        t->why);
-	if (tree && bf_symbols_unknown(tree->syms))
-		fprintf(stderr,
-		        "benchfarm: trace: %zu function address%s had no "
-		        "symbol (a stripped binary, or a file that changed "
-		        "since the trace)\n",
-		        bf_symbols_unknown(tree->syms),
-		        bf_symbols_unknown(tree->syms) == 1 ? "" : "es");
+	if (tree)
+		warn_symbols(path, t, tree->syms);
 	return 0;
 }
 
@@ -156,8 +186,9 @@ int cmd_trace(int argc, char **argv, struct bf_ctx *ctx)
 			bf_trace_release(&t);
 			return BF_EXIT_USAGE;
 		}
-		syms = bf_symbols_new(t.maps);
+		syms = bf_symbols_new(&t);
 		bf_trace_chrome(out, &t, syms, &err);
+		warn_symbols(argv[optind], &t, syms);
 		bf_symbols_free(syms);
 		bf_trace_release(&t);
 		return close_out(out, out_path);

@@ -33,6 +33,13 @@ static inline void bf_trace_rec(const struct bf_trace_thread *th, size_t i,
 	memcpy(addr, th->rec + 16 * i + 8, 8);
 }
 
+/* A loaded ELF object as the traced process saw it (format version 2). */
+struct bf_trace_obj {
+	uint64_t lo, hi; /* its PT_LOAD segments' span in memory */
+	size_t idlen;
+	unsigned char id[64]; /* GNU build-id */
+};
+
 struct bf_trace {
 	uint32_t pid;
 	bool partial; /* something was lost: see why */
@@ -40,6 +47,8 @@ struct bf_trace {
 	double ns_per_tick;
 	uint64_t ticks0;
 	const char *maps; /* NUL-terminated copy */
+	size_t nobjs;
+	struct bf_trace_obj *objs; /* none in version 1 files */
 	size_t nthreads;
 	struct bf_trace_thread *threads;
 	struct bf_buf file; /* the whole file */
@@ -50,13 +59,35 @@ struct bf_trace {
 int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err);
 void bf_trace_release(struct bf_trace *t);
 
-/* Names of addresses. */
+/*
+ * Names of addresses, from the files t's memory map names. t must
+ * outlive the result (its maps and objects are read lazily).
+ */
 struct bf_symbols;
-struct bf_symbols *bf_symbols_new(const char *maps);
-/* The function at addr: its (demangled) name, or "0x..." when unknown. */
+struct bf_symbols *bf_symbols_new(const struct bf_trace *t);
+/*
+ * The function at addr: its (demangled) name, "FILE+0xOFF" when FILE
+ * has no symbol there (stripped, or not the file that was traced), or
+ * "0x..." outside every mapped file. Borrowed until bf_symbols_free.
+ */
 const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr);
 /* How many addresses had no symbol (outside every mapping or table). */
 size_t bf_symbols_unknown(const struct bf_symbols *s);
+/* How many of those were outside every mapped file. */
+size_t bf_symbols_outside(const struct bf_symbols *s);
+/*
+ * The i-th (from 0) file whose symbols were not used because it is not
+ * the file that was traced (another build-id, or another inode when the
+ * trace has no build-id for it), as a message; NULL past the last.
+ * Borrowed.
+ */
+const char *bf_symbols_warning(const struct bf_symbols *s, size_t i);
+/*
+ * Whether some names could not be trusted or found: a file that is not
+ * the traced one, or addresses outside every mapped file. Writes the
+ * first reason into why (len bytes) when so.
+ */
+bool bf_symbols_is_partial(const struct bf_symbols *s, char *why, size_t len);
 /* Demangle every C++ name seen so far with c++filt, when it exists. */
 void bf_symbols_demangle(struct bf_symbols *s);
 void bf_symbols_free(struct bf_symbols *s);

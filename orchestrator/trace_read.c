@@ -42,6 +42,39 @@ static void set_partial(struct bf_trace *t, const char *fmt, ...)
 	t->partial = true;
 }
 
+/* The objects section (version 2): build-ids of the loaded objects. */
+static int read_objects(struct bf_trace *t, struct rd *r, const char *path,
+                        struct bf_err *err)
+{
+	uint32_t n, idlen;
+
+	if (!get(r, &n, 4))
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s: header cut short at byte %zu", path,
+		                  r->off);
+	if (n > (r->len - r->off) / 20)
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s: %u objects cannot fit in the %zu bytes "
+		                  "left: the file is damaged",
+		                  path, n, r->len - r->off);
+	t->objs = bf_xcalloc((size_t)n + 1, sizeof(*t->objs));
+	for (uint32_t i = 0; i < n; i++) {
+		struct bf_trace_obj *o = &t->objs[i];
+
+		if (!get(r, &o->lo, 8) || !get(r, &o->hi, 8) ||
+		    !get(r, &idlen, 4) || idlen == 0 || idlen > sizeof(o->id) ||
+		    !get(r, o->id, idlen))
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "%s: object %u of %u is damaged (byte "
+			        "%zu)",
+			        path, i + 1, n, r->off);
+		o->idlen = idlen;
+		t->nobjs++;
+	}
+	return 0;
+}
+
 int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err)
 {
 	uint32_t version, flags, nthreads;
@@ -67,10 +100,10 @@ int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err)
 		        path, BF_TRACE_MAGIC);
 	if (!get(&r, &version, 4) || !get(&r, &flags, 4))
 		return bf_err_set(err, BF_EINVAL, "%s: header cut short", path);
-	if (version != BF_TRACE_VERSION)
+	if (version < 1 || version > BF_TRACE_VERSION)
 		return bf_err_set(err, BF_EINVAL,
 		                  "%s: trace format version %u; this benchfarm "
-		                  "reads version %d",
+		                  "reads versions 1 to %d",
 		                  path, version, BF_TRACE_VERSION);
 	if (!get(&r, &tk0, 8) || !get(&r, &n0, 8) || !get(&r, &tk1, 8) ||
 	    !get(&r, &n1, 8) || !get(&r, &t->pid, 4) ||
@@ -92,6 +125,8 @@ int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err)
 	maps = bf_xstrndup((const char *)r.p + r.off, (size_t)maps_len);
 	t->maps = maps;
 	r.off += (size_t)maps_len;
+	if (version >= 2 && (ret = read_objects(t, &r, path, err)))
+		return ret;
 	if (flags & BF_TRACE_F_PARTIAL)
 		set_partial(t, "more threads than BENCHFARM_TRACE_THREADS: "
 		               "some were not traced");
@@ -145,6 +180,7 @@ int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err)
 void bf_trace_release(struct bf_trace *t)
 {
 	free((char *)t->maps);
+	free(t->objs);
 	free(t->threads);
 	bf_buf_release(&t->file);
 	memset(t, 0, sizeof(*t));

@@ -137,6 +137,26 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 	return 0;
 }
 
+/* otherData: whether the events are partial, and why. */
+static void chrome_end(FILE *out, const struct bf_trace *t,
+                       const struct bf_symbols *syms)
+{
+	char why[256];
+	bool partial = t->partial;
+	json_t *other;
+
+	snprintf(why, sizeof(why), "%s", t->why);
+	if (!partial)
+		partial = bf_symbols_is_partial(syms, why, sizeof(why));
+	other = json_pack("{s:b}", "partial", partial);
+	if (partial)
+		json_object_set_new(other, "partial_reason", json_string(why));
+	fprintf(out, "\n], \"otherData\": ");
+	bf_json_print(other, out);
+	fprintf(out, "}\n");
+	json_decref(other);
+}
+
 /* Chrome's Trace Event format: one complete ("X") event per call. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
                     struct bf_symbols *syms, struct bf_err *err)
@@ -184,8 +204,7 @@ int bf_trace_chrome(FILE *out, const struct bf_trace *t,
 		free(start);
 		free(addrs);
 	}
-	fprintf(out, "\n], \"otherData\": {\"partial\": %s}}\n",
-	        t->partial ? "true" : "false");
+	chrome_end(out, t, syms);
 	return 0;
 }
 

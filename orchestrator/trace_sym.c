@@ -15,7 +15,12 @@
  * table (.symtab, else .dynsym) names the function there. Files are
  * read once, lazily; a file that is missing, not ELF, or stripped
  * leaves its addresses as "path+0xOFFSET" (or "0xADDR" outside every
- * mapping), counted as unknown.
+ * mapping), counted as unknown. So does a file that is not the one
+ * that was traced: its GNU build-id differs from the one the trace
+ * recorded for that mapping (or, when the trace has none, its inode
+ * differs from the map's), as after a rebuild or on another machine;
+ * its symbols would give wrong names, so they are not used, and it is
+ * reported.
  */
 
 #define ELF_MAX ((size_t)1 << 30)
@@ -28,6 +33,8 @@ struct fsym {
 struct elf {
 	char *path;
 	bool loaded, ok;
+	const struct bf_trace_obj *want; /* build-id when traced, or NULL */
+	uint64_t inode; /* from the map: compared when there is no id */
 	struct fsym *syms;
 	size_t nsyms;
 	struct {
@@ -53,7 +60,9 @@ struct bf_symbols {
 	size_t nelfs;
 	struct name *names; /* cache, unsorted */
 	size_t nnames, capnames;
-	size_t unknown;
+	size_t unknown, outside;
+	char **warnings; /* files that are not the traced ones */
+	size_t nwarnings;
 };
 
 static struct elf *elf_for(struct bf_symbols *s, const char *path)
@@ -67,23 +76,34 @@ static struct elf *elf_for(struct bf_symbols *s, const char *path)
 	return s->elfs[s->nelfs++];
 }
 
-struct bf_symbols *bf_symbols_new(const char *maps)
+/* The object the traced process had loaded at addr, if it recorded one. */
+static const struct bf_trace_obj *obj_at(const struct bf_trace *t,
+                                         uint64_t addr)
+{
+	for (size_t i = 0; i < t->nobjs; i++)
+		if (addr >= t->objs[i].lo && addr < t->objs[i].hi)
+			return &t->objs[i];
+	return NULL;
+}
+
+struct bf_symbols *bf_symbols_new(const struct bf_trace *t)
 {
 	struct bf_symbols *s = bf_xcalloc(1, sizeof(*s));
-	const char *line = maps;
+	const char *line = t->maps;
 
 	while (line && *line) {
 		const char *nl = strchr(line, '\n');
 		size_t len = nl ? (size_t)(nl - line) : strlen(line);
 		char buf[4352], perms[8];
-		unsigned long long lo, hi, off;
+		unsigned long long lo, hi, off, inode;
+		struct elf *e;
 		int n = 0;
 
 		if (len < sizeof(buf)) {
 			memcpy(buf, line, len);
 			buf[len] = '\0';
-			if (sscanf(buf, "%llx-%llx %7s %llx %*s %*s %n", &lo,
-			           &hi, perms, &off, &n) >= 4 &&
+			if (sscanf(buf, "%llx-%llx %7s %llx %*s %llu %n", &lo,
+			           &hi, perms, &off, &inode, &n) >= 5 &&
 			    n && perms[2] == 'x' && buf[n] == '/') {
 				s->maps = bf_xrealloc(s->maps,
 				                      (s->nmaps + 1) *
@@ -91,7 +111,11 @@ struct bf_symbols *bf_symbols_new(const char *maps)
 				s->maps[s->nmaps].lo = lo;
 				s->maps[s->nmaps].hi = hi;
 				s->maps[s->nmaps].off = off;
-				s->maps[s->nmaps].elf = elf_for(s, buf + n);
+				e = elf_for(s, buf + n);
+				if (!e->want)
+					e->want = obj_at(t, lo);
+				e->inode = inode;
+				s->maps[s->nmaps].elf = e;
 				s->nmaps++;
 			}
 		}
@@ -107,15 +131,152 @@ static int cmp_sym(const void *a, const void *b)
 	return x->value < y->value ? -1 : x->value > y->value;
 }
 
+/* The file's function symbols from the table of type (SHT_SYMTAB...). */
+static void elf_syms(struct elf *e, const struct bf_buf *f, uint32_t type)
+{
+	const unsigned char *p = (const unsigned char *)f->buf;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(const void *)p;
+	size_t cap = e->nsyms;
+
+	for (size_t i = 0; i < eh->e_shnum; i++) {
+		Elf64_Shdr sh, str;
+
+		memcpy(&sh, p + eh->e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_type != type || sh.sh_link >= eh->e_shnum ||
+		    sh.sh_entsize != sizeof(Elf64_Sym) ||
+		    sh.sh_offset > f->len || sh.sh_size > f->len - sh.sh_offset)
+			continue;
+		memcpy(&str, p + eh->e_shoff + sh.sh_link * sizeof(str),
+		       sizeof(str));
+		if (str.sh_offset > f->len ||
+		    str.sh_size > f->len - str.sh_offset)
+			continue;
+		for (size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+			Elf64_Sym sym;
+			const char *nm;
+
+			memcpy(&sym, p + sh.sh_offset + k * sizeof(sym),
+			       sizeof(sym));
+			if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || sym.st_name >= str.sh_size)
+				continue;
+			nm = (const char *)p + str.sh_offset + sym.st_name;
+			if (!memchr(nm, '\0', str.sh_size - sym.st_name))
+				continue;
+			if (e->nsyms == cap) {
+				cap = cap ? 2 * cap : 256;
+				e->syms = bf_xrealloc(e->syms,
+				                      cap * sizeof(*e->syms));
+			}
+			e->syms[e->nsyms].value = sym.st_value;
+			e->syms[e->nsyms].size = sym.st_size;
+			e->syms[e->nsyms].name = bf_xstrdup(nm);
+			e->nsyms++;
+		}
+	}
+}
+
+static size_t align_up(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+/*
+ * The file's GNU build-id, from its PT_NOTE segments: its length, with
+ * *id pointing into f; 0 when it has none.
+ */
+static size_t elf_build_id(const struct bf_buf *f, const unsigned char **id)
+{
+	const unsigned char *p = (const unsigned char *)f->buf;
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)(const void *)p;
+
+	for (size_t i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		size_t off = 0, align;
+
+		memcpy(&ph, p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
+		if (ph.p_type != PT_NOTE || ph.p_offset > f->len ||
+		    ph.p_filesz > f->len - ph.p_offset)
+			continue;
+		align = ph.p_align == 8 ? 8 : 4;
+		while (off <= ph.p_filesz &&
+		       ph.p_filesz - off >= sizeof(Elf64_Nhdr)) {
+			Elf64_Nhdr nh;
+			size_t name = off + sizeof(nh), desc;
+
+			memcpy(&nh, p + ph.p_offset + off, sizeof(nh));
+			if (nh.n_namesz > ph.p_filesz - name)
+				break;
+			desc = align_up(name + nh.n_namesz, align);
+			if (desc > ph.p_filesz ||
+			    nh.n_descsz > ph.p_filesz - desc)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp(p + ph.p_offset + name, "GNU", 4) &&
+			    nh.n_descsz) {
+				*id = p + ph.p_offset + desc;
+				return nh.n_descsz;
+			}
+			off = align_up(desc + nh.n_descsz, align);
+		}
+	}
+	return 0;
+}
+
+static void hex(char *out, size_t size, const unsigned char *p, size_t n)
+{
+	size_t k = 0;
+
+	if (!n)
+		snprintf(out, size, "none");
+	for (size_t i = 0; i < n && k + 3 <= size; i++, k += 2)
+		snprintf(out + k, size - k, "%02x", p[i]);
+}
+
+/*
+ * Whether f (at e->path, st) is the file the trace was recorded with;
+ * when not, a warning says why.
+ */
+static bool elf_is_traced(struct bf_symbols *s, struct elf *e,
+                          const struct bf_buf *f, const struct stat *st)
+{
+	const unsigned char *id = NULL;
+	size_t n = elf_build_id(f, &id);
+	char was[2 * 64 + 8], now[2 * 64 + 8];
+	char *msg;
+
+	if (e->want) {
+		if (n == e->want->idlen && !memcmp(id, e->want->id, n))
+			return true;
+		hex(was, sizeof(was), e->want->id, e->want->idlen);
+		hex(now, sizeof(now), id, n);
+		msg = bf_xasprintf("'%s' is not the file that was traced "
+		                   "(build-id %s then, %s now)",
+		                   e->path, was, now);
+	} else {
+		if ((uint64_t)st->st_ino == e->inode)
+			return true;
+		msg = bf_xasprintf(
+		        "'%s' is not the file that was traced "
+		        "(inode %llu then, %llu now; the trace has no "
+		        "build-id for it)",
+		        e->path, (unsigned long long)e->inode,
+		        (unsigned long long)st->st_ino);
+	}
+	s->warnings = bf_xrealloc(s->warnings,
+	                          (s->nwarnings + 1) * sizeof(*s->warnings));
+	s->warnings[s->nwarnings++] = msg;
+	return false;
+}
+
 /* Reads e's program headers and function symbols; e->ok on success. */
-static void elf_load(struct elf *e)
+static void elf_load(struct bf_symbols *s, struct elf *e)
 {
 	struct bf_buf f;
 	struct bf_err err = BF_ERR_INIT;
 	const Elf64_Ehdr *eh;
 	const unsigned char *p;
 	struct stat st;
-	int pass;
 
 	e->loaded = true;
 	bf_buf_init(&f, ELF_MAX);
@@ -133,6 +294,8 @@ static void elf_load(struct elf *e)
 	    eh->e_shoff > f.len ||
 	    (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > f.len - eh->e_shoff)
 		goto out;
+	if (!elf_is_traced(s, e, &f, &st))
+		goto out;
 	for (size_t i = 0; i < eh->e_phnum && e->nload < 16; i++) {
 		Elf64_Phdr ph;
 
@@ -145,48 +308,9 @@ static void elf_load(struct elf *e)
 		e->nload++;
 	}
 	/* .symtab when there is one, else .dynsym */
-	for (pass = 0; pass < 2 && !e->nsyms; pass++) {
-		for (size_t i = 0; i < eh->e_shnum; i++) {
-			Elf64_Shdr sh, str;
-
-			memcpy(&sh, p + eh->e_shoff + i * sizeof(sh),
-			       sizeof(sh));
-			if (sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
-			    sh.sh_link >= eh->e_shnum ||
-			    sh.sh_entsize != sizeof(Elf64_Sym) ||
-			    sh.sh_offset > f.len ||
-			    sh.sh_size > f.len - sh.sh_offset)
-				continue;
-			memcpy(&str, p + eh->e_shoff + sh.sh_link * sizeof(str),
-			       sizeof(str));
-			if (str.sh_offset > f.len ||
-			    str.sh_size > f.len - str.sh_offset)
-				continue;
-			for (size_t k = 0; k < sh.sh_size / sizeof(Elf64_Sym);
-			     k++) {
-				Elf64_Sym sym;
-				const char *nm;
-
-				memcpy(&sym, p + sh.sh_offset + k * sizeof(sym),
-				       sizeof(sym));
-				if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC ||
-				    !sym.st_value || sym.st_name >= str.sh_size)
-					continue;
-				nm = (const char *)p + str.sh_offset +
-				     sym.st_name;
-				if (!memchr(nm, '\0',
-				            str.sh_size - sym.st_name))
-					continue;
-				e->syms = bf_xrealloc(e->syms,
-				                      (e->nsyms + 1) *
-				                              sizeof(*e->syms));
-				e->syms[e->nsyms].value = sym.st_value;
-				e->syms[e->nsyms].size = sym.st_size;
-				e->syms[e->nsyms].name = bf_xstrdup(nm);
-				e->nsyms++;
-			}
-		}
-	}
+	elf_syms(e, &f, SHT_SYMTAB);
+	if (!e->nsyms)
+		elf_syms(e, &f, SHT_DYNSYM);
 	qsort(e->syms, e->nsyms, sizeof(*e->syms), cmp_sym);
 	e->ok = e->nsyms > 0;
 out:
@@ -206,7 +330,7 @@ static char *lookup(struct bf_symbols *s, uint64_t addr)
 			continue;
 		off = addr - m->lo + m->off;
 		if (!e->loaded)
-			elf_load(e);
+			elf_load(s, e);
 		for (size_t k = 0; e->ok && k < e->nload; k++) {
 			uint64_t va;
 
@@ -235,6 +359,7 @@ static char *lookup(struct bf_symbols *s, uint64_t addr)
 		                    (unsigned long long)off);
 	}
 	s->unknown++;
+	s->outside++;
 	return bf_xasprintf("0x%llx", (unsigned long long)addr);
 }
 
@@ -256,6 +381,29 @@ const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
 size_t bf_symbols_unknown(const struct bf_symbols *s)
 {
 	return s->unknown;
+}
+
+size_t bf_symbols_outside(const struct bf_symbols *s)
+{
+	return s->outside;
+}
+
+const char *bf_symbols_warning(const struct bf_symbols *s, size_t i)
+{
+	return i < s->nwarnings ? s->warnings[i] : NULL;
+}
+
+bool bf_symbols_is_partial(const struct bf_symbols *s, char *why, size_t len)
+{
+	if (s->nwarnings)
+		snprintf(why, len, "%s: its functions are shown as file+offset",
+		         s->warnings[0]);
+	else if (s->outside)
+		snprintf(why, len,
+		         "%zu function address%s outside every mapped file "
+		         "(shown as 0x...)",
+		         s->outside, s->outside == 1 ? " lies" : "es lie");
+	return s->nwarnings || s->outside;
 }
 
 void bf_symbols_demangle(struct bf_symbols *s)
@@ -315,6 +463,9 @@ void bf_symbols_free(struct bf_symbols *s)
 	}
 	for (size_t i = 0; i < s->nnames; i++)
 		free(s->names[i].name);
+	for (size_t i = 0; i < s->nwarnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
 	free(s->elfs);
 	free(s->maps);
 	free(s->names);

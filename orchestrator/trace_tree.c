@@ -140,10 +140,12 @@ static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
 int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
                    struct bf_err *err)
 {
+	char why[256];
+
 	(void)err;
 	memset(tree, 0, sizeof(*tree));
 	tree->root.name = "all";
-	tree->syms = bf_symbols_new(t->maps);
+	tree->syms = bf_symbols_new(t);
 	if (t->partial)
 		mark(tree, t->why);
 	/* name every function first: demangling replaces the names */
@@ -156,6 +158,8 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 				bf_symbols_name(tree->syms, addr);
 		}
 	bf_symbols_demangle(tree->syms);
+	if (bf_symbols_is_partial(tree->syms, why, sizeof(why)))
+		mark(tree, why);
 	for (size_t i = 0; i < t->nthreads; i++) {
 		char label[32];
 		struct bf_tnode *top;

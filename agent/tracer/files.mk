@@ -1,7 +1,7 @@
 # libbenchfarm_trace: static and shared, and its pkg-config file. Built
 # with its own flags: position-independent, never instrumented itself,
 # no sanitizer (it is linked into the user's traced program).
-TRACER_SRCS := agent/tracer/trace.c
+TRACER_SRCS := agent/tracer/trace.c agent/tracer/objects.c
 TRACER_PIC := $(addprefix $(B)/tracer-pic/,$(TRACER_SRCS:.c=.o))
 TRACER_CFLAGS = $(CSTD) -D_GNU_SOURCE $(CWARN) $(COPT) -fPIC \
 	-fno-instrument-functions -fvisibility=default -Iagent/tracer/include \

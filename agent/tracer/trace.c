@@ -24,6 +24,7 @@
 
 #include "benchfarm/trace.h"
 #include "format.h"
+#include "trace_int.h"
 
 #define NOINSTR         __attribute__((no_instrument_function))
 #define DEFAULT_RECORDS (1u << 20)
@@ -360,6 +361,22 @@ NOINSTR static char *read_maps(size_t *len)
 	return buf;
 }
 
+/* The objects section (format.h); 0 or -1. */
+NOINSTR static int put_objects(int fd)
+{
+	unsigned char *buf;
+	size_t len;
+	uint32_t n;
+	int bad;
+
+	bf_trace__objects(&buf, &len, &n);
+	bad = put(fd, &n, 4);
+	if (len)
+		bad |= put(fd, buf, len);
+	free(buf);
+	return bad;
+}
+
 int bf_trace_flush(void)
 {
 	char tmp[sizeof(out_path) + 16];
@@ -393,6 +410,7 @@ int bf_trace_flush(void)
 	if (maps_len)
 		bad |= put(fd, maps, maps_len);
 	free(maps);
+	bad |= put_objects(fd);
 	for (size_t i = 0; i < used && !bad; i++) {
 		struct slot *s = &slots[i];
 		uint64_t c = __atomic_load_n(&s->count, __ATOMIC_ACQUIRE);

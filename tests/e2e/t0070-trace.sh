@@ -122,6 +122,72 @@ expect_exit 0 "trace of a stripped binary" "$BF" trace fold --calls \
 grep_file "unknown functions are counted" "function addresses\? had no symbol" "$ERR"
 grep_file "and shown as file+offset" "ct-stripped+0x[0-9a-f]*" "$OUT"
 
+# A binary rebuilt after the trace (one function more: every address
+# after it moves): its build-id differs from the recorded one, so its
+# symbols are not used for names they would get wrong; the output says
+# so and is partial.
+cp "$T/ct" "$T/ct-rb"
+BENCHFARM_TRACE="$T/rb.trace" "$T/ct-rb" 2 1 >/dev/null
+{ printf 'void extra_fn(void);\nvoid extra_fn(void) {}\n'; cat "$SRC"; } \
+	>"$T/ct2.c"
+cc -O1 -g -finstrument-functions -o "$T/ct-rb" "$T/ct2.c" -pthread \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a"
+expect_exit 0 "trace fold of a rebuilt binary" "$BF" trace fold --calls \
+	"$T/rb.trace"
+grep_file "warns that the file is not the traced one" \
+	"warning: '$T/ct-rb' is not the file that was traced (build-id [0-9a-f]* then, [0-9a-f]* now)" \
+	"$ERR"
+grep_file "and marks the result partial" "rb.trace is partial: '$T/ct-rb' is not the file" "$ERR"
+grep_file "its functions show as file+offset" "^thread-1;[^;]*/ct-rb+0x[0-9a-f]*;" "$OUT"
+if grep -q "main" "$OUT"; then t_fail "names from the rebuilt binary"; else
+	t_ok "no names taken from the rebuilt binary"; fi
+expect_exit 0 "trace top --json of a rebuilt binary" "$BF" trace top --json \
+	"$T/rb.trace"
+jq_check "top says partial and why" \
+	'.partial == true and (.partial_reason | test("is not the file that was traced"))' \
+	"$OUT"
+expect_exit 0 "trace svg of a rebuilt binary" "$BF" trace svg "$T/rb.trace" \
+	-o "$T/rb.svg"
+grep_file "the SVG's title says partial" "(partial: '[^']*ct-rb' is not the file" "$T/rb.svg"
+expect_exit 0 "trace chrome of a rebuilt binary" "$BF" trace chrome \
+	"$T/rb.trace" -o "$T/rb.json"
+jq_check "Chrome's otherData says partial" '.otherData.partial == true' \
+	"$T/rb.json"
+# without a build-id the inode is compared (the linker writes a new file)
+cc -O1 -finstrument-functions -Wl,--build-id=none -o "$T/ct-noid" "$SRC" \
+	-pthread "$BF_BUILD_ABS/libbenchfarm_trace.a"
+BENCHFARM_TRACE="$T/noid.trace" "$T/ct-noid" 2 1 >/dev/null
+expect_exit 0 "a binary without build-id, unchanged" "$BF" trace fold \
+	--calls "$T/noid.trace"
+grep_file "reads with names" "^thread-1;main;run 1$" "$OUT"
+cp "$T/ct-noid" "$T/ct-noid.new" && mv "$T/ct-noid.new" "$T/ct-noid"
+expect_exit 0 "a binary without build-id, replaced" "$BF" trace fold \
+	--calls "$T/noid.trace"
+grep_file "is caught by its inode" "is not the file that was traced (inode [0-9]* then, [0-9]* now; the trace has no build-id for it)" "$ERR"
+
+# Addresses outside every mapped file: a plugin unloaded before the
+# trace was written. Shown as addresses, counted, and partial everywhere.
+cc -O1 -finstrument-functions -shared -fPIC -DPLUGIN -o "$T/plug.so" \
+	"$BF_SRC/tests/fixtures/trace/unload.c" &&
+	cc -O1 -finstrument-functions -o "$T/unload" \
+		"$BF_SRC/tests/fixtures/trace/unload.c" -ldl
+LD_PRELOAD="$BF_BUILD_ABS/libbenchfarm_trace.so" \
+	BENCHFARM_TRACE="$T/u.trace" "$T/unload" "$T/plug.so"
+expect_exit 0 "trace fold with an unloaded plugin" "$BF" trace fold --calls \
+	"$T/u.trace"
+grep_file "the unloaded function is an address" \
+	"^thread-1;main;call_plugin;0x[0-9a-f]* 2$" "$OUT"
+grep_file "counted on stderr" "1 function address lies outside every mapped file" "$ERR"
+grep_file "and partial" "u.trace is partial: 1 function address lies outside" "$ERR"
+expect_exit 0 "trace top with an unloaded plugin" "$BF" trace top "$T/u.trace"
+grep_file "top's table says partial" "^(partial: 1 function address lies outside" "$OUT"
+"$BF" trace svg "$T/u.trace" -o "$T/u.svg" 2>/dev/null
+grep_file "so does the SVG" "(partial: 1 function address lies outside" "$T/u.svg"
+"$BF" trace chrome "$T/u.trace" -o "$T/u.json" 2>/dev/null
+jq_check "and Chrome's otherData" \
+	'.otherData.partial == true and (.otherData.partial_reason | test("outside every mapped file"))' \
+	"$T/u.json"
+
 # The library filter: only the program's own functions.
 BENCHFARM_TRACE="$T/only.trace" BENCHFARM_TRACE_ONLY=nothing-matches \
 	"$T/ct" 5 3 >/dev/null
