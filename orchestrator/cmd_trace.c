@@ -92,6 +92,17 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 	if (t->partial)
 		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
 		        t->why);
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].truncated)
+			fprintf(stderr,
+			        "benchfarm: trace: %s: thread-%u was truncated "
+			        "%.3f ms into the trace: %llu events after "
+			        "were dropped\n",
+			        path, t->threads[i].id,
+			        bf_trace_offset_ns(t,
+			                           t->threads[i].truncated_at) /
+			                1e6,
+			        (unsigned long long)t->threads[i].dropped);
 	if (tree)
 		warn_symbols(path, t, tree->syms);
 	return 0;

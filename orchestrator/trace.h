@@ -54,6 +54,14 @@ struct bf_trace {
 	struct bf_buf file; /* the whole file */
 };
 
+/* Nanoseconds from the start of tracing to ticks. */
+static inline double bf_trace_offset_ns(const struct bf_trace *t,
+                                        uint64_t ticks)
+{
+	return ticks > t->ticks0 ? (double)(ticks - t->ticks0) * t->ns_per_tick
+	                         : 0;
+}
+
 /* Load path. A damaged thread block keeps its whole records (partial);
  * a bad header is an error naming the file and the byte. */
 int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err);
@@ -102,12 +110,25 @@ struct bf_tnode {
 	size_t nkids, cap;
 };
 
+/* Where a thread's buffer filled: nothing after at_ns was recorded. */
+struct bf_ttrunc {
+	const struct bf_tnode *thread; /* the thread's node in the tree */
+	double at_ns; /* since tracing started */
+	uint64_t dropped; /* events lost */
+};
+
 struct bf_ttree {
 	struct bf_tnode root; /* "all"; its children are the threads */
 	bool partial;
 	char why[256];
 	struct bf_symbols *syms;
+	struct bf_ttrunc *cuts; /* one per truncated thread */
+	size_t ncuts;
 };
+
+/* The truncation of thread node n, or NULL. */
+const struct bf_ttrunc *bf_ttree_cut(const struct bf_ttree *tree,
+                                     const struct bf_tnode *n);
 
 int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
                    struct bf_err *err);

@@ -165,10 +165,12 @@ int bf_trace_load(struct bf_trace *t, const char *path, struct bf_err *err)
 		if (th->truncated)
 			set_partial(
 			        t,
-			        "thread %zu's buffer filled: %zu events after "
-			        "it were dropped (raise "
-			        "BENCHFARM_TRACE_RECORDS)",
-			        (size_t)th->id, (size_t)th->dropped);
+			        "thread-%zu's buffer filled %.3f ms into the "
+			        "trace: %llu events after it were dropped "
+			        "(raise BENCHFARM_TRACE_RECORDS)",
+			        (size_t)th->id,
+			        bf_trace_offset_ns(t, th->truncated_at) / 1e6,
+			        (unsigned long long)th->dropped);
 		t->nthreads++;
 	}
 	if (!t->partial && r.off != r.len)

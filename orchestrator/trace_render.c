@@ -88,6 +88,20 @@ static int cmp_self(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* [{"thread", "at_ns", "dropped"}]: where each truncated thread ends. */
+static json_t *cuts_json(const struct bf_ttree *tree)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < tree->ncuts; i++)
+		json_array_append_new(
+		        a, json_pack("{s:s, s:f, s:I}", "thread",
+		                     tree->cuts[i].thread->name, "at_ns",
+		                     tree->cuts[i].at_ns, "dropped",
+		                     (json_int_t)tree->cuts[i].dropped));
+	return a;
+}
+
 int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 {
 	struct fns f = { NULL, 0 };
@@ -126,12 +140,21 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 		if (tree->partial)
 			json_object_set_new(doc, "partial_reason",
 			                    json_string(tree->why));
+		if (tree->ncuts)
+			json_object_set_new(doc, "truncated", cuts_json(tree));
 		bf_json_print(doc, out);
 		json_decref(doc);
 	} else {
 		json_decref(arr);
 		if (tree->partial)
 			fprintf(out, "(partial: %s)\n", tree->why);
+		for (size_t i = 0; i < tree->ncuts; i++)
+			fprintf(out,
+			        "(%s truncated %.3f ms into the trace: %llu "
+			        "events dropped after)\n",
+			        tree->cuts[i].thread->name,
+			        tree->cuts[i].at_ns / 1e6,
+			        (unsigned long long)tree->cuts[i].dropped);
 	}
 	free(f.v);
 	return 0;
@@ -143,7 +166,7 @@ static void chrome_end(FILE *out, const struct bf_trace *t,
 {
 	char why[256];
 	bool partial = t->partial;
-	json_t *other;
+	json_t *other, *truncated = NULL;
 
 	snprintf(why, sizeof(why), "%s", t->why);
 	if (!partial)
@@ -151,59 +174,101 @@ static void chrome_end(FILE *out, const struct bf_trace *t,
 	other = json_pack("{s:b}", "partial", partial);
 	if (partial)
 		json_object_set_new(other, "partial_reason", json_string(why));
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct bf_trace_thread *th = &t->threads[i];
+
+		if (!th->truncated)
+			continue;
+		if (!truncated)
+			truncated = json_array();
+		json_array_append_new(
+		        truncated,
+		        json_pack("{s:i, s:f, s:I}", "tid", (int)th->id,
+		                  "at_ns",
+		                  bf_trace_offset_ns(t, th->truncated_at),
+		                  "dropped", (json_int_t)th->dropped));
+	}
+	if (truncated)
+		json_object_set_new(other, "truncated", truncated);
 	fprintf(out, "\n], \"otherData\": ");
 	bf_json_print(other, out);
 	fprintf(out, "}\n");
 	json_decref(other);
 }
 
+/* One event of the traceEvents array; takes ev. */
+static void chrome_event(FILE *out, json_t *ev, bool *first)
+{
+	char *text = json_dumps(ev, JSON_COMPACT);
+
+	fprintf(out, "%s%s", *first ? "" : ",\n", text);
+	*first = false;
+	free(text);
+	json_decref(ev);
+}
+
+/* th's calls as complete events, and where its buffer filled. */
+static void chrome_thread(FILE *out, const struct bf_trace *t,
+                          const struct bf_trace_thread *th,
+                          struct bf_symbols *syms, bool *first)
+{
+	uint64_t *start = bf_xcalloc(th->n + 1, sizeof(*start));
+	uint64_t *addrs = bf_xcalloc(th->n + 1, sizeof(*addrs));
+	size_t depth = 0;
+
+	for (size_t k = 0; k < th->n; k++) {
+		uint64_t ticks, addr;
+
+		bf_trace_rec(th, k, &ticks, &addr);
+		if (!(addr & BF_TRACE_EXIT_BIT)) {
+			start[depth] = ticks;
+			addrs[depth++] = addr;
+			continue;
+		}
+		addr &= ~BF_TRACE_EXIT_BIT;
+		while (depth && addrs[depth - 1] != addr)
+			depth--; /* skipped exits: drop those frames */
+		if (!depth)
+			continue;
+		depth--;
+		chrome_event(
+		        out,
+		        json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
+		                  bf_symbols_name(syms, addr), "ph", "X", "ts",
+		                  bf_trace_offset_ns(t, start[depth]) / 1000,
+		                  "dur",
+		                  (double)(ticks - start[depth]) *
+		                          t->ns_per_tick / 1000,
+		                  "pid", (int)t->pid, "tid", (int)th->id),
+		        first);
+	}
+	if (th->truncated) /* an instant event: Perfetto shows where */
+		chrome_event(
+		        out,
+		        json_pack("{s:s, s:s, s:s, s:f, s:i, s:i, s:{s:I}}",
+		                  "name",
+		                  "benchfarm: buffer full, events after "
+		                  "this were dropped",
+		                  "ph", "i", "s", "t", "ts",
+		                  bf_trace_offset_ns(t, th->truncated_at) /
+		                          1000,
+		                  "pid", (int)t->pid, "tid", (int)th->id,
+		                  "args", "dropped", (json_int_t)th->dropped),
+		        first);
+	free(start);
+	free(addrs);
+}
+
 /* Chrome's Trace Event format: one complete ("X") event per call. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
                     struct bf_symbols *syms, struct bf_err *err)
 {
+	bool first = true;
+
 	(void)err;
 	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
-	for (size_t i = 0, first = 1; i < t->nthreads; i++) {
-		const struct bf_trace_thread *th = &t->threads[i];
-		uint64_t *start = bf_xcalloc(th->n + 1, sizeof(*start));
-		uint64_t *addrs = bf_xcalloc(th->n + 1, sizeof(*addrs));
-		size_t depth = 0;
-
-		for (size_t k = 0; k < th->n; k++) {
-			uint64_t ticks, addr;
-			json_t *ev;
-			char *text;
-
-			bf_trace_rec(th, k, &ticks, &addr);
-			if (!(addr & BF_TRACE_EXIT_BIT)) {
-				start[depth] = ticks;
-				addrs[depth++] = addr;
-				continue;
-			}
-			addr &= ~BF_TRACE_EXIT_BIT;
-			while (depth && addrs[depth - 1] != addr)
-				depth--; /* skipped exits: drop those frames */
-			if (!depth)
-				continue;
-			depth--;
-			ev = json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
-			               bf_symbols_name(syms, addr), "ph", "X",
-			               "ts",
-			               (double)(start[depth] - t->ticks0) *
-			                       t->ns_per_tick / 1000,
-			               "dur",
-			               (double)(ticks - start[depth]) *
-			                       t->ns_per_tick / 1000,
-			               "pid", (int)t->pid, "tid", (int)th->id);
-			text = json_dumps(ev, JSON_COMPACT);
-			fprintf(out, "%s%s", first ? "" : ",\n", text);
-			first = 0;
-			free(text);
-			json_decref(ev);
-		}
-		free(start);
-		free(addrs);
-	}
+	for (size_t i = 0; i < t->nthreads; i++)
+		chrome_thread(out, t, &t->threads[i], syms, &first);
 	chrome_end(out, t, syms);
 	return 0;
 }
@@ -263,78 +328,113 @@ static const struct bf_tnode *match(const struct bf_tnode *base,
 	return NULL;
 }
 
-static void svg_node(FILE *out, const struct bf_tnode *n,
-                     const struct bf_tnode *base, bool diff, double x,
-                     int level, int height, double scale, double total)
+struct svg {
+	FILE *out;
+	const struct bf_ttree *tree;
+	bool diff; /* colour by change against the base */
+	int height; /* levels */
+	double scale; /* pixels per ns */
+	double total; /* ns: 100% */
+};
+
+/* n's fill: by name, or in a diff by its change against base (NULL: new). */
+static double svg_colour(const struct svg *g, const struct bf_tnode *n,
+                         const struct bf_tnode *base, unsigned rgb[3])
 {
-	double w = n->total_ns * scale, y = (height - level - 1) * FRAME_H,
-	       kx = x;
-	unsigned r, g, b;
-	double change = 0;
+	double before, change, k;
+	unsigned h;
+
+	if (!g->diff) {
+		h = hash(n->name);
+		rgb[0] = 205 + h % 50, rgb[1] = (h >> 8) % 200;
+		rgb[2] = (h >> 16) % 55;
+		return 0;
+	}
+	before = base ? base->total_ns : 0;
+	change = before > 0 ? (n->total_ns - before) / before : 1;
+	k = fmin(fabs(change) / 0.5, 1);
+	if (change > 0) /* slower: red */
+		rgb[0] = 255, rgb[1] = rgb[2] = (unsigned)(255 - 200 * k);
+	else /* faster: blue */
+		rgb[2] = 255, rgb[0] = rgb[1] = (unsigned)(255 - 200 * k);
+	return change;
+}
+
+static void svg_label(const struct svg *g, const char *name, double x, double y,
+                      double w, const struct bf_ttrunc *cut)
+{
+	char *text;
+	size_t chars;
+
+	if (w <= 30)
+		return;
+	chars = (size_t)((w - 6) / 7);
+	text = cut ? bf_xasprintf("%s (truncated)", name) : bf_xstrdup(name);
+	if (strlen(text) > chars)
+		text[chars] = '\0';
+	fprintf(g->out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
+	xml(g->out, text);
+	fprintf(g->out, "</text>");
+	free(text);
+}
+
+static void svg_node(const struct svg *g, const struct bf_tnode *n,
+                     const struct bf_tnode *base, double x, int level)
+{
+	double w = n->total_ns * g->scale,
+	       y = (g->height - level - 1) * FRAME_H;
+	const struct bf_ttrunc *cut =
+	        level == 1 ? bf_ttree_cut(g->tree, n) : NULL;
+	unsigned rgb[3];
+	double change;
 
 	if (w < MIN_PX)
 		return;
-	if (diff) {
-		double before = base ? base->total_ns : 0;
-
-		change = before > 0 ? (n->total_ns - before) / before : 1;
-		if (change > 0) { /* slower: red */
-			double k = fmin(change / 0.5, 1);
-
-			r = 255, g = b = (unsigned)(255 - 200 * k);
-		} else { /* faster: blue */
-			double k = fmin(-change / 0.5, 1);
-
-			b = 255, r = g = (unsigned)(255 - 200 * k);
-		}
-	} else {
-		unsigned h = hash(n->name);
-
-		r = 205 + h % 50, g = (h >> 8) % 200, b = (h >> 16) % 55;
-	}
-	fprintf(out, "<g><title>");
-	xml(out, n->name);
-	fprintf(out, " (%.0f ns, %.2f%%, %llu call%s", n->total_ns,
-	        100 * n->total_ns / total, (unsigned long long)n->calls,
+	change = svg_colour(g, n, base, rgb);
+	fprintf(g->out, "<g><title>");
+	xml(g->out, n->name);
+	fprintf(g->out, " (%.0f ns, %.2f%%, %llu call%s", n->total_ns,
+	        100 * n->total_ns / g->total, (unsigned long long)n->calls,
 	        n->calls == 1 ? "" : "s");
-	if (diff)
-		fprintf(out, base ? ", %+.1f%% against the base" : ", new",
+	if (g->diff)
+		fprintf(g->out, base ? ", %+.1f%% against the base" : ", new",
 		        100 * change);
-	fprintf(out,
+	if (cut)
+		fprintf(g->out,
+		        ", truncated %.3f ms into the trace: %llu events "
+		        "dropped after",
+		        cut->at_ns / 1e6, (unsigned long long)cut->dropped);
+	fprintf(g->out,
 	        ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-	        "height=\"%.1f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
-	        x, y, w, FRAME_H - 1, r, g, b);
-	if (w > 30) {
-		size_t chars = (size_t)((w - 6) / 7);
-		char *label = bf_xstrndup(n->name, chars);
-
-		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3,
-		        y + FRAME_H - 5);
-		xml(out, label);
-		fprintf(out, "</text>");
-		free(label);
-	}
-	fprintf(out, "</g>\n");
+	        "height=\"%.1f\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"%s/>",
+	        x, y, w, FRAME_H - 1, rgb[0], rgb[1], rgb[2],
+	        cut ? " stroke=\"rgb(200,0,0)\" stroke-width=\"2\"" : "");
+	svg_label(g, n->name, x, y, w, cut);
+	fprintf(g->out, "</g>\n");
 	for (size_t i = 0; i < n->nkids; i++) {
-		svg_node(out, n->kids[i], match(base, n->kids[i]->name), diff,
-		         kx, level + 1, height, scale, total);
-		kx += n->kids[i]->total_ns * scale;
+		svg_node(g, n->kids[i], match(base, n->kids[i]->name), x,
+		         level + 1);
+		x += n->kids[i]->total_ns * g->scale;
 	}
 }
 
 void bf_trace_svg(FILE *out, const struct bf_ttree *tree,
                   const struct bf_ttree *base, const char *title)
 {
-	int height = depth_of(&tree->root);
-	double total = tree->root.total_ns > 0 ? tree->root.total_ns : 1;
-	double scale = (SVG_W - 20) / total;
+	struct svg g = { out,
+		         tree,
+		         base != NULL,
+		         depth_of(&tree->root),
+		         0,
+		         tree->root.total_ns > 0 ? tree->root.total_ns : 1 };
 
+	g.scale = (SVG_W - 20) / g.total;
 	fprintf(out,
 	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 	        "width=\"%.0f\" height=\"%.0f\" font-family=\"monospace\" "
 	        "font-size=\"12\">\n<text x=\"10\" y=\"16\">",
-	        SVG_W, (height + 2) * FRAME_H + 10);
+	        SVG_W, (g.height + 2) * FRAME_H + 10);
 	xml(out, title);
 	if (tree->partial) {
 		fprintf(out, " (partial: ");
@@ -343,7 +443,6 @@ void bf_trace_svg(FILE *out, const struct bf_ttree *tree,
 	}
 	fprintf(out, "</text>\n<g transform=\"translate(10, %.0f)\">\n",
 	        FRAME_H + 10);
-	svg_node(out, &tree->root, base ? &base->root : NULL, base != NULL, 0,
-	         0, height, scale, total);
+	svg_node(&g, &tree->root, base ? &base->root : NULL, 0, 0);
 	fprintf(out, "</g>\n</svg>\n");
 }

@@ -137,6 +137,26 @@ static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
 	free(st);
 }
 
+static void add_cut(struct bf_ttree *tree, const struct bf_tnode *top,
+                    const struct bf_trace *t, const struct bf_trace_thread *th)
+{
+	tree->cuts = bf_xrealloc(tree->cuts,
+	                         (tree->ncuts + 1) * sizeof(*tree->cuts));
+	tree->cuts[tree->ncuts].thread = top;
+	tree->cuts[tree->ncuts].at_ns = bf_trace_offset_ns(t, th->truncated_at);
+	tree->cuts[tree->ncuts].dropped = th->dropped;
+	tree->ncuts++;
+}
+
+const struct bf_ttrunc *bf_ttree_cut(const struct bf_ttree *tree,
+                                     const struct bf_tnode *n)
+{
+	for (size_t i = 0; i < tree->ncuts; i++)
+		if (tree->cuts[i].thread == n)
+			return &tree->cuts[i];
+	return NULL;
+}
+
 int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
                    struct bf_err *err)
 {
@@ -171,6 +191,8 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 
 		thread_tree(tree, t, &t->threads[i], top);
 		tree->root.total_ns += top->total_ns;
+		if (t->threads[i].truncated)
+			add_cut(tree, top, t, &t->threads[i]);
 	}
 	tree->root.calls = 1;
 	return 0;
@@ -191,5 +213,6 @@ void bf_ttree_release(struct bf_ttree *tree)
 {
 	node_free(&tree->root, 0);
 	bf_symbols_free(tree->syms);
+	free(tree->cuts);
 	memset(tree, 0, sizeof(*tree));
 }

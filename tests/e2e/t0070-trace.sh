@@ -91,9 +91,29 @@ BENCHFARM_TRACE="$T/full.trace" BENCHFARM_TRACE_RECORDS=9 "$T/ct" 5 3 \
 	>/dev/null
 expect_exit 0 "a trace whose buffers filled" "$BF" trace fold --calls \
 	"$T/full.trace"
-grep_file "it is called partial, with the cause" \
-	"partial: thread [0-9]*'s buffer filled: [0-9]* events after it were dropped" "$ERR"
+grep_file "it is called partial, with the cause and when" \
+	"partial: thread-[0-9]*'s buffer filled [0-9.]* ms into the trace: [0-9]* events after it were dropped" "$ERR"
+for th in 1 2 3; do
+	grep_file "stderr says where thread-$th was cut" \
+		"full.trace: thread-$th was truncated [0-9.]* ms into the trace: [0-9]* events after were dropped" "$ERR"
+done
 grep_file "what was recorded is there" "^thread-1;main;run;leaf" "$OUT"
+expect_exit 0 "trace top of the full trace" "$BF" trace top "$T/full.trace"
+grep_file "top's table says partial" "^(partial: thread-" "$OUT"
+grep_file "and where each thread was cut" \
+	"^(thread-2 truncated [0-9.]* ms into the trace: [0-9]* events dropped after)$" "$OUT"
+"$BF" trace top --json "$T/full.trace" >"$T/full.json" 2>/dev/null
+jq_check "top --json lists the cuts with their time" \
+	'.partial == true and ([.truncated[] | select(.at_ns > 0 and .dropped > 0)] | length) == 3' \
+	"$T/full.json"
+"$BF" trace chrome "$T/full.trace" -o "$T/full-chrome.json" 2>/dev/null
+jq_check "Chrome events mark each cut with an instant event on its thread" \
+	'([.traceEvents[] | select(.ph == "i" and (.name | test("buffer full")))] | length) == 3 and .otherData.partial == true and (.otherData.truncated | length) == 3' \
+	"$T/full-chrome.json"
+"$BF" trace svg "$T/full.trace" -o "$T/full.svg" 2>/dev/null
+grep_file "the SVG's thread frames say where they were cut" \
+	"<title>thread-1 ([^)]*, truncated [0-9.]* ms into the trace: [0-9]* events dropped after)</title>" \
+	"$T/full.svg"
 
 # A file cut short keeps its whole records; other files are refused.
 size=$(wc -c <"$T/a.trace")
