@@ -10,4 +10,5 @@ echo "== CPU sampling overhead of benchfarm-agent run (issue #4) =="; sh bench/c
 echo "== farm scaling: N loopback sshd devices against the ssh client (issue #5) =="; sh bench/farm_scale.sh
 echo "== step detection over 10,000 series and store ingest against sqlite3 .import (issue #6) =="; sh bench/detect_ingest.sh
 echo "== function tracing overhead against uftrace (issue #9) =="; sh bench/trace_overhead.sh
+echo "== benchfarm trace on a 16 MB trace of 3,000 functions (issue #9) =="; sh bench/trace_render.sh
 echo "== libbenchfarm_bench against Google Benchmark (issue #8) =="; sh bench/harness_vs_gbench.sh 10

@@ -124,6 +124,7 @@ struct bf_ttree {
 	struct bf_symbols *syms;
 	struct bf_ttrunc *cuts; /* one per truncated thread */
 	size_t ncuts;
+	struct bf_tindex *index; /* while building: (parent, name) -> child */
 };
 
 /* The truncation of thread node n, or NULL. */

@@ -50,18 +50,46 @@ struct fn {
 
 struct fns {
 	struct fn *v;
-	size_t n;
+	size_t n, cap;
+	size_t *slots; /* by name: index + 1 into v, 0 free */
+	size_t nslots; /* a power of two, at least twice n */
 };
 
+static size_t *fn_slot(struct fns *f, const char *name)
+{
+	size_t h = 2166136261u, i;
+
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	i = h & (f->nslots - 1);
+	while (f->slots[i] && strcmp(f->v[f->slots[i] - 1].name, name))
+		i = (i + 1) & (f->nslots - 1);
+	return &f->slots[i];
+}
+
+/* The entry of the function called name, made when new. */
 static struct fn *fn_of(struct fns *f, const char *name)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->v[i].name, name))
-			return &f->v[i];
-	f->v = bf_xrealloc(f->v, (f->n + 1) * sizeof(*f->v));
+	size_t *slot;
+
+	if (2 * (f->n + 1) > f->nslots) {
+		free(f->slots);
+		f->nslots = f->nslots ? 2 * f->nslots : 256;
+		f->slots = bf_xcalloc(f->nslots, sizeof(*f->slots));
+		for (size_t i = 0; i < f->n; i++)
+			*fn_slot(f, f->v[i].name) = i + 1;
+	}
+	slot = fn_slot(f, name);
+	if (*slot)
+		return &f->v[*slot - 1];
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 64;
+		f->v = bf_xrealloc(f->v, f->cap * sizeof(*f->v));
+	}
 	memset(&f->v[f->n], 0, sizeof(*f->v));
 	f->v[f->n].name = name;
-	return &f->v[f->n++];
+	*slot = ++f->n;
+	return &f->v[f->n - 1];
 }
 
 static void top_node(struct fns *f, const struct bf_tnode *n)
@@ -104,7 +132,7 @@ static json_t *cuts_json(const struct bf_ttree *tree)
 
 int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 {
-	struct fns f = { NULL, 0 };
+	struct fns f = { NULL, 0, 0, NULL, 0 };
 	double total = tree->root.total_ns > 0 ? tree->root.total_ns : 1;
 	json_t *arr = json_array();
 
@@ -157,6 +185,7 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 			        (unsigned long long)tree->cuts[i].dropped);
 	}
 	free(f.v);
+	free(f.slots);
 	return 0;
 }
 

@@ -58,8 +58,11 @@ struct bf_symbols {
 	size_t nmaps;
 	struct elf **elfs;
 	size_t nelfs;
-	struct name *names; /* cache, unsorted */
+	struct name *names; /* every address named so far, in first-use order */
 	size_t nnames, capnames;
+	size_t *slots; /* open addressing on addr: index + 1 into names, 0 free
+	                */
+	size_t nslots; /* a power of two, at least twice nnames */
 	size_t unknown, outside;
 	char **warnings; /* files that are not the traced ones */
 	size_t nwarnings;
@@ -363,11 +366,42 @@ static char *lookup(struct bf_symbols *s, uint64_t addr)
 	return bf_xasprintf("0x%llx", (unsigned long long)addr);
 }
 
+static size_t addr_hash(uint64_t addr)
+{
+	addr ^= addr >> 33; /* murmur3's finaliser */
+	addr *= 0xff51afd7ed558ccdULL;
+	addr ^= addr >> 33;
+	return (size_t)addr;
+}
+
+/* The slot of addr in s->slots: its entry, or the free slot for it. */
+static size_t *slot_of(struct bf_symbols *s, uint64_t addr)
+{
+	size_t i = addr_hash(addr) & (s->nslots - 1);
+
+	while (s->slots[i] && s->names[s->slots[i] - 1].addr != addr)
+		i = (i + 1) & (s->nslots - 1);
+	return &s->slots[i];
+}
+
+static void grow_slots(struct bf_symbols *s)
+{
+	free(s->slots);
+	s->nslots = s->nslots ? 2 * s->nslots : 256;
+	s->slots = bf_xcalloc(s->nslots, sizeof(*s->slots));
+	for (size_t i = 0; i < s->nnames; i++)
+		*slot_of(s, s->names[i].addr) = i + 1;
+}
+
 const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
 {
-	for (size_t i = 0; i < s->nnames; i++)
-		if (s->names[i].addr == addr)
-			return s->names[i].name;
+	size_t *slot;
+
+	if (2 * (s->nnames + 1) > s->nslots)
+		grow_slots(s);
+	slot = slot_of(s, addr);
+	if (*slot)
+		return s->names[*slot - 1].name;
 	if (s->nnames == s->capnames) {
 		s->capnames = s->capnames ? 2 * s->capnames : 64;
 		s->names =
@@ -375,7 +409,8 @@ const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
 	}
 	s->names[s->nnames].addr = addr;
 	s->names[s->nnames].name = lookup(s, addr);
-	return s->names[s->nnames++].name;
+	*slot = ++s->nnames;
+	return s->names[s->nnames - 1].name;
 }
 
 size_t bf_symbols_unknown(const struct bf_symbols *s)
@@ -469,5 +504,6 @@ void bf_symbols_free(struct bf_symbols *s)
 	free(s->elfs);
 	free(s->maps);
 	free(s->names);
+	free(s->slots);
 	free(s);
 }

@@ -18,17 +18,78 @@
  * marked.
  */
 
-static struct bf_tnode *child(struct bf_tnode *n, const char *name)
+/*
+ * The children of every node, found by (parent, name) in one hash table
+ * while the tree is built: a node with thousands of callees (a main that
+ * calls 3,000 functions) must not cost a scan of them per call.
+ */
+struct bf_tindex {
+	struct islot {
+		const struct bf_tnode *parent;
+		struct bf_tnode *node; /* NULL: free */
+		size_t hash;
+	} * v;
+	size_t cap, n; /* cap a power of two, n <= cap / 2 */
+};
+
+static size_t name_hash(const struct bf_tnode *parent, const char *name)
 {
-	for (size_t i = 0; i < n->nkids; i++)
-		if (!strcmp(n->kids[i]->name, name))
-			return n->kids[i];
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
+
+	for (; *name; name++) /* FNV-1a */
+		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static struct islot *islot_of(struct bf_tindex *x,
+                              const struct bf_tnode *parent, const char *name,
+                              size_t h)
+{
+	size_t i = h & (x->cap - 1);
+
+	while (x->v[i].node && (x->v[i].hash != h || x->v[i].parent != parent ||
+	                        strcmp(x->v[i].node->name, name)))
+		i = (i + 1) & (x->cap - 1);
+	return &x->v[i];
+}
+
+static void index_grow(struct bf_tindex *x)
+{
+	struct islot *old = x->v;
+	size_t ocap = x->cap;
+
+	x->cap = x->cap ? 2 * x->cap : 1024;
+	x->v = bf_xcalloc(x->cap, sizeof(*x->v));
+	for (size_t i = 0; i < ocap; i++)
+		if (old[i].node)
+			*islot_of(x, old[i].parent, old[i].node->name,
+			          old[i].hash) = old[i];
+	free(old);
+}
+
+/* n's child called name, made when new (name is borrowed). */
+static struct bf_tnode *child(struct bf_ttree *tree, struct bf_tnode *n,
+                              const char *name)
+{
+	struct bf_tindex *x = tree->index;
+	size_t h = name_hash(n, name);
+	struct islot *slot;
+
+	if (2 * (x->n + 1) > x->cap)
+		index_grow(x);
+	slot = islot_of(x, n, name, h);
+	if (slot->node)
+		return slot->node;
 	if (n->nkids == n->cap) {
 		n->cap = n->cap ? 2 * n->cap : 4;
 		n->kids = bf_xrealloc(n->kids, n->cap * sizeof(*n->kids));
 	}
 	n->kids[n->nkids] = bf_xcalloc(1, sizeof(struct bf_tnode));
 	n->kids[n->nkids]->name = name;
+	slot->parent = n;
+	slot->node = n->kids[n->nkids];
+	slot->hash = h;
+	x->n++;
 	return n->kids[n->nkids++];
 }
 
@@ -68,8 +129,9 @@ static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
 			struct bf_tnode *parent =
 			        depth ? st[depth - 1].node : top;
 
-			st[depth].node = child(
-			        parent, bf_symbols_name(tree->syms, addr));
+			st[depth].node =
+			        child(tree, parent,
+			              bf_symbols_name(tree->syms, addr));
 			st[depth].node->calls++;
 			st[depth].addr = addr;
 			st[depth].start = ticks;
@@ -166,6 +228,7 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 	memset(tree, 0, sizeof(*tree));
 	tree->root.name = "all";
 	tree->syms = bf_symbols_new(t);
+	tree->index = bf_xcalloc(1, sizeof(*tree->index));
 	if (t->partial)
 		mark(tree, t->why);
 	/* name every function first: demangling replaces the names */
@@ -185,7 +248,7 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 		struct bf_tnode *top;
 
 		snprintf(label, sizeof(label), "thread-%u", t->threads[i].id);
-		top = child(&tree->root, label);
+		top = child(tree, &tree->root, label);
 		if (top->name == label) /* new: the tree owns its label */
 			top->name = bf_xstrdup(label);
 
@@ -195,6 +258,8 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 			add_cut(tree, top, t, &t->threads[i]);
 	}
 	tree->root.calls = 1;
+	free(tree->index->v);
+	BF_FREE(tree->index);
 	return 0;
 }
 

@@ -208,6 +208,32 @@ jq_check "and Chrome's otherData" \
 	'.otherData.partial == true and (.otherData.partial_reason | test("outside every mapped file"))' \
 	"$T/u.json"
 
+# Many functions under one caller (names are looked up in hash tables,
+# not scanned; bench/trace_render.sh times it): 3,000 functions called
+# twice each from main, every count exact.
+awk 'BEGIN {
+	print "static volatile unsigned long sink;"
+	for (i = 0; i < 3000; i++)
+		printf "__attribute__((noinline)) void f%d(void) { sink += %d; }\n", i, i
+	print "int main(void)\n{\n\tfor (int k = 0; k < 2; k++) {"
+	for (i = 0; i < 3000; i++)
+		printf "\t\tf%d();\n", i
+	print "\t}\n\treturn 0;\n}"
+}' >"$T/many.c"
+cc -O1 -finstrument-functions -o "$T/many" "$T/many.c" \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread
+BENCHFARM_TRACE="$T/many.trace" "$T/many"
+expect_exit 0 "trace top of 3,000 functions" "$BF" trace top --json -n 0 \
+	"$T/many.trace"
+jq_check "each of the 3,000 is named and called twice" \
+	'[.functions[] | select(.function | test("^f[0-9]+$")) | select(.calls == 2)] | length == 3000' \
+	"$OUT"
+expect_exit 0 "trace fold --calls of 3,000 functions" "$BF" trace fold \
+	--calls "$T/many.trace"
+n=$(grep -c '^thread-1;main;f[0-9]* 2$' "$OUT")
+[ "$n" -eq 3000 ] && t_ok "3,000 stacks under main, 2 calls each" ||
+	t_fail "$n of 3,000 stacks"
+
 # The library filter: only the program's own functions.
 BENCHFARM_TRACE="$T/only.trace" BENCHFARM_TRACE_ONLY=nothing-matches \
 	"$T/ct" 5 3 >/dev/null
