@@ -6,17 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "benchfarm/alloc.h"
 #include "benchfarm/exitcode.h"
 #include "trace.h"
 
 /* benchfarm trace fold|top|chrome|svg|diff: reading libbenchfarm_trace. */
 
 static const char trace_usage[] =
-        "usage: benchfarm trace fold [--calls] FILE\n"
-        "       benchfarm trace top [-n N] [--json] FILE\n"
-        "       benchfarm trace chrome FILE [-o OUT.json]\n"
-        "       benchfarm trace svg FILE [-o OUT.svg]\n"
-        "       benchfarm trace diff BASE PATCH [-o OUT.svg]\n"
+        "usage: benchfarm trace fold [--calls] FILE [--only FUNC]...\n"
+        "       benchfarm trace top [-n N] [--json] FILE [--only FUNC]...\n"
+        "       benchfarm trace chrome FILE [-o OUT.json] [--only FUNC]...\n"
+        "       benchfarm trace svg FILE [-o OUT.svg] [--only FUNC]...\n"
+        "       benchfarm trace diff BASE PATCH [-o OUT.svg] [--only "
+        "FUNC]...\n"
         "\n"
         "Read a trace written by libbenchfarm_trace (a program built with\n"
         "-finstrument-functions, linked with -lbenchfarm_trace and run "
@@ -40,9 +42,18 @@ static const char trace_usage[] =
         "against\n"
         "            BASE: red slower, blue faster\n"
         "\n"
+        "    --only FUNC  only the stacks through FUNC (repeatable; "
+        "'ns::f'\n"
+        "            also names the C++ 'ns::f(int)'): what FUNC calls, "
+        "and the\n"
+        "            frames above it as the way there; applied when "
+        "reading, so\n"
+        "            it sees libraries loaded at any time\n"
+        "\n"
         "A trace that lost events (a full buffer, a file cut short) is "
         "read\n"
-        "as far as it goes and every output says it is partial.\n"
+        "as far as it goes and every output says it is partial, and where\n"
+        "a thread's buffer filled.\n"
         "Exit: 0, 2 usage error or a file that is not a trace.\n";
 
 /* What naming the functions ran into, on stderr. */
@@ -131,23 +142,131 @@ static int close_out(FILE *f, const char *path)
 	return BF_EXIT_OK;
 }
 
-int cmd_trace(int argc, char **argv, struct bf_ctx *ctx)
+struct opts {
+	const char *out_path;
+	bool calls, json;
+	size_t top_n;
+	const char **only; /* --only names, borrowed from argv */
+	size_t nonly;
+};
+
+/* The options after the subcommand; 0, or the exit code to return. */
+static int parse_opts(struct opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "calls", no_argument, NULL, 'C' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "only", required_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sub, *out_path = NULL;
-	bool calls = false, json = false;
+	char *end;
+	int c;
+
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "o:n:h", longopts, NULL)) != -1) {
+		if (c == 'o')
+			o->out_path = optarg;
+		else if (c == 'C')
+			o->calls = true;
+		else if (c == 'J')
+			o->json = true;
+		else if (c == 'O')
+			o->only[o->nonly++] = optarg;
+		else if (c == 'n') {
+			o->top_n = strtoul(optarg, &end, 10);
+			if (*end || !*optarg)
+				return bf_cmd_fail(BF_EXIT_USAGE, "trace",
+				                   "-n: '%s' is not a count",
+				                   optarg);
+		} else if (c == 'h')
+			return fputs(trace_usage, stdout), -1;
+		else
+			return fputs(trace_usage, stderr), BF_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static void warn_no_match(const struct opts *o, const char *path)
+{
+	fprintf(stderr, "benchfarm: trace: warning: no function in %s is ",
+	        path);
+	for (size_t i = 0; i < o->nonly; i++)
+		fprintf(stderr, "%s'%s'", i ? " or " : "", o->only[i]);
+	fprintf(stderr, " (--only): nothing to show\n");
+}
+
+static int run_chrome(const struct opts *o, const char *path)
+{
+	struct bf_symbols *syms;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_trace t;
+	FILE *out;
+	int ret;
+
+	if ((ret = load(&t, NULL, path)))
+		return ret;
+	if (!(out = open_out(o->out_path))) {
+		bf_trace_release(&t);
+		return BF_EXIT_USAGE;
+	}
+	syms = bf_symbols_new(&t);
+	bf_trace_chrome(out, &t, syms, o->only, o->nonly, &err);
+	warn_symbols(path, &t, syms);
+	if (o->nonly && !bf_symbols_has_wanted(syms, o->only, o->nonly))
+		warn_no_match(o, path);
+	bf_symbols_free(syms);
+	bf_trace_release(&t);
+	return close_out(out, o->out_path);
+}
+
+/* fold, top, svg and diff (base: NULL unless diff): one call tree each. */
+static int run_tree(const struct opts *o, const char *sub, const char *path,
+                    const char *base_path)
+{
 	struct bf_trace t, base;
 	struct bf_ttree tree, btree;
-	size_t top_n = 20;
 	FILE *out;
-	int c, ret;
-	char *end;
+	int ret;
+
+	if ((ret = load(&t, &tree, path)))
+		return ret;
+	if (base_path && (ret = load(&base, &btree, base_path))) {
+		bf_ttree_release(&tree);
+		bf_trace_release(&t);
+		return ret;
+	}
+	if (o->nonly && !bf_ttree_only(&tree, o->only, o->nonly))
+		warn_no_match(o, path);
+	if (o->nonly && base_path)
+		bf_ttree_only(&btree, o->only, o->nonly);
+	out = open_out(o->out_path);
+	if (!out)
+		ret = BF_EXIT_USAGE;
+	else if (!strcmp(sub, "fold"))
+		bf_trace_fold(out, &tree, o->calls);
+	else if (!strcmp(sub, "top"))
+		bf_trace_top(out, &tree, o->top_n, o->json);
+	else
+		bf_trace_svg(out, &tree, base_path ? &btree : NULL, path);
+	if (out)
+		ret = close_out(out, o->out_path);
+	if (base_path) {
+		bf_ttree_release(&btree);
+		bf_trace_release(&base);
+	}
+	bf_ttree_release(&tree);
+	bf_trace_release(&t);
+	return ret;
+}
+
+int cmd_trace(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct opts o = { NULL, false, false, 20, NULL, 0 };
+	const char *sub;
+	bool diff;
+	int ret;
 
 	(void)ctx;
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
@@ -155,80 +274,29 @@ int cmd_trace(int argc, char **argv, struct bf_ctx *ctx)
 		return argc < 2 ? BF_EXIT_USAGE : BF_EXIT_OK;
 	}
 	sub = argv[1];
-	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:n:h", opts, NULL)) != -1) {
-		if (c == 'o')
-			out_path = optarg;
-		else if (c == 'C')
-			calls = true;
-		else if (c == 'J')
-			json = true;
-		else if (c == 'n') {
-			top_n = strtoul(optarg, &end, 10);
-			if (*end || !*optarg)
-				return bf_cmd_fail(BF_EXIT_USAGE, "trace",
-				                   "-n: '%s' is not a count",
-				                   optarg);
-		} else if (c == 'h')
-			return fputs(trace_usage, stdout), BF_EXIT_OK;
-		else
-			return fputs(trace_usage, stderr), BF_EXIT_USAGE;
+	o.only = bf_xcalloc((size_t)argc, sizeof(*o.only));
+	ret = parse_opts(&o, argc, argv);
+	if (ret) {
+		free(o.only);
+		return ret < 0 ? BF_EXIT_OK : ret;
 	}
+	diff = !strcmp(sub, "diff");
 	if (strcmp(sub, "fold") && strcmp(sub, "top") &&
-	    strcmp(sub, "chrome") && strcmp(sub, "svg") && strcmp(sub, "diff"))
-		return bf_cmd_fail(
-		        BF_EXIT_USAGE, "trace",
-		        "unknown subcommand '%s' (fold, top, chrome, "
-		        "svg or diff)",
-		        sub);
-	if (argc - optind != (strcmp(sub, "diff") ? 1 : 2))
-		return bf_cmd_fail(BF_EXIT_USAGE, "trace",
-		                   "%s takes %s (see 'benchfarm trace --help')",
-		                   sub,
-		                   strcmp(sub, "diff") ? "one trace file"
-		                                       : "BASE and PATCH");
-	if (!strcmp(sub, "chrome")) {
-		struct bf_symbols *syms;
-		struct bf_err err = BF_ERR_INIT;
-
-		if ((ret = load(&t, NULL, argv[optind])))
-			return ret;
-		if (!(out = open_out(out_path))) {
-			bf_trace_release(&t);
-			return BF_EXIT_USAGE;
-		}
-		syms = bf_symbols_new(&t);
-		bf_trace_chrome(out, &t, syms, &err);
-		warn_symbols(argv[optind], &t, syms);
-		bf_symbols_free(syms);
-		bf_trace_release(&t);
-		return close_out(out, out_path);
-	}
-	if ((ret = load(&t, &tree, argv[optind + (!strcmp(sub, "diff"))])))
-		return ret;
-	if (!strcmp(sub, "diff") && (ret = load(&base, &btree, argv[optind]))) {
-		bf_ttree_release(&tree);
-		bf_trace_release(&t);
-		return ret;
-	}
-	out = open_out(out_path);
-	if (!out)
-		ret = BF_EXIT_USAGE;
-	else if (!strcmp(sub, "fold"))
-		bf_trace_fold(out, &tree, calls);
-	else if (!strcmp(sub, "top"))
-		bf_trace_top(out, &tree, top_n, json);
-	else if (!strcmp(sub, "svg"))
-		bf_trace_svg(out, &tree, NULL, argv[optind]);
+	    strcmp(sub, "chrome") && strcmp(sub, "svg") && !diff)
+		ret = bf_cmd_fail(BF_EXIT_USAGE, "trace",
+		                  "unknown subcommand '%s' (fold, top, chrome, "
+		                  "svg or diff)",
+		                  sub);
+	else if (argc - optind != (diff ? 2 : 1))
+		ret = bf_cmd_fail(BF_EXIT_USAGE, "trace",
+		                  "%s takes %s (see 'benchfarm trace --help')",
+		                  sub,
+		                  diff ? "BASE and PATCH" : "one trace file");
+	else if (!strcmp(sub, "chrome"))
+		ret = run_chrome(&o, argv[optind]);
 	else
-		bf_trace_svg(out, &tree, &btree, argv[optind + 1]);
-	if (out)
-		ret = close_out(out, out_path);
-	if (!strcmp(sub, "diff")) {
-		bf_ttree_release(&btree);
-		bf_trace_release(&base);
-	}
-	bf_ttree_release(&tree);
-	bf_trace_release(&t);
+		ret = run_tree(&o, sub, argv[optind + diff],
+		               diff ? argv[optind] : NULL);
+	free(o.only);
 	return ret;
 }

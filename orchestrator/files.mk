@@ -47,6 +47,7 @@ ORCH_OBJS += orchestrator/report_run.o
 ORCH_OBJS += orchestrator/trace_read.o
 ORCH_OBJS += orchestrator/trace_sym.o
 ORCH_OBJS += orchestrator/trace_tree.o
+ORCH_OBJS += orchestrator/trace_filter.o
 ORCH_OBJS += orchestrator/trace_render.o
 ORCH_OBJS += orchestrator/cmd_trace.o
 ORCH_OBJS += orchestrator/presubmit_trace.o

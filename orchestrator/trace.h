@@ -81,6 +81,9 @@ struct bf_symbols *bf_symbols_new(const struct bf_trace *t);
 const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr);
 /* How many addresses had no symbol (outside every mapping or table). */
 size_t bf_symbols_unknown(const struct bf_symbols *s);
+/* Whether a name given so far is one of the n names in only (--only). */
+bool bf_symbols_has_wanted(const struct bf_symbols *s, const char *const *only,
+                           size_t n);
 /* How many of those were outside every mapped file. */
 size_t bf_symbols_outside(const struct bf_symbols *s);
 /*
@@ -108,6 +111,7 @@ struct bf_tnode {
 	double self_ns;
 	struct bf_tnode **kids;
 	size_t nkids, cap;
+	bool path_only; /* --only: kept as the way to a wanted function */
 };
 
 /* Where a thread's buffer filled: nothing after at_ns was recorded. */
@@ -135,11 +139,27 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
                    struct bf_err *err);
 void bf_ttree_release(struct bf_ttree *tree);
 
+/*
+ * --only: whether name is one of the n names in only ("f", or "ns::f"
+ * for the C++ function "ns::f(int)").
+ */
+bool bf_trace_name_is_wanted(const char *name, const char *const *only,
+                             size_t n);
+/*
+ * Keeps the stacks of tree that pass through a function named in only:
+ * the subtrees under each call of one, and the frames above as a path
+ * (path_only: no calls or self time, their total what is kept below).
+ * How many threads keep something; 0: no function matched.
+ */
+size_t bf_ttree_only(struct bf_ttree *tree, const char *const *only, size_t n);
+
 /* Renderers. */
 void bf_trace_fold(FILE *out, const struct bf_ttree *tree, bool calls);
 int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json);
+/* only/nonly: --only, events of calls at or under a wanted function. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
-                    struct bf_symbols *syms, struct bf_err *err);
+                    struct bf_symbols *syms, const char *const *only,
+                    size_t nonly, struct bf_err *err);
 /* base NULL: a plain flame graph; else the patch coloured by change. */
 void bf_trace_svg(FILE *out, const struct bf_ttree *tree,
                   const struct bf_ttree *base, const char *title);

@@ -94,7 +94,14 @@ static struct fn *fn_of(struct fns *f, const char *name)
 
 static void top_node(struct fns *f, const struct bf_tnode *n)
 {
-	struct fn *x = fn_of(f, n->name);
+	struct fn *x;
+
+	if (n->path_only) { /* --only: the way there is not counted */
+		for (size_t i = 0; i < n->nkids; i++)
+			top_node(f, n->kids[i]);
+		return;
+	}
+	x = fn_of(f, n->name);
 
 	x->calls += n->calls;
 	x->self += n->self_ns;
@@ -225,24 +232,46 @@ static void chrome_end(FILE *out, const struct bf_trace *t,
 	json_decref(other);
 }
 
+struct chrome {
+	FILE *out;
+	const struct bf_trace *t;
+	struct bf_symbols *syms;
+	const char *const *only; /* --only, nonly names */
+	size_t nonly;
+	bool first; /* no event written yet */
+};
+
 /* One event of the traceEvents array; takes ev. */
-static void chrome_event(FILE *out, json_t *ev, bool *first)
+static void chrome_event(struct chrome *c, json_t *ev)
 {
 	char *text = json_dumps(ev, JSON_COMPACT);
 
-	fprintf(out, "%s%s", *first ? "" : ",\n", text);
-	*first = false;
+	fprintf(c->out, "%s%s", c->first ? "" : ",\n", text);
+	c->first = false;
 	free(text);
 	json_decref(ev);
 }
 
+/* The complete event of the call of addr from start to ticks. */
+static void chrome_call(struct chrome *c, const struct bf_trace_thread *th,
+                        uint64_t addr, uint64_t start, uint64_t ticks)
+{
+	const struct bf_trace *t = c->t;
+
+	chrome_event(c,
+	             json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
+	                       bf_symbols_name(c->syms, addr), "ph", "X", "ts",
+	                       bf_trace_offset_ns(t, start) / 1000, "dur",
+	                       (double)(ticks - start) * t->ns_per_tick / 1000,
+	                       "pid", (int)t->pid, "tid", (int)th->id));
+}
+
 /* th's calls as complete events, and where its buffer filled. */
-static void chrome_thread(FILE *out, const struct bf_trace *t,
-                          const struct bf_trace_thread *th,
-                          struct bf_symbols *syms, bool *first)
+static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
 {
 	uint64_t *start = bf_xcalloc(th->n + 1, sizeof(*start));
 	uint64_t *addrs = bf_xcalloc(th->n + 1, sizeof(*addrs));
+	bool *in = bf_xcalloc(th->n + 1, sizeof(*in)); /* under --only */
 	size_t depth = 0;
 
 	for (size_t k = 0; k < th->n; k++) {
@@ -250,6 +279,11 @@ static void chrome_thread(FILE *out, const struct bf_trace *t,
 
 		bf_trace_rec(th, k, &ticks, &addr);
 		if (!(addr & BF_TRACE_EXIT_BIT)) {
+			in[depth] = (depth && in[depth - 1]) ||
+			            (c->nonly &&
+			             bf_trace_name_is_wanted(
+			                     bf_symbols_name(c->syms, addr),
+			                     c->only, c->nonly));
 			start[depth] = ticks;
 			addrs[depth++] = addr;
 			continue;
@@ -260,44 +294,38 @@ static void chrome_thread(FILE *out, const struct bf_trace *t,
 		if (!depth)
 			continue;
 		depth--;
-		chrome_event(
-		        out,
-		        json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
-		                  bf_symbols_name(syms, addr), "ph", "X", "ts",
-		                  bf_trace_offset_ns(t, start[depth]) / 1000,
-		                  "dur",
-		                  (double)(ticks - start[depth]) *
-		                          t->ns_per_tick / 1000,
-		                  "pid", (int)t->pid, "tid", (int)th->id),
-		        first);
+		if (!c->nonly || in[depth])
+			chrome_call(c, th, addr, start[depth], ticks);
 	}
 	if (th->truncated) /* an instant event: Perfetto shows where */
 		chrome_event(
-		        out,
-		        json_pack("{s:s, s:s, s:s, s:f, s:i, s:i, s:{s:I}}",
+		        c,
+		        json_pack("{s:s, s:s, s:s, s:f, s:i, s:i, "
+		                  "s:{s:I}}",
 		                  "name",
 		                  "benchfarm: buffer full, events after "
 		                  "this were dropped",
 		                  "ph", "i", "s", "t", "ts",
-		                  bf_trace_offset_ns(t, th->truncated_at) /
+		                  bf_trace_offset_ns(c->t, th->truncated_at) /
 		                          1000,
-		                  "pid", (int)t->pid, "tid", (int)th->id,
-		                  "args", "dropped", (json_int_t)th->dropped),
-		        first);
+		                  "pid", (int)c->t->pid, "tid", (int)th->id,
+		                  "args", "dropped", (json_int_t)th->dropped));
 	free(start);
 	free(addrs);
+	free(in);
 }
 
 /* Chrome's Trace Event format: one complete ("X") event per call. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
-                    struct bf_symbols *syms, struct bf_err *err)
+                    struct bf_symbols *syms, const char *const *only,
+                    size_t nonly, struct bf_err *err)
 {
-	bool first = true;
+	struct chrome c = { out, t, syms, only, nonly, true };
 
 	(void)err;
 	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	for (size_t i = 0; i < t->nthreads; i++)
-		chrome_thread(out, t, &t->threads[i], syms, &first);
+		chrome_thread(&c, &t->threads[i]);
 	chrome_end(out, t, syms);
 	return 0;
 }
@@ -422,9 +450,13 @@ static void svg_node(const struct svg *g, const struct bf_tnode *n,
 	change = svg_colour(g, n, base, rgb);
 	fprintf(g->out, "<g><title>");
 	xml(g->out, n->name);
-	fprintf(g->out, " (%.0f ns, %.2f%%, %llu call%s", n->total_ns,
-	        100 * n->total_ns / g->total, (unsigned long long)n->calls,
-	        n->calls == 1 ? "" : "s");
+	fprintf(g->out, " (%.0f ns, %.2f%%, ", n->total_ns,
+	        100 * n->total_ns / g->total);
+	if (n->path_only)
+		fprintf(g->out, "the way to --only");
+	else
+		fprintf(g->out, "%llu call%s", (unsigned long long)n->calls,
+		        n->calls == 1 ? "" : "s");
 	if (g->diff)
 		fprintf(g->out, base ? ", %+.1f%% against the base" : ", new",
 		        100 * change);

@@ -418,6 +418,15 @@ size_t bf_symbols_unknown(const struct bf_symbols *s)
 	return s->unknown;
 }
 
+bool bf_symbols_has_wanted(const struct bf_symbols *s, const char *const *only,
+                           size_t n)
+{
+	for (size_t i = 0; i < s->nnames; i++)
+		if (bf_trace_name_is_wanted(s->names[i].name, only, n))
+			return true;
+	return false;
+}
+
 size_t bf_symbols_outside(const struct bf_symbols *s)
 {
 	return s->outside;

@@ -234,6 +234,40 @@ n=$(grep -c '^thread-1;main;f[0-9]* 2$' "$OUT")
 [ "$n" -eq 3000 ] && t_ok "3,000 stacks under main, 2 calls each" ||
 	t_fail "$n of 3,000 stacks"
 
+# --only FUNC: the stacks through deep, nothing else, with every count.
+expect_exit 0 "trace fold --only deep" "$BF" trace fold --calls --only deep \
+	"$T/a.trace"
+for th in "thread-1;main" "thread-2;worker" "thread-3;worker"; do
+	printf '%s\n' "$th;run;deep 1" "$th;run;deep;deep 1" \
+		"$th;run;deep;deep;deep 1" "$th;run;deep;deep;deep;deep 1" \
+		"$th;run;deep;deep;deep;deep;leaf 1"
+done >"$T/want-deep.fold"
+if cmp -s "$OUT" "$T/want-deep.fold"; then
+	t_ok "only the stacks through deep, counts unchanged"
+else
+	diff "$T/want-deep.fold" "$OUT" | sed 's/^/#   /' | head -20
+	t_fail "--only deep stacks differ"
+fi
+expect_exit 0 "trace top --only deep" "$BF" trace top --json -n 0 --only deep \
+	"$T/a.trace"
+jq_check "top counts deep and what it calls, not the way there" \
+	'([.functions[].function] | sort) == ["deep", "leaf"] and ([.functions[] | {(.function): .calls}] | add) == {"deep": 12, "leaf": 3}' \
+	"$OUT"
+expect_exit 0 "trace fold --only twice" "$BF" trace fold --calls --only deep \
+	--only worker "$T/a.trace"
+grep_file "either name selects" "^thread-2;worker;run;leaf 3$" "$OUT"
+"$BF" trace chrome --only deep "$T/a.trace" -o "$T/only.json"
+jq_check "Chrome events only under deep" \
+	'[.traceEvents[].name] | (map(select(. == "deep")) | length) == 12 and (map(select(. == "leaf")) | length) == 3 and (map(select(. == "run" or . == "main")) | length) == 0' \
+	"$T/only.json"
+"$BF" trace svg --only deep "$T/a.trace" -o "$T/only.svg"
+grep_file "the SVG draws the way there as such" \
+	"<title>run ([0-9]* ns, [0-9.]*%, the way to --only)</title>" "$T/only.svg"
+expect_exit 0 "--only with a name that is not there" "$BF" trace fold \
+	--only no_such_function "$T/a.trace"
+grep_file "warns that nothing matched" "no function in .* is 'no_such_function' (--only): nothing to show" "$ERR"
+[ ! -s "$OUT" ] && t_ok "and prints no stacks" || t_fail "stacks printed"
+
 # The library filter: only the program's own functions.
 BENCHFARM_TRACE="$T/only.trace" BENCHFARM_TRACE_ONLY=nothing-matches \
 	"$T/ct" 5 3 >/dev/null

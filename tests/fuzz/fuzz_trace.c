@@ -12,6 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file(data, size);
+	static const char *const only[] = { "main" };
 	static FILE *null;
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_trace t;
@@ -27,7 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bf_trace_fold(null, &tree, false);
 		bf_trace_top(null, &tree, 10, true);
 		bf_trace_svg(null, &tree, &tree, "fuzz");
-		bf_trace_chrome(null, &t, tree.syms, &err);
+		bf_trace_chrome(null, &t, tree.syms, NULL, 0, &err);
+		bf_trace_chrome(null, &t, tree.syms, only, 1, &err);
+		bf_ttree_only(&tree, only, 1);
+		bf_trace_fold(null, &tree, true);
+		bf_trace_top(null, &tree, 0, false);
+		bf_trace_svg(null, &tree, NULL, "fuzz --only");
 		bf_ttree_release(&tree);
 	}
 	bf_trace_release(&t);

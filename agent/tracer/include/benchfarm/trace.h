@@ -17,7 +17,10 @@
  *   BENCHFARM_TRACE_THREADS=N   threads traced at most (default 64)
  *   BENCHFARM_TRACE_ONLY=TEXT   record only functions in mappings whose
  *                               path contains TEXT (a library, or the
- *                               program's own name)
+ *                               program's own name), as mapped at
+ *                               bf_trace_start: libraries loaded later
+ *                               are not recorded. To select functions,
+ *                               use `benchfarm trace ... --only FUNC`.
  *   BENCHFARM_TRACE_PREFAULT=0  do not fault in a thread's whole buffer
  *                               when it starts recording (the default
  *                               does, so page faults do not distort the
