@@ -298,6 +298,30 @@ expect_exit 0 "the flushed trace of a crashed program reads" "$BF" trace \
 	fold --calls "$T/crash.trace"
 grep_file "it holds the two calls before the flush" "^thread-1;traced 2$" "$OUT"
 
+# C++: names are demangled (c++filt), and --only takes the name without
+# its parameters.
+if command -v g++ >/dev/null 2>&1 && command -v c++filt >/dev/null 2>&1; then
+	g++ -O1 -finstrument-functions -o "$T/cxx" \
+		"$BF_SRC/tests/fixtures/trace/cxx.cc" \
+		"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread 2>"$ERR" &&
+		t_ok "a C++ program builds against the tracer" || t_fail "cxx.cc build"
+	BENCHFARM_TRACE="$T/cxx.trace" "$T/cxx" >/dev/null
+	expect_exit 0 "trace fold of the C++ program" "$BF" trace fold --calls \
+		"$T/cxx.trace"
+	grep_file "a member function demangled" \
+		"^thread-1;main;shapes::Widget::spin(int) 2$" "$OUT"
+	grep_file "a template instance demangled (spaces as _)" \
+		"^thread-1;main;int_shapes::twice<int>(int) 1$" "$OUT"
+	if grep -q "_ZN" "$OUT"; then t_fail "a mangled name is left"; else
+		t_ok "no mangled name left"; fi
+	expect_exit 0 "trace top --only a C++ name" "$BF" trace top --json \
+		--only shapes::Widget::spin "$T/cxx.trace"
+	jq_check "selects shapes::Widget::spin(int)" \
+		'[.functions[].function] == ["shapes::Widget::spin(int)"]' "$OUT"
+else
+	echo "ok 998 # skip no g++ or c++filt"
+fi
+
 # Pre-faulted buffers: a loop writing 32 MB of records takes no page
 # faults (without pre-faulting it takes at least one per huge page, 16).
 cc -O1 -finstrument-functions -o "$T/faults" \
