@@ -29,7 +29,8 @@ ${CC:-cc} -O2 -finstrument-functions -o "$W/calls" "$SRC/bench/trace_calls.c"
 ${CC:-cc} -O2 -o "$W/plain" "$SRC/bench/trace_calls.c"
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -fPIC -shared -fno-instrument-functions \
 	-DBF_TRACE_NO_COUNTER -I"$SRC/agent/tracer/include" \
-	-I"$SRC/agent/tracer" -o "$W/nocounter.so" "$SRC/agent/tracer/trace.c"
+	-I"$SRC/agent/tracer" -o "$W/nocounter.so" "$SRC/agent/tracer/trace.c" \
+	"$SRC/agent/tracer/objects.c"
 
 best() { # best loop seconds of RUNS runs of "$@"
 	b=
