@@ -49,5 +49,6 @@ ORCH_OBJS += orchestrator/trace_sym.o
 ORCH_OBJS += orchestrator/trace_tree.o
 ORCH_OBJS += orchestrator/trace_filter.o
 ORCH_OBJS += orchestrator/trace_render.o
+ORCH_OBJS += orchestrator/trace_chrome.o
 ORCH_OBJS += orchestrator/cmd_trace.o
 ORCH_OBJS += orchestrator/presubmit_trace.o

@@ -1,0 +1,148 @@
+#include "trace.h"
+
+#include <stdlib.h>
+
+#include "../agent/tracer/format.h"
+#include "benchfarm/alloc.h"
+#include "benchfarm/json.h"
+
+/*
+ * benchfarm trace chrome: Chrome's Trace Event format, which Perfetto
+ * and chrome://tracing open. One complete ("X") event per call, an
+ * instant event where a thread's buffer filled, and otherData saying
+ * whether the trace is partial.
+ */
+
+/* otherData: whether the events are partial, and why. */
+static void chrome_end(FILE *out, const struct bf_trace *t,
+                       const struct bf_symbols *syms)
+{
+	char why[256];
+	bool partial = t->partial;
+	json_t *other, *truncated = NULL;
+
+	snprintf(why, sizeof(why), "%s", t->why);
+	if (!partial)
+		partial = bf_symbols_is_partial(syms, why, sizeof(why));
+	other = json_pack("{s:b}", "partial", partial);
+	if (partial)
+		json_object_set_new(other, "partial_reason", json_string(why));
+	for (size_t i = 0; i < t->nthreads; i++) {
+		const struct bf_trace_thread *th = &t->threads[i];
+
+		if (!th->truncated)
+			continue;
+		if (!truncated)
+			truncated = json_array();
+		json_array_append_new(
+		        truncated,
+		        json_pack("{s:i, s:f, s:I}", "tid", (int)th->id,
+		                  "at_ns",
+		                  bf_trace_offset_ns(t, th->truncated_at),
+		                  "dropped", (json_int_t)th->dropped));
+	}
+	if (truncated)
+		json_object_set_new(other, "truncated", truncated);
+	fprintf(out, "\n], \"otherData\": ");
+	bf_json_print(other, out);
+	fprintf(out, "}\n");
+	json_decref(other);
+}
+
+struct chrome {
+	FILE *out;
+	const struct bf_trace *t;
+	struct bf_symbols *syms;
+	const char *const *only; /* --only, nonly names */
+	size_t nonly;
+	bool first; /* no event written yet */
+};
+
+/* One event of the traceEvents array; takes ev. */
+static void chrome_event(struct chrome *c, json_t *ev)
+{
+	char *text = json_dumps(ev, JSON_COMPACT);
+
+	fprintf(c->out, "%s%s", c->first ? "" : ",\n", text);
+	c->first = false;
+	free(text);
+	json_decref(ev);
+}
+
+/* The complete event of the call of addr from start to ticks. */
+static void chrome_call(struct chrome *c, const struct bf_trace_thread *th,
+                        uint64_t addr, uint64_t start, uint64_t ticks)
+{
+	const struct bf_trace *t = c->t;
+
+	chrome_event(c,
+	             json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
+	                       bf_symbols_name(c->syms, addr), "ph", "X", "ts",
+	                       bf_trace_offset_ns(t, start) / 1000, "dur",
+	                       (double)(ticks - start) * t->ns_per_tick / 1000,
+	                       "pid", (int)t->pid, "tid", (int)th->id));
+}
+
+/* th's calls as complete events, and where its buffer filled. */
+static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
+{
+	uint64_t *start = bf_xcalloc(th->n + 1, sizeof(*start));
+	uint64_t *addrs = bf_xcalloc(th->n + 1, sizeof(*addrs));
+	bool *in = bf_xcalloc(th->n + 1, sizeof(*in)); /* under --only */
+	size_t depth = 0;
+
+	for (size_t k = 0; k < th->n; k++) {
+		uint64_t ticks, addr;
+
+		bf_trace_rec(th, k, &ticks, &addr);
+		if (!(addr & BF_TRACE_EXIT_BIT)) {
+			in[depth] = (depth && in[depth - 1]) ||
+			            (c->nonly &&
+			             bf_trace_name_is_wanted(
+			                     bf_symbols_name(c->syms, addr),
+			                     c->only, c->nonly));
+			start[depth] = ticks;
+			addrs[depth++] = addr;
+			continue;
+		}
+		addr &= ~BF_TRACE_EXIT_BIT;
+		while (depth && addrs[depth - 1] != addr)
+			depth--; /* skipped exits: drop those frames */
+		if (!depth)
+			continue;
+		depth--;
+		if (!c->nonly || in[depth])
+			chrome_call(c, th, addr, start[depth], ticks);
+	}
+	if (th->truncated) /* an instant event: Perfetto shows where */
+		chrome_event(
+		        c,
+		        json_pack("{s:s, s:s, s:s, s:f, s:i, s:i, "
+		                  "s:{s:I}}",
+		                  "name",
+		                  "benchfarm: buffer full, events after "
+		                  "this were dropped",
+		                  "ph", "i", "s", "t", "ts",
+		                  bf_trace_offset_ns(c->t, th->truncated_at) /
+		                          1000,
+		                  "pid", (int)c->t->pid, "tid", (int)th->id,
+		                  "args", "dropped", (json_int_t)th->dropped));
+	free(start);
+	free(addrs);
+	free(in);
+}
+
+/* Chrome's Trace Event format: one complete ("X") event per call. */
+int bf_trace_chrome(FILE *out, const struct bf_trace *t,
+                    struct bf_symbols *syms, const char *const *only,
+                    size_t nonly, struct bf_err *err)
+{
+	struct chrome c = { out, t, syms, only, nonly, true };
+
+	(void)err;
+	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+	for (size_t i = 0; i < t->nthreads; i++)
+		chrome_thread(&c, &t->threads[i]);
+	chrome_end(out, t, syms);
+	return 0;
+}
