@@ -35,7 +35,7 @@ size_t bf_bisect_next(size_t lo, size_t hi, const bool *skipped)
 	for (size_t d = 0; d < hi - lo; d++) {
 		if (mid + d < hi && !skipped[mid + d])
 			return mid + d;
-		if (d && mid - d > lo && !skipped[mid - d])
+		if (d && d < mid - lo && !skipped[mid - d])
 			return mid - d;
 	}
 	return 0;
