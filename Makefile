@@ -3,6 +3,7 @@
 #   make check           install missing deps, build, run unit + e2e tests
 #   make demo            run a presubmit compare on a generated sample repo
 #   make SANITIZE=address,undefined check   the sanitizer flavour
+#   make memcheck        the unit tests under valgrind (errors and leaks)
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
@@ -124,6 +125,11 @@ check: deps
 	$(Q)ci/style-check.sh
 	$(Q)BF_BUILD=$(B) ci/run-tests.sh $(addprefix $(B)/,$(UNIT_TESTS))
 
+# The unit tests under valgrind's memcheck (no errors, no leaks).
+memcheck: deps
+	$(Q)$(MAKE) --no-print-directory tests
+	$(Q)ci/memcheck.sh $(addprefix $(B)/,$(UNIT_TESTS))
+
 check-e2e: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)BF_BUILD=$(B) ci/run-tests.sh
@@ -157,7 +163,7 @@ headercheck:
 clean:
 	rm -rf build
 
-.PHONY: all deps tests check check-e2e demo bench install format format-check headercheck clean
+.PHONY: all deps tests check memcheck check-e2e demo bench install format format-check headercheck clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

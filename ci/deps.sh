@@ -7,7 +7,7 @@ PKGS="gcc make pkg-config git
 libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
-libxml2-utils chromium uftrace"
+libxml2-utils chromium uftrace valgrind"
 
 missing=
 for p in $PKGS; do
