@@ -759,3 +759,31 @@ out:
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int bf_store__update_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         int64_t i3, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1, sql, err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	bf_store__bind_text(st, 2, text);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, i3);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		rc = bf_store__err(store, rc, err, "cannot update %s %lld",
+		                   what, (long long)id);
+	else if (sqlite3_changes(store->db) == 0)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no %s %lld", what,
+		                (long long)id);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}

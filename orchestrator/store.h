@@ -466,6 +466,16 @@ int bf_store__write_begin(int *token, struct bf_store *store,
 int bf_store__write_end(struct bf_store *store, int token, int rc,
                         struct bf_err *err);
 
+/*
+ * Run sql, an UPDATE of one row of table `what`s ("run", "alert") with
+ * ?1 the row's id, ?2 text and, when sql has it, ?3 i3. Returns 0,
+ * BF_ENOTFOUND ("no WHAT ID") when no row has that id, or the store's
+ * error ("cannot update WHAT ID").
+ */
+int bf_store__update_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         int64_t i3, struct bf_err *err);
+
 /* Bind a string, or NULL when s is NULL. Returns the SQLite code. */
 int bf_store__bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Bind a double, or NULL when it is NaN. */

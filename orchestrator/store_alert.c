@@ -184,58 +184,20 @@ out:
 int bf_store_alert_set_status(struct bf_store *store, int64_t id,
                               const char *status, struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
 	if (!bf_store__is_one_of(status, alert_statuses))
 		return bf_err_set(err, BF_EINVAL, "unknown alert status '%s'",
 		                  status ? status : "");
-	rc = bf_store__prepare(&st, store, -1,
-	                       "UPDATE alerts SET status = ?2 WHERE id = ?1",
-	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	bf_store__bind_text(st, 2, status);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
-		                   (long long)id);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no alert %lld",
-		                (long long)id);
-	else
-		rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return bf_store__update_row(
+	        store, "alert", "UPDATE alerts SET status = ?2 WHERE id = ?1",
+	        id, status, 0, err);
 }
 
 int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
                                const char *culprit, struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = bf_store__prepare(&st, store, -1,
-	                       "UPDATE alerts SET culprit = ?2 WHERE id = ?1",
-	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	bf_store__bind_text(st, 2, culprit);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
-		                   (long long)id);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no alert %lld",
-		                (long long)id);
-	else
-		rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return bf_store__update_row(
+	        store, "alert", "UPDATE alerts SET culprit = ?2 WHERE id = ?1",
+	        id, culprit, 0, err);
 }
 
 int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,

@@ -258,33 +258,6 @@ static int run_status(const char **out, struct bf_store *store, int64_t id,
 }
 
 /* Run an UPDATE of run id (?1) with text ?2 and integer ?3. */
-static int run_update(struct bf_store *store, const char *sql, int64_t id,
-                      const char *text, int64_t i3, struct bf_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = bf_store__prepare(&st, store, -1, sql, err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	bf_store__bind_text(st, 2, text);
-	if (sqlite3_bind_parameter_count(st) >= 3)
-		sqlite3_bind_int64(st, 3, i3);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update run %lld",
-		                   (long long)id);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld",
-		                (long long)id);
-	else
-		rc = 0;
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
 int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
                         int64_t finished_at, struct bf_err *err)
 {
@@ -305,10 +278,11 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 		rc = bf_err_set(err, BF_EINVAL, "run %lld is already '%s'",
 		                (long long)id, cur);
 	if (!rc)
-		rc = run_update(store,
-		                "UPDATE runs SET status = ?2, finished_at = ?3"
-		                " WHERE id = ?1",
-		                id, status, finished_at, err);
+		rc = bf_store__update_row(
+		        store, "run",
+		        "UPDATE runs SET status = ?2, finished_at = ?3"
+		        " WHERE id = ?1",
+		        id, status, finished_at, err);
 	rc = bf_store__write_end(store, token, rc, err);
 	if (!rc && store->lock_fd >= 0)
 		run_lock(store, id, F_OFD_SETLK, F_UNLCK);
@@ -377,8 +351,9 @@ out:
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
                           struct bf_err *err)
 {
-	return run_update(store, "UPDATE runs SET info = ?2 WHERE id = ?1", id,
-	                  info, 0, err);
+	return bf_store__update_row(store, "run",
+	                            "UPDATE runs SET info = ?2 WHERE id = ?1",
+	                            id, info, 0, err);
 }
 
 static int check_sample(const struct bf_store_sample *s, struct bf_err *err)
