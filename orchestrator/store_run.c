@@ -74,7 +74,7 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 {
 	int64_t started = run->started_at ? run->started_at : time(NULL);
 	sqlite3_stmt *st = NULL;
-	int token = 0;
+	int token;
 	int rc = 0;
 
 	if (!bf_store__is_one_of(run->kind, run_kinds))
@@ -85,17 +85,15 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 		                run->status);
 	if (!rc && (!run->status || !strcmp(run->status, "running")))
 		rc = lock_file(store, err);
-	if (rc)
+	if (rc || (rc = bf_store__write_begin(&token, store, err)))
 		return rc;
-	rc = bf_store__write_begin(&token, store, err);
-	if (!rc)
-		rc = bf_store__prepare(
-		        &st, store, -1,
-		        "INSERT INTO runs (kind, status, config_digest,"
-		        " base_commit, patch_commit, device, seed, started_at,"
-		        " info) VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
-		        " ?5, ?6, ?7, ?8, ?9)",
-		        err);
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "INSERT INTO runs (kind, status, config_digest,"
+	        " base_commit, patch_commit, device, seed, started_at,"
+	        " info) VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
+	        " ?5, ?6, ?7, ?8, ?9)",
+	        err);
 	if (rc)
 		goto out;
 	if (bf_store__bind_text(st, 1, run->kind) ||
@@ -257,7 +255,6 @@ static int run_status(const char **out, struct bf_store *store, int64_t id,
 	return 0;
 }
 
-/* Run an UPDATE of run id (?1) with text ?2 and integer ?3. */
 int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
                         int64_t finished_at, struct bf_err *err)
 {
