@@ -164,10 +164,16 @@ static void test_jetpack__window_odd_and_tiny(void **state)
 	assert_close(w.least_squares, 0.47140452079103168, 1e-15);
 	assert_close(w.regression, -4.2426406871192848, 1e-14);
 	assert_string_equal(w.status, "High"); /* -4.24 <= -4 */
-	/* n = 2: one value each side, SSE 0 + 0, stepError 0: score 0 */
+	/*
+	 * n = 2: one value each side, SSE 0 + 0, stepError 0 between
+	 * different levels: -DBL_MAX (a noise-free step); equal: 0
+	 */
 	w = jp_win(&p, VALUES(1, 3));
 	assert_int_equal(w.turning_point, 1);
 	assert_exact(w.least_squares, 0);
+	assert_exact(w.regression, -DBL_MAX);
+	assert_string_equal(w.status, "High");
+	w = jp_win(&p, VALUES(3, 3));
 	assert_exact(w.regression, 0);
 	assert_string_equal(w.status, "Uninteresting");
 	/* n < 2: no split at all */
@@ -290,13 +296,15 @@ static void test_jetpack__opposite_steps_split_runs(void **state)
 	free(ch);
 }
 
-static void test_jetpack__perfect_step_scores_zero(void **state)
+static void test_jetpack__perfect_step_scores_max(void **state)
 {
 	/*
-	 * No noise at all: SSE 0 + 0, stepError 0, so §2 says score = 0 and
-	 * Jetpack's rule never flags a perfectly clean step.
+	 * No noise at all: SSE 0 + 0, stepError 0. §2 would score 0 and never
+	 * flag it; we score -DBL_MAX (after > before), so the step is found
+	 * at 5, regressed; a constant series stays quiet (0, not NaN).
 	 */
 	const double x[] = { 10, 10, 10, 10, 10, 12, 12, 12, 12, 12 };
+	const double flat[] = { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10 };
 	struct bf_detect_params p = jp(5, 25);
 	struct bf_step_window w = jp_win(&p, x, 10);
 	struct bf_err err = BF_ERR_INIT;
@@ -305,10 +313,18 @@ static void test_jetpack__perfect_step_scores_zero(void **state)
 
 	(void)state;
 	assert_exact(w.least_squares, 0);
-	assert_exact(w.regression, 0);
+	assert_exact(w.regression, -DBL_MAX);
 	assert_close(w.step_size, -2, 0);
-	assert_string_equal(w.status, "Uninteresting");
 	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 10, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(ch[0].index, 5);
+	assert_int_equal(ch[0].direction, 1);
+	assert_exact(ch[0].score, -DBL_MAX);
+	free(ch);
+	w = jp_win(&p, flat, 10);
+	assert_exact(w.regression, 0);
+	assert_string_equal(w.status, "Uninteresting");
+	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, flat, 10, &err), 0);
 	assert_int_equal(n, 0);
 	assert_null(ch);
 }
@@ -1148,7 +1164,7 @@ int main(void)
 		cmocka_unit_test(test_jetpack__clean_step_found),
 		cmocka_unit_test(test_jetpack__local_maximum_reported),
 		cmocka_unit_test(test_jetpack__opposite_steps_split_runs),
-		cmocka_unit_test(test_jetpack__perfect_step_scores_zero),
+		cmocka_unit_test(test_jetpack__perfect_step_scores_max),
 		cmocka_unit_test(test_jetpack__noise_finds_nothing),
 		cmocka_unit_test(test_jetpack__constant_short_and_empty),
 		cmocka_unit_test(test_jetpack__invalid_params),
