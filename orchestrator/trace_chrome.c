@@ -79,7 +79,9 @@ static void chrome_call(struct chrome *c, const struct bf_trace_thread *th,
 	             json_pack("{s:s, s:s, s:f, s:f, s:i, s:i}", "name",
 	                       bf_symbols_name(c->syms, addr), "ph", "X", "ts",
 	                       bf_trace_offset_ns(t, start) / 1000, "dur",
-	                       (double)(ticks - start) * t->ns_per_tick / 1000,
+	                       /* a clock that went back: no time, not 2^64 */
+	                       (double)(ticks > start ? ticks - start : 0) *
+	                               t->ns_per_tick / 1000,
 	                       "pid", (int)t->pid, "tid", (int)th->id));
 }
 
