@@ -70,7 +70,7 @@ project: {repo: ., target_branch: main, build: [cc, -O1, -o, bench, bench.c]}
 benchmarks:
   - {name: micro, command: [./bench], format: lines}
 checks: {battery_min: 0, suppress: [load, throttle, battery, clocks]}
-runs: {repeats: 5, warmup: 1}
+runs: {repeats: 9, warmup: 1}
 postsubmit: {detector: jetpack}
 X
 alpha=400000
@@ -101,8 +101,8 @@ ROOT=$(c 1)
 
 expect_exit 0 "run records HEAD" "$BF" run -c "$R/benchfarm.yaml" \
 	--json "$T/run.json"
-jq_check "run has both series with 5 values" \
-	'.kind == "run" and ([.results[] | select(.n == 5)] | length) == 2' \
+jq_check "run has both series with 9 values" \
+	'.kind == "run" and ([.results[] | select(.n == 9)] | length) == 2' \
 	"$T/run.json"
 grep_file "run prints the commit and its series" "^commit [0-9a-f]*: 2 series" \
 	"$OUT"
