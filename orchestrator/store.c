@@ -11,6 +11,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "benchfarm/log.h"
 
 /* PRAGMA application_id of a benchfarm database: "bfDB". */
@@ -439,9 +440,7 @@ static int not_ours(struct bf_store *s, const char *why, struct bf_err *err)
  * directory without write permission). */
 static bool dir_writable(const char *path)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? bf_xstrndup(path, (size_t)(slash - path) + 1)
-	                  : bf_xstrdup(".");
+	char *dir = bf_fs_dirname(path);
 	bool ok = access(dir, W_OK) == 0;
 
 	free(dir);
