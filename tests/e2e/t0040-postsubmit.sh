@@ -1,12 +1,14 @@
 #!/bin/sh
 # Postsubmit on a generated repository of 40 commits: a C benchmark
-# whose work per iteration comes from params.h. Commit 17 makes "alpha"
-# 15% slower, commit 29 makes "beta" 10% faster; every other commit only
-# touches a README. The machine's own noise is left in. backfill records
-# every commit (and skips them the second time), detect finds both steps
-# at the right commits with no other alert, alert ack/ignore triage, and
-# bisect over 16 commits names commit 17. A commit whose build fails is
-# recorded as failed and never becomes a point.
+# whose work comes from params.h. Commit 17 makes "alpha" 15% slower,
+# commit 29 makes "beta" 10% faster; every other commit only touches a
+# README. The benchmark reports a model of its work with bounded noise
+# (see bench.c below), so the assertions do not depend on the machine's
+# load. backfill records every commit (and skips them the second time),
+# detect finds both steps at the right commits with no other alert,
+# alert ack/ignore triage, and bisect over 16 commits names commit 17.
+# A commit whose build fails is recorded as failed and never becomes a
+# point.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v cc >/dev/null 2>&1; then
@@ -17,50 +19,43 @@ R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main
 cat >"$R/bench.c" <<'X'
+#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include "params.h"
 
-static volatile unsigned long sink;
+/*
+ * A model, not a timing: each series reports its work from params.h
+ * times a uniform noise of at most +-0.5%, drawn from this process's
+ * pid and clock. Timings on a loaded CI machine moved a 10% step under
+ * jetpack's threshold; the pipeline under test (build, run, parse,
+ * store, detect, bisect) is the same either way, and the assertions
+ * then hold on any machine. Real timing noise is t0010's subject.
+ */
+static uint64_t state;
 
-static double now_ns(void)
+static double noise(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of 15 timings of n rounds of a multiply-add chain. */
-static double measure(long n)
-{
-	double t[15];
-
-	for (int r = 0; r < 15; r++) {
-		double t0 = now_ns();
-		unsigned long x = 1;
-
-		for (long i = 0; i < n; i++)
-			x = x * 6364136223846793005UL + 1442695040888963407UL;
-		sink = x;
-		t[r] = now_ns() - t0;
-	}
-	qsort(t, 15, sizeof(t[0]), cmp);
-	return t[7];
+	state ^= state << 13;
+	state ^= state >> 7;
+	state ^= state << 17;
+	return ((double)(state >> 11) / 9007199254740992.0 - 0.5) / 100;
 }
 
 int main(void)
 {
-	printf("alpha %.0f ns\n", measure(WORK_ALPHA));
-	printf("beta %.0f ns\n", measure(WORK_BETA));
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	state = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^
+		(uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32);
+	if (!state)
+		state = 1;
+	for (int i = 0; i < 4; i++)
+		noise();
+	printf("alpha %.0f ns\n", WORK_ALPHA * 1.5 * (1 + noise()));
+	printf("beta %.0f ns\n", WORK_BETA * 1.5 * (1 + noise()));
 	return 0;
 }
 X
@@ -276,9 +271,7 @@ grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip
 # detect --bisect: a history of every 4th commit (4, 8, ..., 40) has
 # each step between two measured commits with three unmeasured ones in
 # between; detect bisects each new alert and records commits 17 and 29
-# as the culprits. Perfherder over 3 + 3 points: jetpack scores a step
-# between two perfectly flat sides 0 (its stepError is 0), and this
-# benchmark's medians are often that flat.
+# as the culprits, with Perfherder over 3 + 3 points.
 export BENCHFARM_DB="$T/gaps.db"
 sed 's/^postsubmit:.*/postsubmit: {detector: {name: perfherder, width: 3}}/' \
 	"$R/benchfarm.yaml" >"$R/gaps.yaml"
