@@ -212,6 +212,7 @@ static int run_chrome(const struct opts *o, const char *path)
 		return BF_EXIT_USAGE;
 	}
 	syms = bf_symbols_new(&t);
+	bf_symbols_name_trace(syms, &t);
 	bf_trace_chrome(out, &t, syms, o->only, o->nonly, &err);
 	warn_symbols(path, &t, syms);
 	if (o->nonly && !bf_symbols_has_wanted(syms, o->only, o->nonly))

@@ -101,6 +101,12 @@ const char *bf_symbols_warning(const struct bf_symbols *s, size_t i);
 bool bf_symbols_is_partial(const struct bf_symbols *s, char *why, size_t len);
 /* Demangle every C++ name seen so far with c++filt, when it exists. */
 void bf_symbols_demangle(struct bf_symbols *s);
+/*
+ * Name every function t enters, then demangle them all at once: what a
+ * reader of the whole trace calls first, so that every name it shows or
+ * matches against --only is the demangled one.
+ */
+void bf_symbols_name_trace(struct bf_symbols *s, const struct bf_trace *t);
 void bf_symbols_free(struct bf_symbols *s);
 
 /* The call tree. */

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/spawn.h"
 
@@ -448,6 +449,20 @@ bool bf_symbols_is_partial(const struct bf_symbols *s, char *why, size_t len)
 		         "(shown as 0x...)",
 		         s->outside, s->outside == 1 ? " lies" : "es lie");
 	return s->nwarnings || s->outside;
+}
+
+void bf_symbols_name_trace(struct bf_symbols *s, const struct bf_trace *t)
+{
+	/* every name first: demangling replaces the names it has seen */
+	for (size_t i = 0; i < t->nthreads; i++)
+		for (size_t k = 0; k < t->threads[i].n; k++) {
+			uint64_t ticks, addr;
+
+			bf_trace_rec(&t->threads[i], k, &ticks, &addr);
+			if (!(addr & BF_TRACE_EXIT_BIT))
+				bf_symbols_name(s, addr);
+		}
+	bf_symbols_demangle(s);
 }
 
 void bf_symbols_demangle(struct bf_symbols *s)

@@ -231,16 +231,7 @@ int bf_ttree_build(struct bf_ttree *tree, const struct bf_trace *t,
 	tree->index = bf_xcalloc(1, sizeof(*tree->index));
 	if (t->partial)
 		mark(tree, t->why);
-	/* name every function first: demangling replaces the names */
-	for (size_t i = 0; i < t->nthreads; i++)
-		for (size_t k = 0; k < t->threads[i].n; k++) {
-			uint64_t ticks, addr;
-
-			bf_trace_rec(&t->threads[i], k, &ticks, &addr);
-			if (!(addr & BF_TRACE_EXIT_BIT))
-				bf_symbols_name(tree->syms, addr);
-		}
-	bf_symbols_demangle(tree->syms);
+	bf_symbols_name_trace(tree->syms, t);
 	if (bf_symbols_is_partial(tree->syms, why, sizeof(why)))
 		mark(tree, why);
 	for (size_t i = 0; i < t->nthreads; i++) {

@@ -324,6 +324,11 @@ if command -v g++ >/dev/null 2>&1 && command -v c++filt >/dev/null 2>&1; then
 		--only shapes::Widget::spin "$T/cxx.trace"
 	jq_check "selects shapes::Widget::spin(int)" \
 		'[.functions[].function] == ["shapes::Widget::spin(int)"]' "$OUT"
+	expect_exit 0 "trace chrome --only a C++ name" "$BF" trace chrome \
+		--only shapes::Widget::spin "$T/cxx.trace" -o "$T/cxx.json"
+	jq_check "Chrome names demangled, only under the C++ name" \
+		'[.traceEvents[] | select(.ph == "X") | .name] | unique == ["shapes::Widget::spin(int)"]' \
+		"$T/cxx.json"
 else
 	echo "ok 998 # skip no g++ or c++filt"
 fi
