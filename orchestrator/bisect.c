@@ -22,7 +22,8 @@ struct bisect {
 	char good_id[41];
 	char *series, *metric; /* followed; NULL until the first probe */
 	char *verdict; /* what good..bad showed: regressed|improved */
-	bool *skipped; /* [k]: range[k - 1] does not build */
+	bool *skipped; /* [k]: range[k - 1] could not be judged */
+	const char **why; /* [k]: why, when skipped */
 	json_t *probes, *skipped_json;
 };
 
@@ -179,9 +180,11 @@ static void log_line(const struct bisect *b, const char *fmt, ...)
 	fflush(b->o->log);
 }
 
+/* outcome: "bad", "good", or "again" (unclear: measured once more). */
 static void add_probe(struct bisect *b, const char *commit, const json_t *s,
-                      bool bad)
+                      const char *outcome)
 {
+	bool bad = !strcmp(outcome, "bad");
 	const char *verdict = s ? bf_json_str_or(s, "verdict", "?") : "missing";
 	double effect =
 	        s ? json_number_value(json_object_get(s, "effect")) : NAN;
@@ -193,11 +196,12 @@ static void add_probe(struct bisect *b, const char *commit, const json_t *s,
 	         s ? 100 * json_number_value(json_object_get(s, "ci_high"))
 	           : NAN,
 	         s ? json_number_value(json_object_get(s, "p_adjusted")) : NAN,
-	         bad ? "bad" : "good");
+	         outcome);
 	json_array_append_new(b->probes,
-	                      json_pack("{s:s, s:s, s:b, s:O}", "commit",
+	                      json_pack("{s:s, s:s, s:b, s:s, s:O}", "commit",
 	                                commit, "verdict", verdict, "bad", bad,
-	                                "series", s ? s : json_null()));
+	                                "outcome", outcome, "series",
+	                                s ? s : json_null()));
 }
 
 /* A commit that cannot be judged (why: "does not build", ...). */
@@ -206,11 +210,13 @@ static void add_skip(struct bisect *b, size_t k, const char *why)
 	const char *c = b->range[k - 1];
 
 	b->skipped[k] = true;
+	b->why[k] = why;
 	log_line(b, "  %.12s  %-28s -> skip\n", c, why);
 	json_array_append_new(b->probes,
-	                      json_pack("{s:s, s:s, s:b, s:n, s:s}", "commit",
-	                                c, "verdict", "skipped", "bad", false,
-	                                "series", "reason", why));
+	                      json_pack("{s:s, s:s, s:b, s:s, s:n, s:s}",
+	                                "commit", c, "verdict", "skipped", "bad",
+	                                false, "outcome", "skip", "series",
+	                                "reason", why));
 	json_array_append_new(b->skipped_json, json_string(c));
 }
 
@@ -268,7 +274,7 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 			break;
 		if (!skip && unclear(s)) {
 			/* once more: a burst of noise is not an answer */
-			add_probe(b, c, s, false);
+			add_probe(b, c, s, "again");
 			json_decref(s);
 			if ((ret = probe(&s, &skip, b, c, false, err)))
 				break;
@@ -281,7 +287,7 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 		}
 		bad = s &&
 		      !strcmp(bf_json_str_or(s, "verdict", ""), b->verdict);
-		add_probe(b, c, s, bad);
+		add_probe(b, c, s, bad ? "bad" : "good");
 		json_decref(s);
 		if (bad)
 			hi = k;
@@ -315,7 +321,7 @@ static int run(json_t **result_out, struct bisect *b, struct bf_err *err)
 	}
 	log_line(b, "  following %s %s: %s between good and bad\n", b->series,
 	         b->metric, b->verdict);
-	add_probe(b, bad_id, s, true);
+	add_probe(b, bad_id, s, "bad");
 	json_decref(s);
 	if ((ret = narrow(&lo, &hi, b, err)))
 		return ret;
@@ -323,12 +329,13 @@ static int run(json_t **result_out, struct bisect *b, struct bf_err *err)
 		log_line(b, "culprit: %s\n", b->range[hi - 1]);
 	} else {
 		log_line(b,
-		         "culprit: one of %zu commits, the others do not "
-		         "build:",
+		         "culprit: one of %zu commits, the others could not "
+		         "be judged:",
 		         hi - lo);
 		for (size_t k = lo + 1; k <= hi; k++)
-			log_line(b, " %.12s", b->range[k - 1]);
-		log_line(b, "\n");
+			log_line(b, k < hi ? " %.12s (%s)," : " %.12s (%s)\n",
+			         b->range[k - 1],
+			         b->skipped[k] ? b->why[k] : "bad");
 	}
 	*result_out = result_json(b, lo, hi, true);
 	return 0;
@@ -360,12 +367,14 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
 		ret = resolve_range(&b, err);
 	if (!ret) {
 		b.skipped = bf_xcalloc(b.n + 1, sizeof(*b.skipped));
+		b.why = bf_xcalloc(b.n + 1, sizeof(*b.why));
 		ret = run(result_out, &b, err);
 	}
 	free(b.series);
 	free(b.metric);
 	free(b.verdict);
 	free(b.skipped);
+	free(b.why);
 	free(b.range);
 	json_decref(b.probes);
 	json_decref(b.skipped_json);

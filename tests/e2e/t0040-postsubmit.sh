@@ -267,6 +267,32 @@ jq_check "probes: b8 (bad) first, b4 skipped as unbuilt, b6 bad last" \
 	"(.probes[0] | .commit == \"$(git -C "$R" rev-parse skip)\" and .bad) and ([.probes[] | select(.verdict == \"skipped\") | [.commit, .reason]] == [[\"$B4\", \"does not build\"]]) and (.probes[-1] | .commit == \"$B6\" and .bad)" \
 	"$T/skip.json"
 grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip" "$OUT"
+# When the commits next to the culprit do not build either, the bisect
+# ends with the candidates and why each is one: on a branch from commit
+# 12, d4 breaks the build and d6 mends it and makes alpha slower.
+t_git -C "$R" checkout -q -b dark "$(c 12)"
+for k in 1 2 3 4 5 6 7 8; do
+	case $k in
+	4) echo "syntax error" >>"$R/bench.c" ;;
+	6) sed -i '$d' "$R/bench.c"
+	   sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h" ;;
+	esac
+	echo "dark $k" >>"$R/README"
+	t_git -C "$R" commit -q -am "dark branch $k"
+done
+D4=$(git -C "$R" rev-parse dark~4)
+D5=$(git -C "$R" rev-parse dark~3)
+D6=$(git -C "$R" rev-parse dark~2)
+t_git -C "$R" checkout -q main
+expect_exit 0 "bisect next to commits that do not build" "$BF" bisect \
+	-c "$R/benchfarm.yaml" --good "$(c 12)" --bad dark --benchmark micro \
+	-n 6 --json "$T/dark.json"
+jq_check "no single culprit: d4, d5 or d6" \
+	".culprit == null and .candidates == [\"$D4\", \"$D5\", \"$D6\"]" \
+	"$T/dark.json"
+grep_file "the last line gives each candidate's reason" \
+	"^culprit: one of 3 commits, the others could not be judged: $(printf %.12s "$D4") (does not build), $(printf %.12s "$D5") (does not build), $(printf %.12s "$D6") (bad)$" \
+	"$OUT"
 
 # detect --bisect: a history of every 4th commit (4, 8, ..., 40) has
 # each step between two measured commits with three unmeasured ones in
