@@ -284,10 +284,18 @@ static struct bf_store_alert *known_step(struct ctx *c,
 	return NULL;
 }
 
+static void replace(char **field, const char *v)
+{
+	free(*field);
+	*field = v ? bf_xstrdup(v) : NULL;
+}
+
 /*
  * Store a step, or recognise it: a stored alert of the same step over a
- * wider range is narrowed to this one (its id, status and culprit
- * kept); over the same or a narrower range it is left as it is.
+ * wider range is narrowed to this one (its id and status kept, its
+ * size, score and detail now this fit's, its culprit kept while it lies
+ * inside the new range); over the same or a narrower range it is left
+ * as it is.
  * *fresh: stored now; *id_out: its id, or the known alert's.
  */
 static int store_step(bool *fresh, bool *narrowed, int64_t *id_out,
@@ -296,6 +304,7 @@ static int store_step(bool *fresh, bool *narrowed, int64_t *id_out,
                       struct bf_err *err)
 {
 	struct bf_store_alert *k = known_step(c, s, a->direction, lo, hi);
+	const char *culprit = NULL;
 	int rc;
 
 	*fresh = *narrowed = false;
@@ -310,15 +319,28 @@ static int store_step(bool *fresh, bool *narrowed, int64_t *id_out,
 	    (!strcmp(k->commit_lo, a->commit_lo) &&
 	     !strcmp(k->commit_hi, a->commit_hi)))
 		return 0;
-	rc = bf_store_alert_set_range(c->store, k->id, a->commit_lo,
-	                              a->commit_hi, a->group_id, err);
+	if (k->culprit) {
+		size_t ci = commit_index(c, k->culprit);
+
+		if (ci >= c->ncommits || (long)ci <= lo || ci > hi)
+			culprit = NULL; /* outside the step as measured now */
+		else
+			culprit = k->culprit;
+	}
+	rc = bf_store_alert_narrow(c->store, k->id, a, culprit, err);
 	if (rc)
 		return rc == BF_EEXISTS ? 0 : rc;
 	*narrowed = true;
-	free(k->commit_lo);
-	free(k->commit_hi);
-	k->commit_lo = bf_xstrdup(a->commit_lo);
-	k->commit_hi = bf_xstrdup(a->commit_hi);
+	replace(&k->commit_lo, a->commit_lo);
+	replace(&k->commit_hi, a->commit_hi);
+	replace(&k->detail, a->detail);
+	if (!culprit) {
+		free(k->culprit);
+		k->culprit = NULL;
+	}
+	k->size = a->size;
+	k->score = a->score;
+	k->group_id = a->group_id;
 	return 0;
 }
 

@@ -402,13 +402,16 @@ int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
                                const char *culprit, struct bf_err *err);
 
 /*
- * Move alert id to the range lo..hi (a step first seen over a wider
- * range, narrowed when commits inside it were measured) with its
- * group. Returns 0, BF_ENOTFOUND or BF_EEXISTS (that alert exists).
+ * Narrow alert id to the step a shows (a step first seen over a wider
+ * range, narrowed when commits inside it were measured): a's commit_lo,
+ * commit_hi, group_id, size, score and detail replace the stored ones;
+ * its status stays; its culprit becomes culprit (NULL clears it: a
+ * culprit outside the new range is not the step's any more). Returns 0,
+ * BF_ENOTFOUND or BF_EEXISTS (an alert over that range exists).
  */
-int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,
-                             const char *hi, int64_t group_id,
-                             struct bf_err *err);
+int bf_store_alert_narrow(struct bf_store *store, int64_t id,
+                          const struct bf_store_alert *a, const char *culprit,
+                          struct bf_err *err);
 
 /* Set the status of alert id. Returns 0, BF_ENOTFOUND or BF_EINVAL. */
 int bf_store_alert_set_status(struct bf_store *store, int64_t id,

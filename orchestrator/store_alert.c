@@ -200,9 +200,9 @@ int bf_store_alert_set_culprit(struct bf_store *store, int64_t id,
 	        id, culprit, 0, err);
 }
 
-int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,
-                             const char *hi, int64_t group_id,
-                             struct bf_err *err)
+int bf_store_alert_narrow(struct bf_store *store, int64_t id,
+                          const struct bf_store_alert *a, const char *culprit,
+                          struct bf_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
@@ -210,18 +210,24 @@ int bf_store_alert_set_range(struct bf_store *store, int64_t id, const char *lo,
 	rc = bf_store__prepare(
 	        &st, store, -1,
 	        "UPDATE alerts SET commit_lo = ?2, commit_hi = ?3,"
-	        " group_id = ?4 WHERE id = ?1",
+	        " group_id = ?4, size = ?5, score = ?6, detail = ?7,"
+	        " culprit = ?8 WHERE id = ?1",
 	        err);
 	if (rc)
 		goto out;
 	sqlite3_bind_int64(st, 1, id);
-	bf_store__bind_text(st, 2, lo);
-	bf_store__bind_text(st, 3, hi);
-	bf_store__bind_opt_int(st, 4, group_id);
+	bf_store__bind_text(st, 2, a->commit_lo);
+	bf_store__bind_text(st, 3, a->commit_hi);
+	bf_store__bind_opt_int(st, 4, a->group_id);
+	sqlite3_bind_double(st, 5, a->size);
+	sqlite3_bind_double(st, 6, a->score);
+	bf_store__bind_text(st, 7, a->detail);
+	bf_store__bind_text(st, 8, culprit);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_CONSTRAINT_UNIQUE)
 		rc = bf_err_set(err, BF_EEXISTS,
-		                "an alert for %s..%s already exists", lo, hi);
+		                "an alert for %s..%s already exists",
+		                a->commit_lo, a->commit_hi);
 	else if (rc != SQLITE_DONE)
 		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
 		                   (long long)id);

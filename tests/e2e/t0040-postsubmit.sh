@@ -337,11 +337,17 @@ expect_exit 2 "--bisect with --dry-run" "$BF" detect -c "$R/gaps.yaml" \
 	--bisect --dry-run
 # Measuring the commits inside alpha's range later narrows the stored
 # alert to 16..17 (same id, its culprit kept); no second alert appears
-# for the same step.
+# for the same step. Beta's stored culprit is made commit 31 (as if a
+# noisy bisect had named it): narrowed to 28..29 by measurements, the
+# alert drops it, and takes the new fit's size.
 A_ID=$(jq -r '.alerts[] | select(.benchmark == "alpha") | .id' "$T/gaps.json")
+B_ID=$(jq -r '.alerts[] | select(.benchmark == "beta") | .id' "$T/gaps.json")
+sqlite3 "$BENCHFARM_DB" "update alerts set culprit = '$(c 31)', size = 0.5 where id = $B_ID"
 expect_exit 0 "backfill inside alpha's range" "$BF" backfill \
 	-c "$R/gaps.yaml" "$(c 16)..$(c 20)"
 grep_file "three commits measured" "4 commits: 3 measured, 1 already" "$OUT"
+expect_exit 0 "backfill inside beta's range" "$BF" backfill \
+	-c "$R/gaps.yaml" "$(c 28)..$(c 32)"
 expect_exit 0 "detect after the backfill" "$BF" detect -c "$R/gaps.yaml" \
 	--json "$T/gaps3.json"
 jq_check "alpha's step is known, narrowed to 16..17" \
@@ -352,6 +358,12 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 r=$(sqlite3 "$BENCHFARM_DB" "select commit_lo || ' ' || commit_hi || ' ' || culprit from alerts where id = $A_ID")
 [ "$r" = "$(c 16) $C17 $C17" ] && t_ok "the stored alert moved, culprit kept" ||
 	t_fail "alert $A_ID is '$r'"
+jq_check "beta's step is known, narrowed to 28..29" \
+	"[.alerts[] | select(.benchmark == \"beta\")] | length == 1 and .[0].narrowed and .[0].id == $B_ID and .[0].commit_hi == \"$C29\"" \
+	"$T/gaps3.json"
+r=$(sqlite3 "$BENCHFARM_DB" "select commit_hi || ' ' || ifnull(culprit, 'none') || ' ' || (size < 0) from alerts where id = $B_ID")
+[ "$r" = "$C29 none 1" ] && t_ok "a culprit outside the new range is dropped, the size refreshed" ||
+	t_fail "alert $B_ID is '$r'"
 export BENCHFARM_DB="$T/benchfarm.db"
 
 # A commit whose build fails in the middle of a backfill: recorded as

@@ -1256,7 +1256,9 @@ static void test_store__alert_key_has_suite(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_store_alert narrow = { 0 }, *list = NULL;
 	int64_t id1 = 0, id2 = 0, id3 = 0;
+	size_t n = 0;
 
 	add_alert(f->store, &id1, "s1", "c2", 0);
 	add_alert(f->store, &id2, "s2", "c2", 0);
@@ -1264,17 +1266,50 @@ static void test_store__alert_key_has_suite(void **state)
 	add_alert(f->store, NULL, NULL, "c2", 0);
 	add_alert(f->store, NULL, NULL, "c2", BF_EEXISTS);
 	assert_int_equal(count(f->store, "alerts"), 3);
-	/* narrowing a step's range: to a free range, not onto another */
+	/*
+	 * narrowing a step's range: to a free range, not onto another; the
+	 * fit's size, score, detail and group replace the stored ones, the
+	 * status stays, the culprit is what the caller keeps
+	 */
 	add_alert(f->store, &id3, "s1", "c5", 0);
+	assert_int_equal(bf_store_alert_set_status(f->store, id3, "ack", &err),
+	                 0);
+	assert_int_equal(bf_store_alert_set_culprit(f->store, id3, "c4", &err),
+	                 0);
+	narrow.commit_lo = (char *)"c1";
+	narrow.commit_hi = (char *)"c3";
+	narrow.group_id = 42;
+	narrow.size = 0.25;
+	narrow.score = 61;
+	narrow.detail = (char *)"{\"detector\":\"jetpack\"}";
 	assert_int_equal(
-	        bf_store_alert_set_range(f->store, id3, "c1", "c3", 42, &err),
-	        0);
+	        bf_store_alert_narrow(f->store, id3, &narrow, "c3", &err), 0);
+	assert_int_equal(bf_store_alert_list(&list, &n, f->store, "ack", &err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(list[0].id, id3);
+	assert_string_equal(list[0].commit_lo, "c1");
+	assert_string_equal(list[0].commit_hi, "c3");
+	assert_int_equal(list[0].group_id, 42);
+	assert_true(list[0].size == 0.25 && list[0].score == 61);
+	assert_string_equal(list[0].detail, narrow.detail);
+	assert_string_equal(list[0].culprit, "c3");
+	bf_store_alerts_free(list, n);
+	narrow.commit_hi = (char *)"c2"; /* s1's alert over c1..c2 exists */
 	assert_int_equal(
-	        bf_store_alert_set_range(f->store, id3, "c1", "c2", 42, &err),
+	        bf_store_alert_narrow(f->store, id3, &narrow, NULL, &err),
 	        BF_EEXISTS);
+	narrow.commit_hi = (char *)"c4";
 	assert_int_equal(
-	        bf_store_alert_set_range(f->store, 999, "c1", "c3", 42, &err),
+	        bf_store_alert_narrow(f->store, 999, &narrow, NULL, &err),
 	        BF_ENOTFOUND);
+	assert_int_equal(
+	        bf_store_alert_narrow(f->store, id3, &narrow, NULL, &err), 0);
+	assert_int_equal(bf_store_alert_list(&list, &n, f->store, "ack", &err),
+	                 0);
+	assert_int_equal(n, 1);
+	assert_null(list[0].culprit);
+	bf_store_alerts_free(list, n);
 }
 
 /*
