@@ -212,13 +212,32 @@ static size_t commit_index(const struct ctx *c, const char *id)
 	return c->ncommits;
 }
 
+/* Whether another suite of the history has s's benchmark and metric. */
+static bool shared_name(const struct ctx *c, const struct bf_hist_series *s)
+{
+	for (size_t i = 0; i < c->h.n; i++) {
+		const struct bf_hist_series *o = &c->h.series[i];
+
+		if (o != s && !strcmp(o->benchmark, s->benchmark) &&
+		    !strcmp(o->metric, s->metric) && strcmp(o->suite, s->suite))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * An alert stored before alerts had a suite (schema 5 and older) is the
+ * series' only while no other suite prints the same benchmark and
+ * metric; when two do, it cannot be told whose it was, and it is
+ * neither's (it is not matched, ignored or narrowed for either).
+ */
 static bool same_series(const struct ctx *c, const struct bf_store_alert *a,
                         const struct bf_hist_series *s)
 {
 	return !strcmp(a->benchmark, s->benchmark) &&
 	       !strcmp(a->metric, s->metric) &&
 	       !strcmp(a->device_class ? a->device_class : "", c->klass) &&
-	       (!a->suite || !strcmp(a->suite, s->suite));
+	       (a->suite ? !strcmp(a->suite, s->suite) : !shared_name(c, s));
 }
 
 static bool is_ignored_of(const struct ctx *c, const struct bf_store_alert *a,
@@ -389,9 +408,17 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	a.group_id = group_of(a.commit_hi);
 	a.detail = text;
 	ignored = covers_ignored(c, s, lo, ch->index);
-	if (c->o->store_alerts && !ignored)
+	if (c->o->store_alerts && !ignored) {
 		rc = store_step(&fresh, &narrowed, &id, c, s, &a, lo, ch->index,
 		                err);
+	} else if (!ignored) {
+		/* --dry-run: whether it would be stored as a new alert */
+		const struct bf_store_alert *k =
+		        known_step(c, s, a.direction, lo, ch->index);
+
+		fresh = !k;
+		id = k ? k->id : 0;
+	}
 	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:b, "
 	              "s:I, s:o}",
 	              "suite", s->suite, "benchmark", s->benchmark, "metric",

@@ -149,3 +149,29 @@ grep_file "the alert shows its group, commit 17's" \
 expect_exit 2 "a share out of range" "$BF" detect -c "$R/benchfarm.yaml" \
 	--spike-share 1.5
 grep_file "is named" "'1.5' is not a share above 0 and at most 1" "$ERR"
+
+# Alerts stored before alerts had a suite (schema 5): such an alert is
+# its series' while no other suite prints the same benchmark and metric,
+# and nobody's when two do.
+sqlite3 "$BENCHFARM_DB" "update alerts set suite = NULL"
+expect_exit 0 "detect over a suite-less alert" "$BF" detect \
+	-c "$R/benchfarm.yaml" --json "$T/old.json"
+jq_check "one suite: the old alert is the step's, not a new one" \
+	"(.alerts | length) == 1 and .alerts[0].new == false and .alerts[0].commit_hi == \"$C17\"" \
+	"$T/old.json"
+export BENCHFARM_DB="$T/two.db"
+sed 's/^  - {name: suite, \(.*\)$/  - {name: suite, \1\n  - {name: other, \1/' \
+	"$R/benchfarm.yaml" >"$R/two.yaml"
+expect_exit 0 "backfill two suites printing the same names" "$BF" backfill \
+	-c "$R/two.yaml" "$ROOT..main"
+expect_exit 0 "detect two suites" "$BF" detect -c "$R/two.yaml" \
+	--json "$T/two.json"
+jq_check "delta's step in each suite" \
+	"[.alerts[] | [.suite, .benchmark, .commit_hi]] | sort == [[\"other\", \"delta\", \"$C17\"], [\"suite\", \"delta\", \"$C17\"]]" \
+	"$T/two.json"
+sqlite3 "$BENCHFARM_DB" "delete from alerts where suite = 'other'; update alerts set suite = NULL, status = 'ignored'"
+expect_exit 0 "detect with an ignored suite-less alert" "$BF" detect \
+	-c "$R/two.yaml" --dry-run --json "$T/two2.json"
+jq_check "it cannot be told whose: both steps are new, neither ignored" \
+	"(.alerts | length) == 2 and all(.alerts[]; .new and .commit_hi == \"$C17\" and (.ignored | not))" \
+	"$T/two2.json"
