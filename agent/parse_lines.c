@@ -2,6 +2,7 @@
 
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/utf8.h"
 
 #define EXPECTED   "expected 'name value [unit]'"
 #define MAX_FIELDS 3
@@ -25,34 +26,15 @@ static bool is_sep(char c)
 	return c == ' ' || c == '\t';
 }
 
-/* Whether s[0..n) is well-formed UTF-8 (no overlong forms, surrogates). */
+/* Whether s[0..n) is well-formed UTF-8. */
 static bool valid_utf8(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t k;
 
-	while (p < end) {
-		unsigned c = *p++, need, min, cp;
-
-		if (c < 0x80)
-			continue;
-		if (c >= 0xC2 && c <= 0xDF)
-			need = 1, min = 0x80, cp = c & 0x1F;
-		else if (c >= 0xE0 && c <= 0xEF)
-			need = 2, min = 0x800, cp = c & 0x0F;
-		else if (c >= 0xF0 && c <= 0xF4)
-			need = 3, min = 0x10000, cp = c & 0x07;
-		else
+	for (size_t i = 0; i < n; i += k)
+		if (!(k = bf_utf8_len(p + i, n - i)))
 			return false;
-		if ((size_t)(end - p) < need)
-			return false;
-		for (unsigned k = 0; k < need; k++, p++) {
-			if ((*p & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (*p & 0x3F);
-		}
-		if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-	}
 	return true;
 }
 

@@ -214,9 +214,9 @@ static void add_skip(struct bisect *b, size_t k, const char *why)
 	log_line(b, "  %.12s  %-28s -> skip\n", c, why);
 	json_array_append_new(b->probes,
 	                      json_pack("{s:s, s:s, s:b, s:s, s:n, s:s}",
-	                                "commit", c, "verdict", "skipped", "bad",
-	                                false, "outcome", "skip", "series",
-	                                "reason", why));
+	                                "commit", c, "verdict", "skipped",
+	                                "bad", false, "outcome", "skip",
+	                                "series", "reason", why));
 	json_array_append_new(b->skipped_json, json_string(c));
 }
 

@@ -1,12 +1,14 @@
 #include "plugins.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/utf8.h"
 
 /*
  * Running one reporter over a result document and writing what it
@@ -136,22 +138,12 @@ static const char *version_of(const json_t *result)
  */
 static size_t text_char(const unsigned char *s)
 {
-	unsigned n, cp;
+	size_t n = bf_utf8_len(s, SIZE_MAX);
 
-	if (s[0] >= 0x20 && s[0] < 0x7f)
-		return 1;
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	cp = s[0] & (0x7fu >> n);
-	for (unsigned i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0; /* also stops at the terminating NUL */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff || cp <= 0x9f)
-		return 0;
+	if (n == 1 && (s[0] < 0x20 || s[0] == 0x7f))
+		return 0; /* C0 (NUL too) and DEL */
+	if (n == 2 && s[0] == 0xc2 && s[1] < 0xa0)
+		return 0; /* C1: U+0080..U+009F */
 	return n;
 }
 

@@ -7,8 +7,8 @@ HARNESS_SRCS := agent/harness/logic.c agent/harness/run.c \
 	agent/harness/opts.c agent/harness/report.c agent/harness/bench.c
 HARNESS_PIC := $(addprefix $(B)/harness-pic/,$(HARNESS_SRCS:.c=.o))
 HARNESS_CFLAGS = $(CSTD) -D_GNU_SOURCE $(CWARN) $(COPT) -fPIC \
-	-fvisibility=hidden -Iagent/harness/include -Iagent/harness -MMD -MP \
-	$(CFLAGS)
+	-fvisibility=hidden -Iagent/harness/include -Iagent/harness \
+	-Icore/include -MMD -MP $(CFLAGS)
 
 # The unit tests build logic, run, opts and report with the project's
 # flags (and sanitizers) through the generic rule; they need the header.

@@ -6,9 +6,12 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "benchfarm/utf8.h"
 
 /* Jetpack's WarmupManager (reference section 1), in 32-bit floats. */
 
@@ -178,31 +181,6 @@ double bf_bench__throttle_work(void *ctx)
 	return best;
 }
 
-/* The length of the valid UTF-8 sequence at s, or 0 (RFC 3629). */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong, surrogate and beyond U+10FFFF forms */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return n;
-}
-
 struct sink {
 	char *out;
 	size_t cap, n;
@@ -229,7 +207,7 @@ size_t bf_bench__json_escape(char *out, size_t cap, const char *s)
 		} else if (*p < 0x20 || *p == 0x7f) {
 			snprintf(hex, sizeof(hex), "\\u%04x", *p++);
 			put(&k, hex, 6);
-		} else if ((n = utf8_len(p))) {
+		} else if ((n = bf_utf8_len(p, SIZE_MAX))) {
 			put(&k, (const char *)p, n);
 			p += n;
 		} else {

@@ -18,6 +18,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/utf8.h"
 
 static void test_err__set_formats_and_returns_code(void **state)
 {
@@ -353,6 +354,48 @@ static void test_log__levels_filter_and_prefix(void **state)
 	free(out);
 }
 
+/* RFC 3629's table of well-formed sequences, at its edges. */
+static void test_utf8__edges(void **state)
+{
+	static const struct {
+		const char *s;
+		size_t avail, want;
+	} t[] = {
+		{ "a", 1, 1 },
+		{ "\x7f", 1, 1 },
+		{ "", 1, 1 }, /* NUL is a character; callers stop at it */
+		{ "a", 0, 0 },
+		{ "\x80", 1, 0 }, /* continuation byte alone */
+		{ "\xc1\xbf", 2, 0 }, /* overlong U+007F */
+		{ "\xc2\x80", 2, 2 }, /* U+0080 */
+		{ "\xc2\x80", 1, 0 }, /* cut by avail */
+		{ "\xc2", SIZE_MAX, 0 }, /* cut by the NUL */
+		{ "\xdf\xbf", 2, 2 },
+		{ "\xe0\x9f\xbf", 3, 0 }, /* overlong U+07FF */
+		{ "\xe0\xa0\x80", 3, 3 }, /* U+0800 */
+		{ "\xed\x9f\xbf", 3, 3 }, /* U+D7FF */
+		{ "\xed\xa0\x80", 3, 0 }, /* surrogate U+D800 */
+		{ "\xef\xbf\xbf", 3, 3 },
+		{ "\xef\xbf\xbf", 2, 0 },
+		{ "\xf0\x8f\xbf\xbf", 4, 0 }, /* overlong U+FFFF */
+		{ "\xf0\x90\x80\x80", 4, 4 }, /* U+10000 */
+		{ "\xf4\x8f\xbf\xbf", 4, 4 }, /* U+10FFFF */
+		{ "\xf4\x90\x80\x80", 4, 0 }, /* beyond U+10FFFF */
+		{ "\xf5\x80\x80\x80", 4, 0 },
+		{ "\xe2\x82\xac", SIZE_MAX, 3 }, /* the euro sign */
+		{ "\xe2\x28\xac", 3, 0 }, /* bad second byte */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t got =
+		        bf_utf8_len((const unsigned char *)t[i].s, t[i].avail);
+
+		if (got != t[i].want)
+			fail_msg("case %zu: %zu, want %zu", i, got, t[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -372,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_json__getters),
 		cmocka_unit_test(test_json__write_file_private_and_atomic),
 		cmocka_unit_test(test_log__levels_filter_and_prefix),
+		cmocka_unit_test(test_utf8__edges),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
