@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../agent/tracer/buildid.h"
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/spawn.h"
@@ -180,11 +181,6 @@ static void elf_syms(struct elf *e, const struct bf_buf *f, uint32_t type)
 	}
 }
 
-static size_t align_up(size_t n, size_t to)
-{
-	return (n + to - 1) / to * to;
-}
-
 /*
  * The file's GNU build-id, from its PT_NOTE segments: its length, with
  * *id pointing into f; 0 when it has none.
@@ -196,33 +192,16 @@ static size_t elf_build_id(const struct bf_buf *f, const unsigned char **id)
 
 	for (size_t i = 0; i < eh->e_phnum; i++) {
 		Elf64_Phdr ph;
-		size_t off = 0, align;
+		size_t n;
 
 		memcpy(&ph, p + eh->e_phoff + i * sizeof(ph), sizeof(ph));
 		if (ph.p_type != PT_NOTE || ph.p_offset > f->len ||
 		    ph.p_filesz > f->len - ph.p_offset)
 			continue;
-		align = ph.p_align == 8 ? 8 : 4;
-		while (off <= ph.p_filesz &&
-		       ph.p_filesz - off >= sizeof(Elf64_Nhdr)) {
-			Elf64_Nhdr nh;
-			size_t name = off + sizeof(nh), desc;
-
-			memcpy(&nh, p + ph.p_offset + off, sizeof(nh));
-			if (nh.n_namesz > ph.p_filesz - name)
-				break;
-			desc = align_up(name + nh.n_namesz, align);
-			if (desc > ph.p_filesz ||
-			    nh.n_descsz > ph.p_filesz - desc)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp(p + ph.p_offset + name, "GNU", 4) &&
-			    nh.n_descsz) {
-				*id = p + ph.p_offset + desc;
-				return nh.n_descsz;
-			}
-			off = align_up(desc + nh.n_descsz, align);
-		}
+		n = bf_trace_find_build_id(p + ph.p_offset, ph.p_filesz,
+		                           ph.p_align == 8 ? 8 : 4, id);
+		if (n)
+			return n;
 	}
 	return 0;
 }

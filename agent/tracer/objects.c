@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid.h"
 #include "format.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
@@ -44,42 +45,6 @@ NOINSTR static int obj_room(struct objects *o, size_t n)
 	return 0;
 }
 
-NOINSTR static size_t align_up(size_t n, size_t to)
-{
-	return (n + to - 1) / to * to;
-}
-
-/*
- * The GNU build-id in a PT_NOTE segment of len bytes at p, in memory;
- * its length, or 0. Name and descriptor start at offsets aligned to the
- * segment's alignment (4, or 8 for notes like .note.gnu.property).
- */
-NOINSTR static size_t find_build_id(const unsigned char *p, size_t len,
-                                    size_t align, const unsigned char **id)
-{
-	size_t off = 0;
-
-	while (off <= len && len - off >= sizeof(ElfW(Nhdr))) {
-		ElfW(Nhdr) nh;
-		size_t name = off + sizeof(nh), desc;
-
-		memcpy(&nh, p + off, sizeof(nh));
-		if (nh.n_namesz > len - name)
-			return 0;
-		desc = align_up(name + nh.n_namesz, align);
-		if (desc > len || nh.n_descsz > len - desc)
-			return 0;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    !memcmp(p + name, "GNU", 4) && nh.n_descsz &&
-		    nh.n_descsz <= BF_TRACE_ID_MAX) {
-			*id = p + desc;
-			return nh.n_descsz;
-		}
-		off = align_up(desc + nh.n_descsz, align);
-	}
-	return 0;
-}
-
 /*
  * dl_iterate_phdr's callback: one object entry per loaded object with a
  * build-id, so that the reader can tell whether the file it finds at a
@@ -102,9 +67,11 @@ NOINSTR static int note_object(struct dl_phdr_info *info, size_t size,
 			lo = a < lo ? a : lo;
 			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
 		} else if (ph->p_type == PT_NOTE && !idlen) {
-			idlen = (uint32_t)find_build_id(
+			size_t n = bf_trace_find_build_id(
 			        (const unsigned char *)(uintptr_t)a,
 			        ph->p_memsz, ph->p_align == 8 ? 8 : 4, &id);
+
+			idlen = n <= BF_TRACE_ID_MAX ? (uint32_t)n : 0;
 		}
 	}
 	if (!idlen || hi <= lo)
