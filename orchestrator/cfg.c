@@ -22,14 +22,6 @@ const char *const bf_cfg__report_words[] = {
 	"markdown", "json",      "github", "gerrit", "gitlab",
 	"junit",    "skia-perf", "bmf",    NULL,
 };
-const char *const bf_cfg__detector_words[] = {
-	"jetpack", "skia", "perfherder", "edivisive", NULL,
-};
-
-const char *const bf_cfg__skia_variant_words[] = {
-	"original", "absolute", "percent", "cohen", "mannwhitneyu", NULL,
-};
-
 static const char *const jetpack_keys[] = { "name", "width", "threshold",
 	                                    NULL };
 static const char *const skia_keys[] = {

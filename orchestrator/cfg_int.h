@@ -23,9 +23,7 @@ extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__check_words[];
 extern const char *const bf_cfg__report_words[];
-extern const char *const bf_cfg__detector_words[];
-/* Skia's variants, in the order of enum bf_skia_algo (detect.h). */
-extern const char *const bf_cfg__skia_variant_words[];
+/* Detectors and skia's variants: bf_detector_names, bf_skia_algo_names. */
 
 /* Defaults of one step detector, and the keys a detector mapping takes. */
 struct bf_cfg__detector_def {
@@ -38,7 +36,7 @@ struct bf_cfg__detector_def {
 	const char *const *keys; /* NULL-terminated */
 };
 
-/* Indexed like bf_cfg__detector_words. */
+/* Indexed like bf_detector_names (enum bf_detector). */
 extern const struct bf_cfg__detector_def bf_cfg__detectors[];
 
 /* Replace d with def's name and defaults. Cannot fail. */

@@ -225,12 +225,12 @@ static int load_variant(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 {
 	struct bf_cfg_detector *d = obj;
 	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__skia_variant_words,
+	int ret = bf_cfg__get_word(ld, node, path, bf_skia_algo_names,
 	                           "skia variant", &i);
 
 	if (!ret) {
 		free(d->variant);
-		d->variant = bf_xstrdup(bf_cfg__skia_variant_words[i]);
+		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
 	}
 	return ret;
 }
@@ -338,7 +338,7 @@ static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
 	}
 	bf_cfg__join(sub, sizeof(sub), path, name == node ? "" : "name");
 	ret = bf_cfg__get_word(ld, name, name == node ? path : sub,
-	                       bf_cfg__detector_words, "detector", &i);
+	                       bf_detector_names, "detector", &i);
 	if (ret)
 		return ret;
 	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);

@@ -13,10 +13,11 @@
  * indexes mapped back to the caller's series).
  */
 
-static const char *const detector_names[] = { "jetpack", "skia", "perfherder",
-	                                      "edivisive", NULL };
-static const char *const skia_names[] = { "original", "absolute",     "percent",
-	                                  "cohen",    "mannwhitneyu", NULL };
+const char *const bf_detector_names[] = { "jetpack", "skia", "perfherder",
+	                                  "edivisive", NULL };
+const char *const bf_skia_algo_names[] = { "original",     "absolute",
+	                                   "percent",      "cohen",
+	                                   "mannwhitneyu", NULL };
 
 static int index_of(const char *const *names, const char *name)
 {
@@ -28,22 +29,22 @@ static int index_of(const char *const *names, const char *name)
 
 int bf_detector_from_name(const char *name)
 {
-	return index_of(detector_names, name);
+	return index_of(bf_detector_names, name);
 }
 
 const char *bf_detector_name(enum bf_detector d)
 {
-	return (unsigned)d < 4 ? detector_names[d] : "?";
+	return (unsigned)d < 4 ? bf_detector_names[d] : "?";
 }
 
 int bf_skia_algo_from_name(const char *name)
 {
-	return index_of(skia_names, name);
+	return index_of(bf_skia_algo_names, name);
 }
 
 const char *bf_skia_algo_name(enum bf_skia_algo a)
 {
-	return (unsigned)a < 5 ? skia_names[a] : "?";
+	return (unsigned)a < 5 ? bf_skia_algo_names[a] : "?";
 }
 
 double bf_skia_default_interesting(enum bf_skia_algo a)

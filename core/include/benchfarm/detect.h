@@ -59,6 +59,12 @@ struct bf_detect_params {
 /* The reference's defaults for detector d. */
 void bf_detect_params_default(struct bf_detect_params *p, enum bf_detector d);
 
+/*
+ * The names, NULL-terminated, in the order of enum bf_detector and enum
+ * bf_skia_algo: the config's allowed words and the CLI's are these.
+ */
+extern const char *const bf_detector_names[];
+extern const char *const bf_skia_algo_names[];
 /* "jetpack" etc. to the enum; -1 when unknown. */
 int bf_detector_from_name(const char *name);
 const char *bf_detector_name(enum bf_detector d);
