@@ -76,6 +76,8 @@ jq_check "no alert names commit 10" \
 expect_exit 0 "detect, for people" "$BF" detect -c "$R/benchfarm.yaml" \
 	--dry-run
 grep_file "the output says what it left out" "$(echo "$C10" | cut -c1-12).*suite-wide spike" "$OUT"
+if grep -q "(new)" "$OUT"; then t_fail "--dry-run calls a stored step new"; else
+	t_ok "--dry-run knows the stored step"; fi
 
 # The share is inclusive: all four spike, so a share of 1 still leaves
 # commit 10 out. --no-spike keeps it in: jetpack's fit does not make a
