@@ -148,9 +148,10 @@ timed_session() {
 	ms=$(((end - start) / 1000000))
 	jq -s . "$T/$1.out" >"$T/$1.json"
 }
-# check_time WHAT: passes when $ms is about half a second.
+# check_time WHAT: passes when $ms is at least the half second timeout
+# and far from the program's 30 s (a loaded sanitizer run starts slowly).
 check_time() {
-	if [ "$ms" -ge 450 ] && [ "$ms" -lt 4000 ]; then
+	if [ "$ms" -ge 450 ] && [ "$ms" -lt 15000 ]; then
 		t_ok "$1 (${ms} ms)"
 	else
 		t_fail "$1 (took ${ms} ms)"

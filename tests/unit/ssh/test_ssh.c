@@ -579,7 +579,8 @@ static void test_ssh__closed_port_fails_fast(void **state)
 	(void)state;
 	target_of(&t, closed_port());
 	assert_int_equal(bf_ssh_connect(&s, &t, &err), BF_ESYS);
-	assert_true(bf_now_monotonic() - t0 < 1.0);
+	/* not the 10 s connect timeout (with room for valgrind and load) */
+	assert_true(bf_now_monotonic() - t0 < 5.0);
 	assert_non_null(strstr(err.msg, "'d1'"));
 	assert_non_null(strstr(err.msg, "refused"));
 	assert_null(s);
@@ -608,7 +609,7 @@ static void test_ssh__silent_listener_times_out(void **state)
 	t0 = bf_now_monotonic();
 	assert_int_equal(bf_ssh_connect(&s, &t, &err), BF_ETIMEOUT);
 	dt = bf_now_monotonic() - t0;
-	assert_true(dt >= 0.45 && dt < 2.0);
+	assert_true(dt >= 0.45 && dt < 5.0); /* 0.5 s, not the default 10 */
 	assert_non_null(strstr(err.msg, "'d1'"));
 	assert_null(s);
 	assert_int_equal(bf_ssh_scan_host_key(&fp, &line, "127.0.0.1",
