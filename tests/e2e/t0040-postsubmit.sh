@@ -2,13 +2,14 @@
 # Postsubmit on a generated repository of 40 commits: a C benchmark
 # whose work comes from params.h. Commit 17 makes "alpha" 15% slower,
 # commit 29 makes "beta" 10% faster; every other commit only touches a
-# README. The benchmark reports a model of its work with bounded noise
-# (see bench.c below), so the assertions do not depend on the machine's
-# load. backfill records every commit (and skips them the second time),
-# detect finds both steps at the right commits with no other alert,
-# alert ack/ignore triage, and bisect over 16 commits names commit 17.
-# A commit whose build fails is recorded as failed and never becomes a
-# point.
+# README. The benchmark times its work against a reference workload in
+# the same process (see bench.c below): the machine's timing noise is
+# kept, its changes of speed under other jobs' load cancel out (plain
+# timings let CI's load hide beta's step from jetpack). backfill records
+# every commit (and skips them the second time), detect finds both steps
+# at the right commits with no other alert, alert ack/ignore triage, and
+# bisect over 16 commits names commit 17. A commit whose build fails is
+# recorded as failed and never becomes a point.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v cc >/dev/null 2>&1; then
@@ -19,43 +20,66 @@ R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main
 cat >"$R/bench.c" <<'X'
-#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 #include "params.h"
 
-/*
- * A model, not a timing: each series reports its work from params.h
- * times a uniform noise of at most +-0.5%, drawn from this process's
- * pid and clock. Timings on a loaded CI machine moved a 10% step under
- * jetpack's threshold; the pipeline under test (build, run, parse,
- * store, detect, bisect) is the same either way, and the assertions
- * then hold on any machine. Real timing noise is t0010's subject.
- */
-static uint64_t state;
+#define REF 500000L /* rounds of the reference */
+#define REPS 15
 
-static double noise(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return ((double)(state >> 11) / 9007199254740992.0 - 0.5) / 100;
-}
+static volatile unsigned long sink;
 
-int main(void)
+static double now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	state = (uint64_t)getpid() * 0x9E3779B97F4A7C15ULL ^
-		(uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 32);
-	if (!state)
-		state = 1;
-	for (int i = 0; i < 4; i++)
-		noise();
-	printf("alpha %.0f ns\n", WORK_ALPHA * 1.5 * (1 + noise()));
-	printf("beta %.0f ns\n", WORK_BETA * 1.5 * (1 + noise()));
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* The time of n rounds of a multiply-add chain. */
+static double chain(long n)
+{
+	double t0 = now_ns();
+	unsigned long x = 1;
+
+	for (long i = 0; i < n; i++)
+		x = x * 6364136223846793005UL + 1442695040888963407UL;
+	sink = x;
+	return now_ns() - t0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * n rounds timed against REF rounds of the same chain just before, the
+ * median of REPS such ratios, scaled to REF nanoseconds: the speed of
+ * the machine at the moment (another job on the sibling hyperthread, a
+ * frequency change) cancels out of the ratio; the timing noise stays.
+ */
+static double measure(long n)
+{
+	double r[REPS];
+
+	for (int i = 0; i < REPS; i++) {
+		double ref = chain(REF);
+
+		r[i] = chain(n) / ref;
+	}
+	qsort(r, REPS, sizeof(r[0]), cmp);
+	return r[REPS / 2] * REF;
+}
+
+int main(void)
+{
+	printf("alpha %.2f ns\n", measure(WORK_ALPHA));
+	printf("beta %.2f ns\n", measure(WORK_BETA));
 	return 0;
 }
 X
