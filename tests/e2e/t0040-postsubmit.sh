@@ -268,19 +268,24 @@ grep_file "the culprit is printed" "^culprit: $C17" "$OUT"
 # breaks the build, b5 mends it and b6 makes alpha 15% slower. The
 # first midpoint of b1..b8 is b4; the bisect probes b5 instead (good),
 # then b6 (bad), and names b6.
-t_git -C "$R" checkout -q -b skip "$(c 12)"
-for k in 1 2 3 4 5 6 7 8; do
-	case $k in
-	4) echo "syntax error" >>"$R/bench.c" ;;
-	5) sed -i '$d' "$R/bench.c" ;;
-	6) sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h" ;;
-	esac
-	echo "skip $k" >>"$R/README"
-	t_git -C "$R" commit -q -am "skip branch $k"
-done
+# branch NAME BREAK MEND SLOW: eight commits on NAME from commit 12;
+# the BREAK-th breaks the build, the MEND-th mends it, the SLOW-th makes
+# alpha 15% slower.
+branch() {
+	t_git -C "$R" checkout -q -b "$1" "$(c 12)"
+	for k in 1 2 3 4 5 6 7 8; do
+		[ $k = "$2" ] && echo "syntax error" >>"$R/bench.c"
+		[ $k = "$3" ] && sed -i '$d' "$R/bench.c"
+		[ $k = "$4" ] &&
+			sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h"
+		echo "$1 $k" >>"$R/README"
+		t_git -C "$R" commit -q -am "$1 branch $k"
+	done
+	t_git -C "$R" checkout -q main
+}
+branch skip 4 5 6
 B4=$(git -C "$R" rev-parse skip~4)
 B6=$(git -C "$R" rev-parse skip~2)
-t_git -C "$R" checkout -q main
 expect_exit 0 "bisect over a commit that does not build" "$BF" bisect \
 	-c "$R/benchfarm.yaml" --good "$(c 12)" --bad skip --benchmark micro \
 	-n 6 --json "$T/skip.json"
@@ -294,20 +299,10 @@ grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip
 # When the commits next to the culprit do not build either, the bisect
 # ends with the candidates and why each is one: on a branch from commit
 # 12, d4 breaks the build and d6 mends it and makes alpha slower.
-t_git -C "$R" checkout -q -b dark "$(c 12)"
-for k in 1 2 3 4 5 6 7 8; do
-	case $k in
-	4) echo "syntax error" >>"$R/bench.c" ;;
-	6) sed -i '$d' "$R/bench.c"
-	   sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h" ;;
-	esac
-	echo "dark $k" >>"$R/README"
-	t_git -C "$R" commit -q -am "dark branch $k"
-done
+branch dark 4 6 6
 D4=$(git -C "$R" rev-parse dark~4)
 D5=$(git -C "$R" rev-parse dark~3)
 D6=$(git -C "$R" rev-parse dark~2)
-t_git -C "$R" checkout -q main
 expect_exit 0 "bisect next to commits that do not build" "$BF" bisect \
 	-c "$R/benchfarm.yaml" --good "$(c 12)" --bad dark --benchmark micro \
 	-n 6 --json "$T/dark.json"
