@@ -66,6 +66,15 @@ grep_file() {
 }
 
 # git with a fixed identity, quiet.
+# need_sshd: skip the whole script (one "ok 1 # skip") without OpenSSH's
+# sshd, which the device tests start on 127.0.0.1 (ci/sshd.sh).
+need_sshd() {
+	command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ] || {
+		echo "ok 1 # skip no sshd"
+		exit 0
+	}
+}
+
 t_git() {
 	git -c user.name=benchfarm-test -c user.email=test@benchfarm.invalid \
 		-c init.defaultBranch=main "$@" >/dev/null

@@ -10,10 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 SSHD_SH="$BF_SRC/ci/sshd.sh"
-if ! command -v sshd >/dev/null 2>&1 && [ ! -x /usr/sbin/sshd ]; then
-	echo "ok 1 # skip no sshd"
-	exit 0
-fi
+need_sshd
 S="$T/sshd"
 mkdir -p "$S"
 trap 'kill -CONT "$(cat "$S/stall/sshd.pid" 2>/dev/null)" 2>/dev/null; for d in dev stall; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
