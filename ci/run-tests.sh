@@ -49,6 +49,10 @@ for s in tests/e2e/${BF_E2E_FILTER:-t*.sh}; do
 	failed=$((failed + f))
 	if [ "$f" -ne 0 ]; then
 		tail -40 "$log"
+		# The failed checks last, with their diagnostics, so that an
+		# excerpt of the end of the output still names them.
+		echo "the failed checks of $s:"
+		grep -B2 -A12 '^not ok ' "$log" | head -80
 		failures="$failures $s"
 		echo "FAIL: $s ($p passed, $f failed)"
 	else

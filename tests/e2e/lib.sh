@@ -104,6 +104,8 @@ jq_check() {
 		t_ok "$1"
 	else
 		echo "#   jq -e '$2' is not true for $3"
+		[ -s "$3" ] && jq -c . "$3" 2>/dev/null | cut -c1-400 | head -12 |
+			sed 's/^/#   file: /'
 		t_fail "$1"
 	fi
 }
