@@ -3,11 +3,16 @@
 # ones missing, so it is cheap to call before every `make check`/`demo`.
 set -eu
 
+# libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes (the
+# fuzz targets of t0090); it is only a recommendation of clang, which
+# --no-install-recommends below leaves out, so it is named here.
+
 PKGS="gcc make pkg-config git
 libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
-libxml2-utils chromium uftrace valgrind"
+libxml2-utils chromium uftrace valgrind
+libclang-rt-14-dev"
 
 missing=
 for p in $PKGS; do
