@@ -41,6 +41,11 @@ done
 #           and reconnecting is refused. Once per test.
 #   GATE:   runs wait for $T/release while $T/GATE exists and is
 #           empty or names the device (the concurrency test).
+#   BARRIER: while it exists, each device's first run waits until as
+#           many devices as it says have started theirs, so no device
+#           can finish its unit before the others have taken one (a
+#           slow SSH connect under load would otherwise let a fast
+#           device take two units).
 # It also fails loudly if two runs ever overlap on one device.
 R="$T/repo"
 mkdir -p "$R"
@@ -54,6 +59,14 @@ cat >"$R/wrap.sh" <<X
 #!/bin/sh
 dev=\$(basename "\$PWD")
 mkdir "\$PWD/busy" 2>/dev/null || echo "\$dev" >>"$T/overlap"
+if [ -e "$T/BARRIER" ] && mkdir "$T/arrived.\$dev" 2>/dev/null; then
+	n=0
+	while [ \$(ls -d "$T"/arrived.* | wc -l) -lt \$(cat "$T/BARRIER") ] &&
+		[ \$n -lt 1200 ]; do
+		n=\$((n + 1))
+		sleep 0.05
+	done
+fi
 if [ -e "$T/GATE" ] && { [ ! -s "$T/GATE" ] || grep -qx "\$dev" "$T/GATE"; }
 then
 	n=0
@@ -133,8 +146,13 @@ no_dups() {
 }
 
 # 1. The pool: three benchmarks on three devices at once.
+echo 3 >"$T/BARRIER"
 expect_exit 0 "compare over the pool" "$BF" compare -c "$R/benchfarm.yaml" \
 	--base main --patch patch --json "$T/r1.json" --seed 7
+rm -f "$T/BARRIER"
+n=$(ls -d "$T"/arrived.* 2>/dev/null | wc -l)
+[ "$n" = 3 ] && t_ok "three devices started a unit together" ||
+	t_fail "$n devices reached the start barrier"
 jq_check "three devices did the work, none failed" \
 	'(.devices | length) == 3 and all(.devices[]; .failed == false and .steps == 12)' \
 	"$T/r1.json"
