@@ -120,6 +120,12 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->review.gerrit.vote_pass = 1;
 }
 
+void bf_cfg_detector_release(struct bf_cfg_detector *d)
+{
+	BF_FREE(d->name);
+	BF_FREE(d->variant);
+}
+
 static void benchmark_release(struct bf_cfg_benchmark *b)
 {
 	free(b->name);
@@ -128,12 +134,10 @@ static void benchmark_release(struct bf_cfg_benchmark *b)
 	free(b->source);
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		free(b->metrics[i].name);
-		free(b->metrics[i].detector.name);
-		free(b->metrics[i].detector.variant);
+		bf_cfg_detector_release(&b->metrics[i].detector);
 	}
 	free(b->metrics);
-	free(b->detector.name);
-	free(b->detector.variant);
+	bf_cfg_detector_release(&b->detector);
 }
 
 void bf_cfg_release(struct bf_cfg *cfg)
@@ -150,8 +154,7 @@ void bf_cfg_release(struct bf_cfg *cfg)
 	free(cfg->benchmarks);
 	free(cfg->devices.pool);
 	bf_argv_release(&cfg->checks.suppress);
-	free(cfg->postsubmit.detector.name);
-	free(cfg->postsubmit.detector.variant);
+	bf_cfg_detector_release(&cfg->postsubmit.detector);
 	bf_argv_release(&cfg->report);
 	free(cfg->review.check_name);
 	free(cfg->review.link);

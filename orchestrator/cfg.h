@@ -33,6 +33,25 @@ struct bf_cfg_detector {
 	double stddev_threshold; /* skia minimum stddev (0.001) */
 };
 
+/*
+ * A detector outside a config file (analyze step), with the config's
+ * rules. bf_cfg_detector_init: d = detector NAME with its defaults
+ * (configs/README.md), BF_EINVAL if NAME is unknown; release with
+ * bf_cfg_detector_release. bf_cfg_detector_option: one parameter by its
+ * config key ("width", "threshold", "variant", "stddev_threshold",
+ * "min_change", "max_pvalue") from text, refused when d's detector does
+ * not take that key or the value is outside the key's range. Then
+ * bf_cfg_detector_finish: a skia variant's threshold rule (its default
+ * when none was given; absolute needs one; mannwhitneyu's below 1).
+ */
+int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
+                         struct bf_err *err);
+int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
+                           const char *value, struct bf_err *err);
+int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
+                           struct bf_err *err);
+void bf_cfg_detector_release(struct bf_cfg_detector *d);
+
 struct bf_cfg_metric {
 	char *name; /* e.g. "real_time" */
 	enum bf_better better; /* direction */

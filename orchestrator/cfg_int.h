@@ -88,6 +88,25 @@ struct bf_cfg__table {
 	size_t n; /* at most 32 */
 };
 
+/*
+ * text as the INT or DOUBLE field f's value: 0, BF_CFG__NOT_A_NUMBER, or
+ * BF_CFG__OUT_OF_RANGE with f's range in words ("between 1 and 100000")
+ * in range. The YAML loader and bf_cfg_detector_option share it.
+ */
+enum { BF_CFG__NOT_A_NUMBER = 1, BF_CFG__OUT_OF_RANGE = 2 };
+int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
+                         double *out, char *range, size_t size);
+
+/*
+ * The rule of a skia variant's threshold (see skia_variant_threshold):
+ * 0 (d->threshold set to the variant's default when have_threshold is
+ * false), BF_CFG__NEEDS_THRESHOLD (absolute has no default) or
+ * BF_CFG__NOT_A_P_VALUE (mannwhitneyu's must be below 1).
+ */
+enum { BF_CFG__NEEDS_THRESHOLD = 1, BF_CFG__NOT_A_P_VALUE = 2 };
+int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d,
+                                bool have_threshold);
+
 /* Fills cfg from the document's root node; 0 or BF_EINVAL. */
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
                       struct bf_cfg *cfg);

@@ -290,30 +290,124 @@ static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
  * threshold it takes its variant's default, absolute (in the metric's
  * unit) has none, and mannwhitneyu's is a p-value below 1.
  */
+int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d, bool have_threshold)
+{
+	double def;
+
+	if (!d->variant)
+		return 0;
+	def = bf_skia_default_interesting(
+	        (enum bf_skia_algo)bf_skia_algo_from_name(d->variant));
+	if (!have_threshold && def == 0)
+		return BF_CFG__NEEDS_THRESHOLD;
+	if (!have_threshold)
+		d->threshold = def;
+	else if (!strcmp(d->variant, "mannwhitneyu") && d->threshold >= 1)
+		return BF_CFG__NOT_A_P_VALUE;
+	return 0;
+}
+
 static int skia_variant_threshold(struct bf_cfg__ld *ld, yaml_node_t *map,
                                   const char *path, struct bf_cfg_detector *d)
 {
 	yaml_node_t *v = bf_cfg__find_key(ld, map, "variant");
 	yaml_node_t *t = bf_cfg__find_key(ld, map, "threshold");
-	double def;
 
 	if (!v)
 		return 0;
-	def = bf_skia_default_interesting(
-	        (enum bf_skia_algo)bf_skia_algo_from_name(d->variant));
-	if (!t && def == 0)
+	switch (bf_cfg__skia_threshold_rule(d, t != NULL)) {
+	case BF_CFG__NEEDS_THRESHOLD:
 		return bf_cfg__error(ld, v,
 		                     "skia variant '%s' needs a 'threshold' in "
 		                     "'%s' (a step in the metric's unit)",
 		                     d->variant, path);
-	if (!t)
-		d->threshold = def;
-	else if (!strcmp(d->variant, "mannwhitneyu") && d->threshold >= 1)
+	case BF_CFG__NOT_A_P_VALUE:
 		return bf_cfg__error(ld, t,
 		                     "'%s.threshold' of skia variant "
 		                     "'mannwhitneyu' is a p-value: it must be "
 		                     "less than 1, not %g",
 		                     path, d->threshold);
+	}
+	return 0;
+}
+
+int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
+                         struct bf_err *err)
+{
+	int i = bf_detector_from_name(name);
+
+	if (i < 0)
+		return bf_err_set(err, BF_EINVAL,
+		                  "unknown detector '%s' (jetpack, skia, "
+		                  "perfherder or edivisive)",
+		                  name);
+	memset(d, 0, sizeof(*d));
+	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
+	return 0;
+}
+
+int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
+                           const char *value, struct bf_err *err)
+{
+	const struct bf_cfg__detector_def *def =
+	        &bf_cfg__detectors[bf_detector_from_name(d->name)];
+	const struct bf_cfg__field *f = NULL;
+	char range[96];
+	double v;
+	int i;
+
+	for (size_t j = 0; j < detector_table.n; j++)
+		if (!strcmp(detector_fields[j].key, key))
+			f = &detector_fields[j];
+	if (!f || !strcmp(key, "name"))
+		return bf_err_set(err, BF_EINVAL, "no detector parameter '%s'",
+		                  key);
+	if (!has_word(def->keys, key))
+		return bf_err_set(err, BF_EINVAL,
+		                  "does not apply to detector '%s'", def->name);
+	if (f->type == BF_CFG__FN) { /* variant */
+		if ((i = bf_skia_algo_from_name(value)) < 0)
+			return bf_err_set(err, BF_EINVAL,
+			                  "unknown skia variant '%s' (original, "
+			                  "absolute, percent, cohen, "
+			                  "mannwhitneyu)",
+			                  value);
+		free(d->variant);
+		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
+		return 0;
+	}
+	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range))) {
+	case BF_CFG__NOT_A_NUMBER:
+		return bf_err_set(err, BF_EINVAL, "'%s' is not %s", value,
+		                  f->type == BF_CFG__INT ? "an integer"
+		                                         : "a number");
+	case BF_CFG__OUT_OF_RANGE:
+		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
+		                  value);
+	}
+	if (f->type == BF_CFG__INT)
+		*(int *)((char *)d + f->off) = (int)v;
+	else
+		*(double *)((char *)d + f->off) = v;
+	return 0;
+}
+
+int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
+                           struct bf_err *err)
+{
+	switch (bf_cfg__skia_threshold_rule(d, have_threshold)) {
+	case BF_CFG__NEEDS_THRESHOLD:
+		return bf_err_set(err, BF_EINVAL,
+		                  "skia variant '%s' needs a threshold (a "
+		                  "step in the metric's unit)",
+		                  d->variant);
+	case BF_CFG__NOT_A_P_VALUE:
+		return bf_err_set(err, BF_EINVAL,
+		                  "the threshold of skia variant "
+		                  "'mannwhitneyu' is a p-value: it must be "
+		                  "less than 1, not %g",
+		                  d->threshold);
+	}
 	return 0;
 }
 

@@ -238,31 +238,46 @@ static bool in_range(double v, const struct bf_cfg__field *f)
 	return true;
 }
 
+int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
+                         double *out, char *range, size_t size)
+{
+	int64_t i;
+	int ret;
+
+	if (f->type == BF_CFG__INT) {
+		ret = bf_parse_i64(&i, text, NULL);
+		if (!ret)
+			*out = (double)i;
+	} else {
+		ret = bf_parse_double(out, text, false, NULL);
+	}
+	if (ret)
+		return BF_CFG__NOT_A_NUMBER;
+	if (in_range(*out, f))
+		return 0;
+	range_text(range, size, f);
+	return BF_CFG__OUT_OF_RANGE;
+}
+
 static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
                       const char *path, const struct bf_cfg__field *f,
                       double *out)
 {
 	const char *what = f->type == BF_CFG__INT ? "an integer" : "a number";
 	char range[96];
-	int64_t i;
-	int ret;
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	if (f->type == BF_CFG__INT) {
-		ret = bf_parse_i64(&i, scalar(node), NULL);
-		if (!ret)
-			*out = (double)i;
-	} else {
-		ret = bf_parse_double(out, scalar(node), false, NULL);
-	}
-	if (ret)
-		return bf_cfg__want(ld, node, path, what);
-	if (in_range(*out, f))
+	switch (bf_cfg__parse_number(f, scalar(node), out, range,
+	                             sizeof(range))) {
+	case 0:
 		return 0;
-	range_text(range, sizeof(range), f);
-	return bf_cfg__error(ld, node, "'%s' must be %s, not %s", path, range,
-	                     scalar(node));
+	case BF_CFG__NOT_A_NUMBER:
+		return bf_cfg__want(ld, node, path, what);
+	default:
+		return bf_cfg__error(ld, node, "'%s' must be %s, not %s", path,
+		                     range, scalar(node));
+	}
 }
 
 static int get_u64(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,

@@ -8,7 +8,9 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "cfg.h"
 #include "compare.h"
+#include "detect.h"
 #include "numfile.h"
 
 /* benchfarm analyze step: one detector on one series from a file. */
@@ -58,43 +60,27 @@ enum {
 	OPT_ALGO = 256,
 	OPT_WINDOW,
 	OPT_JSON,
-	OPT_WIDTH,
-	OPT_THRESHOLD,
-	OPT_VARIANT,
-	OPT_STDDEV,
-	OPT_MIN_CHANGE,
-	OPT_MAX_P
+	OPT_PARAM, /* a detector parameter: the table below */
+};
+
+/* Each parameter option and the config key it sets, with its rules. */
+static const struct {
+	const char *opt, *key;
+} params[] = {
+	{ "width", "width" },
+	{ "threshold", "threshold" },
+	{ "variant", "variant" },
+	{ "stddev-threshold", "stddev_threshold" },
+	{ "min-change", "min_change" },
+	{ "max-pvalue", "max_pvalue" },
 };
 
 struct step_opts {
 	struct bf_detect_params p;
-	bool have_algo, window, json;
-	int width;
-	double threshold, stddev, min_change, max_p;
-	int variant;
+	const char *algo;
+	bool window, json;
+	const char *value[BF_ARRAY_SIZE(params)]; /* the last given */
 };
-
-static int number(struct step_opts *o, int c, const char *arg,
-                  struct bf_err *err)
-{
-	switch (c) {
-	case OPT_WIDTH:
-		return bf_parse_int_range(&o->width, arg, 1, 100000, err);
-	case OPT_THRESHOLD:
-		return bf_parse_double(&o->threshold, arg, false, err) ||
-		       (o->threshold <= 0 &&
-		        bf_err_set(err, BF_EINVAL, "must be above 0"));
-	case OPT_STDDEV:
-		return bf_parse_double(&o->stddev, arg, false, err);
-	case OPT_MIN_CHANGE:
-		return bf_parse_double(&o->min_change, arg, false, err);
-	case OPT_MAX_P:
-		return bf_parse_double(&o->max_p, arg, false, err) ||
-		       ((o->max_p <= 0 || o->max_p >= 1) &&
-		        bf_err_set(err, BF_EINVAL, "must be between 0 and 1"));
-	}
-	return 0;
-}
 
 static int parse(struct step_opts *o, const char **file, int argc, char **argv)
 {
@@ -102,38 +88,25 @@ static int parse(struct step_opts *o, const char **file, int argc, char **argv)
 		{ "algorithm", required_argument, NULL, OPT_ALGO },
 		{ "window", no_argument, NULL, OPT_WINDOW },
 		{ "json", no_argument, NULL, OPT_JSON },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ "variant", required_argument, NULL, OPT_VARIANT },
-		{ "stddev-threshold", required_argument, NULL, OPT_STDDEV },
-		{ "min-change", required_argument, NULL, OPT_MIN_CHANGE },
-		{ "max-pvalue", required_argument, NULL, OPT_MAX_P },
+		{ "width", required_argument, NULL, OPT_PARAM },
+		{ "threshold", required_argument, NULL, OPT_PARAM },
+		{ "variant", required_argument, NULL, OPT_PARAM },
+		{ "stddev-threshold", required_argument, NULL, OPT_PARAM },
+		{ "min-change", required_argument, NULL, OPT_PARAM },
+		{ "max-pvalue", required_argument, NULL, OPT_PARAM },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_err err = BF_ERR_INIT;
-	int c, d;
+	int c, li;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
 		if (c == OPT_ALGO) {
-			if ((d = bf_detector_from_name(optarg)) < 0)
-				return bf_cmd_fail(
-				        BF_EXIT_USAGE, "analyze step",
-				        "--algorithm: unknown detector "
-				        "'%s' (jetpack, skia, perfherder "
-				        "or edivisive)",
-				        optarg);
-			bf_detect_params_default(&o->p, (enum bf_detector)d);
-			o->have_algo = true;
-		} else if (c == OPT_VARIANT) {
-			if ((o->variant = bf_skia_algo_from_name(optarg)) < 0)
-				return bf_cmd_fail(
-				        BF_EXIT_USAGE, "analyze step",
-				        "--variant: unknown '%s' "
-				        "(original, absolute, percent, "
-				        "cohen, mannwhitneyu)",
-				        optarg);
+			o->algo = optarg;
+		} else if (c == OPT_PARAM) {
+			for (size_t i = 0; i < BF_ARRAY_SIZE(params); i++)
+				if (!strcmp(opts[li].name, params[i].opt))
+					o->value[i] = optarg;
 		} else if (c == OPT_WINDOW) {
 			o->window = true;
 		} else if (c == OPT_JSON) {
@@ -141,16 +114,12 @@ static int parse(struct step_opts *o, const char **file, int argc, char **argv)
 		} else if (c == 'h') {
 			fputs(usage_text, stdout);
 			return BF_EXIT_OK;
-		} else if (c == '?') {
+		} else {
 			fputs(usage_text, stderr);
 			return BF_EXIT_USAGE;
-		} else if (number(o, c, optarg, &err)) {
-			return bf_cmd_fail(BF_EXIT_USAGE, "analyze step",
-			                   "--%s: %s", argv[optind - 1] + 2,
-			                   err.msg);
 		}
 	}
-	if (!o->have_algo)
+	if (!o->algo)
 		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step",
 		                   "--algorithm is required (see --help)");
 	if (optind + 1 != argc)
@@ -160,43 +129,49 @@ static int parse(struct step_opts *o, const char **file, int argc, char **argv)
 	return -1;
 }
 
+static bool given(const struct step_opts *o, const char *key)
+{
+	for (size_t i = 0; i < BF_ARRAY_SIZE(params); i++)
+		if (!strcmp(params[i].key, key))
+			return o->value[i] != NULL;
+	return false;
+}
+
 /*
- * Options over the detector's defaults. A skia variant without
- * --threshold takes its own default, as in the config; absolute has
- * none (exit code, or -1).
+ * The detector: its defaults, then each option given, by the config's
+ * rules (the same keys, ranges and skia variant thresholds), so that
+ * analyze step accepts exactly what a config would.
  */
 static int apply(struct step_opts *o)
 {
-	struct bf_detect_params *p = &o->p;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_cfg_detector d;
+	const char *bad = NULL;
+	int ret = 0;
 
-	if (o->variant >= 0) {
-		p->skia_algo = (enum bf_skia_algo)o->variant;
-		p->skia_interesting = bf_skia_default_interesting(p->skia_algo);
-	}
-	if (p->detector == BF_DETECT_SKIA && !(o->threshold > 0) &&
-	    p->skia_interesting == 0)
+	if (bf_cfg_detector_init(&d, o->algo, &err))
 		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step",
-		                   "--variant absolute needs --threshold (a "
-		                   "step in the series' unit)");
-	if (o->stddev > 0)
-		p->skia_stddev_threshold = o->stddev;
-	if (o->min_change > 0)
-		p->ph_min_percent = 100 * o->min_change; /* as in the config */
-	if (o->max_p > 0)
-		p->ed_pvalue = o->max_p;
-	if (o->width > 0) {
-		p->jetpack_width = o->width;
-		p->skia_radius = o->width;
-		p->ph_fore_window = o->width;
-		p->ph_min_back_window = o->width;
-		p->ph_max_back_window = 2 * o->width;
-		p->ed_window = o->width;
+		                   "--algorithm: %s", err.msg);
+	for (size_t i = 0; !ret && i < BF_ARRAY_SIZE(params); i++) {
+		if (!o->value[i])
+			continue;
+		ret = bf_cfg_detector_option(&d, params[i].key, o->value[i],
+		                             &err);
+		bad = params[i].opt;
 	}
-	if (o->threshold > 0) {
-		p->jetpack_threshold = o->threshold;
-		p->skia_interesting = o->threshold;
-		p->ph_t_threshold = o->threshold;
+	if (!ret) {
+		ret = bf_cfg_detector_finish(&d, given(o, "threshold"), &err);
+		bad = NULL;
 	}
+	if (!ret)
+		ret = bf_detect_params_from_detector(&o->p, &d, &err);
+	bf_cfg_detector_release(&d);
+	if (ret && bad)
+		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step", "--%s: %s",
+		                   bad, err.msg);
+	if (ret)
+		return bf_cmd_fail(BF_EXIT_USAGE, "analyze step", "%s",
+		                   err.msg);
 	return -1;
 }
 
@@ -297,7 +272,6 @@ int cmd_analyze_step(int argc, char **argv)
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	o.variant = -1;
 	if ((ret = parse(&o, &file, argc, argv)) >= 0)
 		return ret;
 	if ((ret = apply(&o)) >= 0)

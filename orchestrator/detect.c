@@ -58,9 +58,23 @@ int bf_detect_params_for_series(struct bf_detect_params *p,
 		                  "unknown detector '%s' (jetpack, skia, "
 		                  "perfherder or edivisive)",
 		                  want);
+	if (own && d->name)
+		return bf_detect_params_from_detector(p, d, err);
+	/* the config's parameters are another detector's */
 	bf_detect_params_default(p, (enum bf_detector)det);
-	if (!own)
-		return 0; /* the config's parameters are another detector's */
+	return 0;
+}
+
+int bf_detect_params_from_detector(struct bf_detect_params *p,
+                                   const struct bf_cfg_detector *d,
+                                   struct bf_err *err)
+{
+	int det = bf_detector_from_name(d->name);
+
+	if (det < 0)
+		return bf_err_set(err, BF_EINVAL, "unknown detector '%s'",
+		                  d->name);
+	bf_detect_params_default(p, (enum bf_detector)det);
 	switch (p->detector) {
 	case BF_DETECT_JETPACK:
 		if (d->width > 0)
@@ -92,8 +106,11 @@ int bf_detect_params_for_series(struct bf_detect_params *p,
 		}
 		if (d->threshold > 0)
 			p->ph_t_threshold = d->threshold;
-		if (d->min_change > 0)
-			p->ph_min_percent = 100 * d->min_change;
+		/*
+		 * Always: the detector's default (0.02) or the user's value,
+		 * and 0 is a value (every change that passes the t-test).
+		 */
+		p->ph_min_percent = 100 * d->min_change;
 		break;
 	case BF_DETECT_EDIVISIVE:
 		if (d->width > 0)

@@ -8,6 +8,7 @@
 
 struct bf_bisect_opts;
 struct bf_cfg;
+struct bf_cfg_detector;
 struct bf_err;
 struct bf_store;
 
@@ -58,6 +59,15 @@ int bf_detect_bisect(json_t *result, const struct bf_cfg *cfg,
 int bf_detect_params_from_cfg(struct bf_detect_params *p,
                               const struct bf_cfg *cfg, const char *name,
                               struct bf_err *err);
+
+/*
+ * The parameters of one detector of the config (d->name set, its
+ * defaults and the user's values filled in, as the config loader and
+ * bf_cfg_detector_init do).
+ */
+int bf_detect_params_from_detector(struct bf_detect_params *p,
+                                   const struct bf_cfg_detector *d,
+                                   struct bf_err *err);
 
 /*
  * Likewise for one series: the detector of metric METRIC of config

@@ -198,6 +198,29 @@ expect_exit 0 "analyze step on a CSV" "$BF" analyze step --algorithm jetpack \
 	"$T/step.csv"
 grep_file "the step is named by its commit" "c15" "$OUT"
 
+# Parameters on the command line follow the config's rules: the keys a
+# detector takes, their ranges, and 0 as a value where 0 is allowed.
+awk 'BEGIN { for (i = 0; i < 40; i++) print (i < 20 ? 100 : 101) + ((i * 7) % 5 - 2) * 0.01 }' \
+	>"$T/small.txt"
+expect_exit 0 "perfherder with its default min_change (2%)" "$BF" analyze \
+	step --algorithm perfherder "$T/small.txt"
+grep_file "a 1% step is below the default" "0 steps in 40 values" "$OUT"
+expect_exit 0 "perfherder with --min-change 0" "$BF" analyze step \
+	--algorithm perfherder --min-change 0 "$T/small.txt"
+grep_file "min-change 0 lets the 1% step through" "index 20: up +1.0%" "$OUT"
+for bad in "jetpack --width 0:--width: must be between 1 and 100000, not 0" \
+	"jetpack --threshold n:--threshold: 'n' is not a number" \
+	"jetpack --min-change 0.1:--min-change: does not apply to detector 'jetpack'" \
+	"skia --stddev-threshold 0:--stddev-threshold: must be greater than 0" \
+	"perfherder --min-change -1:--min-change: must be at least 0, not -1" \
+	"skia --variant mannwhitneyu --threshold 1:is a p-value: it must be less than 1, not 1" \
+	"skia --variant absolute:skia variant 'absolute' needs a threshold"; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "analyze step refuses ${bad%%:*}" "$BF" analyze step \
+		--algorithm ${bad%%:*} "$T/small.txt"
+	grep_file "and says why: ${bad#*:}" "${bad#*:}" "$ERR"
+done
+
 # Bad input: clear errors naming the file and line.
 printf '1\n2\nNaN\n' >"$T/nan.txt"
 printf '1\n-inf\n' >"$T/inf.txt"
