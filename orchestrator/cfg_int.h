@@ -104,8 +104,7 @@ int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
  * BF_CFG__NOT_A_P_VALUE (mannwhitneyu's must be below 1).
  */
 enum { BF_CFG__NEEDS_THRESHOLD = 1, BF_CFG__NOT_A_P_VALUE = 2 };
-int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d,
-                                bool have_threshold);
+int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d, bool have_threshold);
 
 /* Fills cfg from the document's root node; 0 or BF_EINVAL. */
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,

@@ -367,11 +367,12 @@ int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
 		                  "does not apply to detector '%s'", def->name);
 	if (f->type == BF_CFG__FN) { /* variant */
 		if ((i = bf_skia_algo_from_name(value)) < 0)
-			return bf_err_set(err, BF_EINVAL,
-			                  "unknown skia variant '%s' (original, "
-			                  "absolute, percent, cohen, "
-			                  "mannwhitneyu)",
-			                  value);
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "unknown skia variant '%s' (original, "
+			        "absolute, percent, cohen, "
+			        "mannwhitneyu)",
+			        value);
 		free(d->variant);
 		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
 		return 0;

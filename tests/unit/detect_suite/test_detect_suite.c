@@ -379,9 +379,9 @@ static void test_detect_params__per_benchmark_and_metric(void **state)
 	assert_int_equal(p.ph_fore_window, 6);
 	assert_true(p.ph_min_percent == 2.0); /* min_change's default */
 	/* min_change: 0 is a value, not "use the default" */
-	assert_int_equal(bf_detect_params_for_series(&p, &cfg, "own", "ops",
-	                                             NULL, &err),
-	                 0);
+	assert_int_equal(
+	        bf_detect_params_for_series(&p, &cfg, "own", "ops", NULL, &err),
+	        0);
 	assert_int_equal(p.detector, BF_DETECT_PERFHERDER);
 	assert_true(p.ph_min_percent == 0.0);
 	/* a benchmark without one: postsubmit's */
