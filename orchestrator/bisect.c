@@ -112,35 +112,55 @@ static json_t *pick_series(const struct bisect *b, json_t *result,
 	return best;
 }
 
-/* Whether a failed probe failed because its commit does not build. */
-static bool build_failed(const json_t *failure)
+static size_t errors_of_side(const json_t *result, const char *side)
 {
-	return failure &&
-	       !strcmp(bf_json_str_or(failure, "stage", ""), "build") &&
-	       !strcmp(bf_json_str_or(failure, "side", ""), "patch");
+	const json_t *e;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(result, "errors"), i, e) n +=
+	        !strcmp(bf_json_str_or(e, "side", ""), side);
+	return n;
+}
+
+/*
+ * Why a failed probe's commit cannot be judged, as git bisect skip
+ * would skip it: its build failed, or it built but its benchmark failed
+ * every run while the good commit's ran on the same device. NULL: the
+ * failure is the lab's or the setup's, and stops the bisect.
+ */
+static const char *untestable(const json_t *failure, const json_t *result)
+{
+	if (failure && !strcmp(bf_json_str_or(failure, "stage", ""), "build"))
+		return !strcmp(bf_json_str_or(failure, "side", ""), "patch")
+		               ? "does not build"
+		               : NULL;
+	if (result &&
+	    strcmp(bf_json_str_or(result, "status", ""), "infra_failure") &&
+	    errors_of_side(result, "patch") && !errors_of_side(result, "base"))
+		return "its benchmark failed";
+	return NULL;
 }
 
 /*
  * Compare good with commit; *out the followed series (NULL: none).
- * *unbuildable is set when commit's build failed (skip it); any other
- * failure is BF_ERROR.
+ * *why is set when commit cannot be judged (skip it, see untestable);
+ * any other failure is BF_ERROR.
  */
-static int probe(json_t **out, bool *unbuildable, struct bisect *b,
+static int probe(json_t **out, const char **why, struct bisect *b,
                  const char *commit, bool first, struct bf_err *err)
 {
 	json_t *result = NULL, *failure = NULL, *s;
 	int ret;
 
 	*out = NULL;
-	*unbuildable = false;
+	*why = NULL;
 	b->po.base = b->good_id;
 	b->po.patch = commit;
 	b->po.result_out = &result;
 	b->po.failure_out = &failure;
 	ret = bf_presubmit_run(&b->po, b->cfg, b->store);
 	if ((ret == BF_EXIT_INFRA || ret == BF_EXIT_USAGE || !result) &&
-	    !first && build_failed(failure)) {
-		*unbuildable = true;
+	    !first && (*why = untestable(failure, result))) {
 		ret = 0;
 		goto out;
 	}
@@ -266,22 +286,21 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 	int ret = 0;
 
 	while (!ret && (k = bf_bisect_next(lo, hi, b->skipped))) {
-		const char *c = b->range[k - 1];
-		bool skip, bad;
+		const char *c = b->range[k - 1], *why;
+		bool bad;
 		json_t *s;
 
-		if ((ret = probe(&s, &skip, b, c, false, err)))
+		if ((ret = probe(&s, &why, b, c, false, err)))
 			break;
-		if (!skip && unclear(s)) {
+		if (!why && unclear(s)) {
 			/* once more: a burst of noise is not an answer */
 			add_probe(b, c, s, "again");
 			json_decref(s);
-			if ((ret = probe(&s, &skip, b, c, false, err)))
+			if ((ret = probe(&s, &why, b, c, false, err)))
 				break;
 		}
-		if (skip || unclear(s)) {
-			add_skip(b, k,
-			         skip ? "does not build" : "too noisy to tell");
+		if (why || unclear(s)) {
+			add_skip(b, k, why ? why : "too noisy to tell");
 			json_decref(s);
 			continue;
 		}
@@ -303,13 +322,13 @@ static int run(json_t **result_out, struct bisect *b, struct bf_err *err)
 {
 	const char *bad_id = b->range[b->n - 1];
 	size_t lo, hi;
-	bool skip;
+	const char *why;
 	json_t *s;
 	int ret;
 
 	log_line(b, "bisect %s over %zu commits of %.12s..%.12s\n", b->o->bench,
 	         b->n, b->good_id, bad_id);
-	if ((ret = probe(&s, &skip, b, bad_id, true, err)))
+	if ((ret = probe(&s, &why, b, bad_id, true, err)))
 		return ret;
 	if (!s) {
 		log_line(b,

@@ -318,8 +318,24 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		goto out;
 	}
 	if ((ret = prepare_sides(&job, &err))) {
-		bf_store_run_finish(store, job.run_id, "failed",
-		                    (int64_t)time(NULL), NULL);
+		if (job.record) {
+			bf_store_run_finish(store, job.run_id, "failed",
+			                    (int64_t)time(NULL), NULL);
+			goto out;
+		}
+		/*
+		 * A compare still writes its result and reports, as an
+		 * infrastructure failure: a pipeline then replaces its
+		 * earlier comment instead of leaving it standing.
+		 */
+		job.aborted = true;
+		bf_strlcpy(job.abort_msg,
+		           bf_json_str_or(job.failure, "error", "build failed"),
+		           sizeof(job.abort_msg));
+		bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect,
+		                    job.seed);
+		conclude(&job, &err);
+		ret = BF_EXIT_INFRA;
 		goto out;
 	}
 	if (bf_dispatch_run(&job, &err)) {

@@ -187,6 +187,8 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	if (job->aborted)
 		json_object_set_new(r, "infra_error",
 		                    json_string(job->abort_msg));
+	if (job->failure) /* stage, side, commit, error, log_tail */
+		json_object_set_new(r, "failure", json_deep_copy(job->failure));
 	json_object_set_new(r, "summary", summary_json(job));
 	json_object_set_new(r, "results", results_with_source(job));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));

@@ -78,6 +78,21 @@ grep_file "shows the log's last lines" "error: foo.c:3: boom" "$ERR"
 st=$(sqlite3 "$BENCHFARM_DB" "select status from runs order by id desc limit 1")
 [ "$st" = failed ] && t_ok "failed build recorded as a failed run" ||
 	t_fail "failed build recorded as a failed run (got '$st')"
+# ... and still writes its result and reports, as an infrastructure
+# failure, so that a pipeline replaces its earlier comment.
+expect_exit 3 "failed build with --json and --report" "$BF" compare \
+	-c "$T/build.yaml" --json "$T/build.json" --report markdown,junit \
+	--report-dir "$T/build-reports"
+jq_check "the result says infra_failure and why" \
+	'.status == "infra_failure" and (.infra_error | test("build of [0-9a-f]+ failed")) and .failure.stage == "build" and .failure.side == "base" and (.failure.log_tail | test("boom")) and (.results | length) == 0' \
+	"$T/build.json"
+grep_file "the comment names the failed build" \
+	"infrastructure failures.*nothing was compared" "$T/build-reports/report.md"
+if grep -qi 'no regressions' "$T/build-reports/report.md"; then
+	t_fail "a failed build's comment says 'no regressions'"
+else
+	t_ok "a failed build's comment never says 'no regressions'"
+fi
 
 # A corrupt store: refused, never overwritten.
 printf 'this is not a database\n' >"$T/corrupt.db"

@@ -293,12 +293,18 @@ grep_file "the culprit is printed" "^culprit: $C17" "$OUT"
 # then b6 (bad), and names b6.
 # branch NAME BREAK MEND SLOW: eight commits on NAME from commit 12;
 # the BREAK-th breaks the build, the MEND-th mends it, the SLOW-th makes
-# alpha 15% slower.
+# alpha 15% slower. With CRASH=1 the BREAK-th builds, but its program
+# exits 1 before printing anything.
 branch() {
 	t_git -C "$R" checkout -q -b "$1" "$(c 12)"
 	for k in 1 2 3 4 5 6 7 8; do
-		[ $k = "$2" ] && echo "syntax error" >>"$R/bench.c"
-		[ $k = "$3" ] && sed -i '$d' "$R/bench.c"
+		if [ "${CRASH:-0}" = 1 ]; then
+			[ $k = "$2" ] && sed -i 's/^int main(void)$/int main(void) { return 1; }\nint unused(void)/' "$R/bench.c"
+			[ $k = "$3" ] && sed -i -e '/^int main(void) { return 1; }$/d' -e 's/^int unused(void)$/int main(void)/' "$R/bench.c"
+		else
+			[ $k = "$2" ] && echo "syntax error" >>"$R/bench.c"
+			[ $k = "$3" ] && sed -i '$d' "$R/bench.c"
+		fi
 		[ $k = "$4" ] &&
 			sed -i 's/WORK_ALPHA .*/WORK_ALPHA 460000L/' "$R/params.h"
 		echo "$1 $k" >>"$R/README"
@@ -319,6 +325,17 @@ jq_check "probes: b8 (bad) first, b4 skipped as unbuilt, b6 bad last" \
 	"(.probes[0] | .commit == \"$(git -C "$R" rev-parse skip)\" and .bad) and ([.probes[] | select(.verdict == \"skipped\") | [.commit, .reason]] == [[\"$B4\", \"does not build\"]]) and (.probes[-1] | .commit == \"$B6\" and .bad)" \
 	"$T/skip.json"
 grep_file "the skip is printed" "$(printf %.12s "$B4")  does not build .*-> skip" "$OUT"
+# A commit that builds but whose benchmark fails every run is skipped
+# the same way, with its reason: c4's program exits 1 at start.
+CRASH=1 branch crash 4 5 6
+K4=$(git -C "$R" rev-parse crash~4)
+K6=$(git -C "$R" rev-parse crash~2)
+expect_exit 0 "bisect over a commit whose benchmark fails" "$BF" bisect \
+	-c "$R/benchfarm.yaml" --good "$(c 12)" --bad crash --benchmark micro \
+	-n 6 --json "$T/crash.json"
+jq_check "bisect skips c4 (its benchmark failed) and names c6" \
+	".culprit == \"$K6\" and .skipped == [\"$K4\"] and ([.probes[] | select(.verdict == \"skipped\") | .reason] == [\"its benchmark failed\"])" \
+	"$T/crash.json"
 # When the commits next to the culprit do not build either, the bisect
 # ends with the candidates and why each is one: on a branch from commit
 # 12, d4 breaks the build and d6 mends it and makes alpha slower.
