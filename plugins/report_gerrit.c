@@ -29,8 +29,9 @@
  *                   vote_fail on a regression when the config fails on
  *                   one (settings.fail_on, as the GitHub check), else
  *                   vote_pass when nothing regressed and everything was
- *                   measured; otherwise no vote at all (infrastructure
- *                   failures, nothing compared, or fail_on: never)
+ *                   measured and judged; otherwise no vote at all
+ *                   (infrastructure failures, nothing compared, a result
+ *                   too noisy to judge, or fail_on: never)
  *   robot_comments  {PATH: [{robot_id, robot_run_id, line, message,
  *                   url}]} for the regressions, then the improvements, at
  *                   most ROBOT_MAX: PATH is the result's source.file with
@@ -192,7 +193,7 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 	else if (infra)
 		bf_buf_addstr(b, "nothing regressed among what was measured");
 	else
-		bf_buf_addstr(b, "no regressions");
+		bf_rep_add_no_regressions(b, results, false);
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp, imp == 1 ? "" : "s");
 	bf_buf_addstr(b, "\n\n");
@@ -549,7 +550,7 @@ static json_t *labels(const json_t *result, const json_t *results,
 		               ? json_pack("{s:i}", o->gerrit_label,
 		                           o->gerrit_vote_fail)
 		               : NULL;
-	if (bf_rep_has_infra(result) || bf_rep_compared_nothing(results))
+	if (!bf_rep_all_clear(result, results))
 		return NULL;
 	return json_pack("{s:i}", o->gerrit_label, o->gerrit_vote_pass);
 }

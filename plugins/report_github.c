@@ -26,7 +26,9 @@
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
  * regression are "neutral" with a title that says the run is incomplete
- * and what was not measured.
+ * and what was not measured, and so is a result that could not be
+ * judged either way (verdict "unknown"): "success" only when all is
+ * clear.
  *
  * GitHub's limits: output.summary 65535 characters, a comment 65536, an
  * annotation's title 255, 50 annotations a request, a step summary 1 MiB
@@ -58,14 +60,12 @@ static bool fails_on_regression(const json_t *result)
 	               "regression");
 }
 
-/* "failure", "neutral" or "success" (only when all was compared). */
+/* "failure", "neutral" or "success" (only when all is clear). */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
 	if (bf_rep_count(results, "regressed"))
 		return fails_on_regression(result) ? "failure" : "neutral";
-	return bf_rep_has_infra(result) || bf_rep_compared_nothing(results)
-	               ? "neutral"
-	               : "success";
+	return bf_rep_all_clear(result, results) ? "success" : "neutral";
 }
 
 static void add_plural(struct bf_buf *b, size_t n, const char *what)
@@ -123,7 +123,7 @@ static char *title(const json_t *result, const json_t *results)
 	} else if (bf_rep_compared_nothing(results)) {
 		bf_buf_addstr(&b, "Nothing was compared");
 	} else {
-		bf_buf_addstr(&b, "No regressions");
+		bf_rep_add_no_regressions(&b, results, true);
 	}
 	if (imp) {
 		bf_buf_addstr(&b, ", ");

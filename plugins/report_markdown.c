@@ -416,7 +416,7 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	} else if (bf_rep_compared_nothing(res)) {
 		bf_buf_addstr(b, "nothing was compared");
 	} else {
-		bf_buf_addstr(b, "no regressions");
+		bf_rep_add_no_regressions(b, res, false);
 	}
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp,

@@ -44,6 +44,30 @@ bool bf_rep_compared_nothing(const json_t *results)
 	return !json_array_size(results);
 }
 
+bool bf_rep_all_clear(const json_t *result, const json_t *results)
+{
+	return !bf_rep_has_infra(result) && !bf_rep_compared_nothing(results) &&
+	       !bf_rep_count(results, "regressed") &&
+	       !bf_rep_count(results, "unknown");
+}
+
+void bf_rep_add_no_regressions(struct bf_buf *b, const json_t *results,
+                               bool cap)
+{
+	size_t unknown = bf_rep_count(results, "unknown");
+
+	if (unknown && unknown == json_array_size(results)) {
+		bf_buf_addf(b,
+		            "%cot conclusive: too few or too noisy samples to "
+		            "tell",
+		            cap ? 'N' : 'n');
+		return;
+	}
+	bf_buf_addf(b, "%co regressions", cap ? 'N' : 'n');
+	if (unknown)
+		bf_buf_addf(b, ", %zu not conclusive", unknown);
+}
+
 bool bf_rep_fail_on_regression(const json_t *result)
 {
 	const json_t *set = json_object_get(result, "settings");

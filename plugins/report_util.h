@@ -30,6 +30,22 @@ bool bf_rep_has_infra(const json_t *result);
  */
 bool bf_rep_compared_nothing(const json_t *results);
 
+/*
+ * Whether a result may pass (a "success" check, Gerrit's pass vote):
+ * no infrastructure failure, something compared, nothing regressed, and
+ * nothing "unknown" (too few or too noisy samples to say either way).
+ */
+bool bf_rep_all_clear(const json_t *result, const json_t *results);
+
+/*
+ * The headline's verdict when nothing regressed, nothing failed and
+ * something was compared: "no regressions", "no regressions, N not
+ * conclusive", or, when every result is "unknown", "not conclusive: too
+ * few or too noisy samples". Capitalised when cap (a title).
+ */
+void bf_rep_add_no_regressions(struct bf_buf *b, const json_t *results,
+                               bool cap);
+
 /* The config says fail on a regression (the default). */
 bool bf_rep_fail_on_regression(const json_t *result);
 

@@ -370,6 +370,17 @@ static void test_gerrit__votes(void **state)
 	assert_non_null(strstr(msg_of(rv), "benchfarm (perf/pixel): nothing "
 	                                   "was compared\n"));
 	json_decref(rv);
+	/* a result too noisy to judge earns no pass vote, and says so */
+	d = load("compare-clean");
+	json_object_set_new(json_array_get(json_object_get(d, "results"), 0),
+	                    "verdict", json_string("unknown"));
+	rv = review_of(d, &o);
+	assert_int_equal(vote(rv), 99);
+	assert_non_null(strstr(msg_of(rv), "benchfarm (perf/pixel): not "
+	                                   "conclusive: too few or too noisy "
+	                                   "samples to tell\n"));
+	json_decref(rv);
+	json_decref(d);
 	/* a regression among infrastructure failures still votes */
 	assert_int_equal(vote_of("compare-hostile", &o), -2);
 	/* fail_on: never makes a regression a number, not a gate */
