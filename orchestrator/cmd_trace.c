@@ -116,6 +116,11 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 			        (unsigned long long)t->threads[i].dropped);
 	if (tree)
 		warn_symbols(path, t, tree->syms);
+	/* what only the call tree found (deep stacks, calls left open) */
+	if (tree && tree->partial && !t->partial &&
+	    !bf_symbols_is_partial(tree->syms, NULL, 0))
+		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
+		        tree->why);
 	return 0;
 }
 

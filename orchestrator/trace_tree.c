@@ -100,10 +100,35 @@ static void mark(struct bf_ttree *tree, const char *why)
 	tree->partial = true;
 }
 
+/*
+ * Calls nested deeper than this are not nodes of their own: their time
+ * is the self time of the deepest kept frame, and the tree is marked
+ * partial. Every walker of the tree (fold, top, svg, --only, freeing)
+ * recurses once per level, so an unbounded recursion in the traced
+ * program (or a damaged file of entries without exits) would otherwise
+ * overflow the reader's stack; and no flame graph shows 2,000 levels.
+ */
+#define MAX_DEPTH 2000
+
 struct frame {
-	struct bf_tnode *node;
+	struct bf_tnode *node; /* NULL: below MAX_DEPTH, not a node */
 	uint64_t addr, start, kids_ticks;
 };
+
+/* A frame ends at ticks: its time goes to its node and its parent. */
+static void close_frame(struct frame *st, size_t depth, uint64_t ticks,
+                        double ns_per_tick)
+{
+	struct frame *f = &st[depth];
+	uint64_t dur = ticks - f->start;
+
+	if (!f->node)
+		return; /* its time stays the kept parent's self time */
+	f->node->total_ns += (double)dur * ns_per_tick;
+	f->node->self_ns += (double)(dur - f->kids_ticks) * ns_per_tick;
+	if (depth)
+		st[depth - 1].kids_ticks += dur;
+}
 
 static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
                         const struct bf_trace_thread *th, struct bf_tnode *top)
@@ -129,10 +154,18 @@ static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
 			struct bf_tnode *parent =
 			        depth ? st[depth - 1].node : top;
 
-			st[depth].node =
-			        child(tree, parent,
-			              bf_symbols_name(tree->syms, addr));
-			st[depth].node->calls++;
+			if (depth >= MAX_DEPTH) {
+				st[depth].node = NULL;
+				mark(tree,
+				     "call stacks deeper than 2000 frames "
+				     "(deeper calls are the self time of "
+				     "the 2000th)");
+			} else {
+				st[depth].node = child(
+				        tree, parent,
+				        bf_symbols_name(tree->syms, addr));
+				st[depth].node->calls++;
+			}
 			st[depth].addr = addr;
 			st[depth].start = ticks;
 			st[depth].kids_ticks = 0;
@@ -152,43 +185,16 @@ static void thread_tree(struct bf_ttree *tree, const struct bf_trace *t,
 			}
 			mark(tree, "exits out of order (a longjmp or an "
 			           "exception skipped some)");
-			while (depth > d) { /* close the skipped frames here */
-				struct frame *f = &st[--depth];
-				double ns = (double)(ticks - f->start) *
-				            t->ns_per_tick;
-
-				f->node->total_ns += ns;
-				f->node->self_ns += ns - (double)f->kids_ticks *
-				                                 t->ns_per_tick;
-				if (depth)
-					st[depth - 1].kids_ticks +=
-					        ticks - f->start;
-			}
+			while (depth > d) /* close the skipped frames here */
+				close_frame(st, --depth, ticks, t->ns_per_tick);
 		}
-		{
-			struct frame *f = &st[--depth];
-			uint64_t dur = ticks - f->start;
-
-			f->node->total_ns += (double)dur * t->ns_per_tick;
-			f->node->self_ns +=
-			        (double)(dur - f->kids_ticks) * t->ns_per_tick;
-			if (depth)
-				st[depth - 1].kids_ticks += dur;
-		}
+		close_frame(st, --depth, ticks, t->ns_per_tick);
 	}
 	if (depth)
 		mark(tree, "calls still open where a thread's records end "
 		           "(closed at its last time stamp)");
-	while (depth) {
-		struct frame *f = &st[--depth];
-		uint64_t dur = last - f->start;
-
-		f->node->total_ns += (double)dur * t->ns_per_tick;
-		f->node->self_ns +=
-		        (double)(dur - f->kids_ticks) * t->ns_per_tick;
-		if (depth)
-			st[depth - 1].kids_ticks += dur;
-	}
+	while (depth)
+		close_frame(st, --depth, last, t->ns_per_tick);
 	top->total_ns = (double)(last - first) * t->ns_per_tick;
 	top->self_ns = top->total_ns;
 	for (size_t i = 0; i < top->nkids; i++)

@@ -240,6 +240,37 @@ n=$(grep -c '^thread-1;main;f[0-9]* 2$' "$OUT")
 [ "$n" -eq 3000 ] && t_ok "3,000 stacks under main, 2 calls each" ||
 	t_fail "$n of 3,000 stacks"
 
+# A recursion 100,000 calls deep: every command reads it (the tree keeps
+# 2,000 levels, deeper calls being the 2,000th's self time) and says it
+# is partial, instead of overflowing its stack in a recursive walk.
+printf '%s\n' '#include <stdlib.h>' \
+	'static int rec(int n) { return n ? 1 + rec(n - 1) : 0; }' \
+	'int main(int argc, char **argv) { (void)argc; return rec(atoi(argv[1])) == 0; }' \
+	>"$T/rec.c"
+cc -O0 -finstrument-functions -o "$T/rec" "$T/rec.c" \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread
+BENCHFARM_TRACE="$T/rec.trace" BENCHFARM_TRACE_RECORDS=300000 "$T/rec" 100000
+for cmd in fold top; do
+	expect_exit 0 "trace $cmd of a 100,000-deep recursion" "$BF" trace \
+		$cmd "$T/rec.trace"
+	grep_file "$cmd says the deep stacks are cut" \
+		"is partial: call stacks deeper than 2000 frames" "$ERR"
+done
+# chrome draws every call as an event of its own, with no tree to cut
+expect_exit 0 "trace chrome of a 100,000-deep recursion" "$BF" trace \
+	chrome "$T/rec.trace" -o "$T/rec.json"
+jq_check "chrome has all 100,001 calls of rec" \
+	'[.traceEvents[] | select(.name == "rec")] | length == 100001' \
+	"$T/rec.json"
+expect_exit 0 "trace svg of a 100,000-deep recursion" "$BF" trace svg \
+	"$T/rec.trace" -o "$T/rec.svg"
+check "the deep SVG is well-formed XML" xmllint --noout "$T/rec.svg"
+expect_exit 0 "trace fold --calls of the deep recursion" "$BF" trace fold \
+	--calls "$T/rec.trace"
+n=$(awk -F';' '{ print NF - 1 }' "$OUT" | sort -n | tail -1)
+[ "$n" = 2000 ] && t_ok "the deepest stack is cut at 2,000 levels" ||
+	t_fail "the deepest stack has $n levels under its thread"
+
 # --only FUNC: the stacks through deep, nothing else, with every count.
 expect_exit 0 "trace fold --only deep" "$BF" trace fold --calls --only deep \
 	"$T/a.trace"
