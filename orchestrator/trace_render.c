@@ -292,8 +292,12 @@ static void svg_label(const struct svg *g, const char *name, double x, double y,
 		return;
 	chars = (size_t)((w - 6) / 7);
 	text = cut ? bf_xasprintf("%s (truncated)", name) : bf_xstrdup(name);
-	if (strlen(text) > chars)
+	if (strlen(text) > chars) {
+		/* never inside a character: the names are UTF-8 */
+		while (chars && ((unsigned char)text[chars] & 0xc0) == 0x80)
+			chars--;
 		text[chars] = '\0';
+	}
 	fprintf(g->out, "<text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_H - 5);
 	xml(g->out, text);
 	fprintf(g->out, "</text>");

@@ -9,6 +9,7 @@
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/spawn.h"
+#include "benchfarm/utf8.h"
 
 /*
  * Naming traced addresses: the recorded /proc/PID/maps says which file
@@ -248,7 +249,7 @@ static bool elf_is_traced(struct bf_symbols *s, struct elf *e,
 	}
 	s->warnings = bf_xrealloc(s->warnings,
 	                          (s->nwarnings + 1) * sizeof(*s->warnings));
-	s->warnings[s->nwarnings++] = msg;
+	s->warnings[s->nwarnings++] = bf_utf8_scrub(msg);
 	return false;
 }
 
@@ -388,7 +389,8 @@ const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
 		        bf_xrealloc(s->names, s->capnames * sizeof(*s->names));
 	}
 	s->names[s->nnames].addr = addr;
-	s->names[s->nnames].name = lookup(s, addr);
+	/* ELF names and paths are bytes; every output wants UTF-8 */
+	s->names[s->nnames].name = bf_utf8_scrub(lookup(s, addr));
 	*slot = ++s->nnames;
 	return s->names[s->nnames - 1].name;
 }

@@ -271,6 +271,34 @@ n=$(awk -F';' '{ print NF - 1 }' "$OUT" | sort -n | tail -1)
 [ "$n" = 2000 ] && t_ok "the deepest stack is cut at 2,000 levels" ||
 	t_fail "the deepest stack has $n levels under its thread"
 
+# Names that are not plain ASCII: a stripped program in a directory
+# whose name is not UTF-8 (its functions are named file+offset) and a
+# function named in UTF-8 whose SVG label is cut: every output stays
+# valid JSON or XML.
+LAT=$(printf 'caf\351')
+mkdir -p "$T/$LAT"
+printf '%s\n' '#include <unistd.h>' \
+	'__attribute__((noinline)) void caf\303\251_\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251(void) { usleep(3000); }' \
+	'__attribute__((noinline)) void other(void) { usleep(1000); }' \
+	'int main(void) { caf\303\251_\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251\303\251(); for (int i = 0; i < 60; i++) other(); return 0; }' |
+	while IFS= read -r l; do printf "$l\n"; done >"$T/u8.c"
+cc -O1 -finstrument-functions -o "$T/$LAT/u8" "$T/u8.c" \
+	"$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread
+cp "$T/$LAT/u8" "$T/$LAT/u8s" && strip "$T/$LAT/u8s"
+BENCHFARM_TRACE="$T/u8.trace" "$T/$LAT/u8"
+BENCHFARM_TRACE="$T/u8s.trace" "$T/$LAT/u8s"
+expect_exit 0 "trace chrome of a program in a non-UTF-8 directory" "$BF" \
+	trace chrome "$T/u8s.trace" -o "$T/u8s.json"
+jq_check "its events are named file+offset, valid JSON" \
+	'[.traceEvents[] | select(.name? // "" | test("caf.?/u8s[+]0x"))] | length > 60' \
+	"$T/u8s.json"
+expect_exit 0 "trace top --json of it" "$BF" trace top --json "$T/u8s.trace"
+jq_check "top lists its functions" '(.functions | length) >= 2' "$OUT"
+expect_exit 0 "trace svg of a UTF-8 function name" "$BF" trace svg \
+	"$T/u8.trace" -o "$T/u8.svg"
+check "its SVG is well-formed XML" xmllint --noout "$T/u8.svg"
+grep_file "the UTF-8 name is in it" "$(printf 'caf\303\251_')" "$T/u8.svg"
+
 # --only FUNC: the stacks through deep, nothing else, with every count.
 expect_exit 0 "trace fold --only deep" "$BF" trace fold --calls --only deep \
 	"$T/a.trace"

@@ -2,6 +2,7 @@
 #define BF_UTF8_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The length (1 to 4) of the well-formed UTF-8 sequence at s, of which
@@ -36,6 +37,27 @@ static inline size_t bf_utf8_len(const unsigned char *s, size_t avail)
 	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
 		return 0;
 	return n;
+}
+
+/*
+ * s made well-formed UTF-8 in place: each byte that starts no sequence
+ * (see bf_utf8_len) becomes '?', so the length stays. For text from
+ * outside (symbol names, file paths) on its way into JSON or XML.
+ */
+static inline char *bf_utf8_scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+
+	while (*p) {
+		size_t n = bf_utf8_len(p, SIZE_MAX);
+
+		if (!n) {
+			*p = '?';
+			n = 1;
+		}
+		p += n;
+	}
+	return s;
 }
 
 #endif

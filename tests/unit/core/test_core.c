@@ -396,6 +396,21 @@ static void test_utf8__edges(void **state)
 	}
 }
 
+/* Scrubbing keeps well-formed text and the length, and marks the rest. */
+static void test_utf8__scrub(void **state)
+{
+	char a[] = "caf\xc3\xa9 \xe2\x82\xac";
+	char b[] = "caf\xe9/app+0x10";
+	char c[] = "\xc3\xa9\xc3"; /* a cut sequence at the end */
+	char d[] = "\xed\xa0\x80x"; /* a surrogate: three bytes, three marks */
+
+	(void)state;
+	assert_string_equal(bf_utf8_scrub(a), "caf\xc3\xa9 \xe2\x82\xac");
+	assert_string_equal(bf_utf8_scrub(b), "caf?/app+0x10");
+	assert_string_equal(bf_utf8_scrub(c), "\xc3\xa9?");
+	assert_string_equal(bf_utf8_scrub(d), "???x");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -416,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_json__write_file_private_and_atomic),
 		cmocka_unit_test(test_log__levels_filter_and_prefix),
 		cmocka_unit_test(test_utf8__edges),
+		cmocka_unit_test(test_utf8__scrub),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
