@@ -13,6 +13,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -435,9 +436,23 @@ int bf_trace_stop(void)
 	return bf_trace_flush();
 }
 
+/*
+ * A forked child is not traced and writes nothing: it holds a copy of
+ * the parent's buffers and path, and its exit would replace the
+ * parent's trace with that copy. It may start its own with
+ * bf_trace_start.
+ */
+NOINSTR static void trace_forked(void)
+{
+	atomic_store(&enabled, 0);
+	out_path[0] = '\0';
+}
+
 NOINSTR __attribute__((constructor)) static void trace_load(void)
 {
 	const char *p = getenv("BENCHFARM_TRACE");
+
+	pthread_atfork(NULL, NULL, trace_forked);
 
 	if (p && *p && bf_trace_start(p))
 		fprintf(stderr,

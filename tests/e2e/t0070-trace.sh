@@ -299,6 +299,55 @@ expect_exit 0 "trace svg of a UTF-8 function name" "$BF" trace svg \
 check "its SVG is well-formed XML" xmllint --noout "$T/u8.svg"
 grep_file "the UTF-8 name is in it" "$(printf 'caf\303\251_')" "$T/u8.svg"
 
+# A forked child that exits after its parent wrote the trace leaves it
+# alone (it held a copy of the parent's buffers and path): the parent
+# writes with bf_trace_stop, then lets the child go through a pipe and
+# waits for it.
+cat >"$T/fork.c" <<'X'
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <benchfarm/trace.h>
+__attribute__((noinline)) void parent_work(void) { }
+__attribute__((noinline)) void child_work(void) { }
+int main(void)
+{
+	int p[2], st;
+	char c;
+	pid_t pid;
+
+	for (int i = 0; i < 5; i++)
+		parent_work();
+	if (pipe(p) || (pid = fork()) < 0)
+		return 1;
+	if (!pid) {
+		child_work();
+		close(p[1]);
+		if (read(p[0], &c, 1) < 0)
+			return 1;
+		child_work();
+		exit(0);
+	}
+	parent_work();
+	if (bf_trace_stop())
+		return 1;
+	close(p[1]);
+	return waitpid(pid, &st, 0) != pid || st != 0;
+}
+X
+cc -O1 -finstrument-functions -I"$BF_SRC/agent/tracer/include" \
+	-o "$T/fork" "$T/fork.c" "$BF_BUILD_ABS/libbenchfarm_trace.a" -pthread
+check "a traced program forks" env BENCHFARM_TRACE="$T/fork.trace" "$T/fork"
+expect_exit 0 "trace fold --calls of the forking program" "$BF" trace fold \
+	--calls "$T/fork.trace"
+grep_file "the parent's six calls are there" "^thread-1;main;parent_work 6$" \
+	"$OUT"
+if grep -q child_work "$OUT"; then
+	t_fail "the child's exit replaced the parent's trace"
+else
+	t_ok "the child's exit left the parent's trace alone"
+fi
+
 # --only FUNC: the stacks through deep, nothing else, with every count.
 expect_exit 0 "trace fold --only deep" "$BF" trace fold --calls --only deep \
 	"$T/a.trace"
