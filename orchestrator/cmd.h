@@ -86,6 +86,16 @@ int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
                           const struct bf_report_opts *base, const char *output,
                           const char *dir, const char *cmd);
 
+/* "a,b,,c" -> a b c appended to out (empty items dropped). */
+void bf_cmd_split_formats(struct bf_argv *out, const char *list);
+
+/*
+ * Before any work: every format is a known reporter, and the program of
+ * an exec:NAME is on PATH. Errors are printed under cmd's name; returns
+ * 0 or BF_EXIT_USAGE.
+ */
+int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd);
+
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);

@@ -199,39 +199,35 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 	return -1;
 }
 
-/* compare --report: the formats asked for, into the report directory. */
-static int write_reports(const json_t *result,
+/* compare --report: the formats asked for, else the config's. */
+static void report_formats(struct bf_argv *formats,
+                           const struct bf_presubmit_opts *o,
+                           const struct bf_cfg *cfg)
+{
+	if (o->report)
+		bf_cmd_split_formats(formats, o->report);
+	else
+		bf_argv_copy(formats, &cfg->report);
+}
+
+/* The formats, into the report directory. */
+static int write_reports(const json_t *result, const struct bf_argv *formats,
                          const struct bf_presubmit_opts *o,
                          const struct bf_cfg *cfg)
 {
 	struct bf_report_opts ro = BF_REPORT_OPTS_INIT;
-	struct bf_argv formats = BF_ARGV_INIT;
 	struct bf_host_ssh gerrit;
-	int ret;
 
-	if (o->report) {
-		for (const char *p = o->report; *p;) {
-			const char *end = strchr(p, ',');
-			size_t n = end ? (size_t)(end - p) : strlen(p);
-
-			if (n)
-				bf_argv_pushf(&formats, "%.*s", (int)n, p);
-			p = end ? end + 1 : p + n;
-		}
-	} else {
-		bf_argv_copy(&formats, &cfg->report);
-	}
 	bf_report_opts_from_cfg(&ro, &gerrit, cfg);
-	ret = bf_cmd_report_formats(
-	        result, &formats, &ro, NULL,
+	return bf_cmd_report_formats(
+	        result, formats, &ro, NULL,
 	        o->report_dir ? o->report_dir : "benchfarm-report", "compare");
-	bf_argv_release(&formats);
-	return ret;
 }
 
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	struct bf_argv formats = BF_ARGV_INIT;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
 	int ret = parse_opts(&o, argc, argv);
@@ -241,16 +237,23 @@ int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "compare", o.config)))
 		return ret;
 	o.progress = isatty(2);
-	if (o.report || o.report_dir)
+	if (o.report || o.report_dir) {
 		o.result_out = &result;
+		report_formats(&formats, &o, &cfg);
+		/* a misspelt format is found before hours of measuring */
+		if ((ret = bf_cmd_check_formats(&formats, "compare")))
+			goto out;
+	}
 	ret = bf_presubmit_run(&o, &cfg, ctx->store);
 	if (result) {
-		int rc = write_reports(result, &o, &cfg);
+		int rc = write_reports(result, &formats, &o, &cfg);
 
 		if (rc && ret != BF_EXIT_INFRA)
 			ret = rc;
 	}
+out:
 	json_decref(result);
+	bf_argv_release(&formats);
 	bf_cfg_release(&cfg);
 	return ret;
 }

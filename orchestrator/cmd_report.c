@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
@@ -63,8 +64,7 @@ enum {
 	OPT_LIST,
 };
 
-/* "a,b,,c" -> a b c (empty items dropped). */
-static void split_formats(struct bf_argv *out, const char *list)
+void bf_cmd_split_formats(struct bf_argv *out, const char *list)
 {
 	for (const char *p = list; p && *p;) {
 		const char *end = strchr(p, ',');
@@ -107,6 +107,51 @@ void bf_report_opts_from_cfg(struct bf_report_opts *o,
 	gerrit->user = cfg->review.gerrit.user;
 	gerrit->key_path = cfg->review.gerrit.key;
 	o->gerrit = gerrit;
+}
+
+/* Whether benchfarm-report-NAME is an executable file on PATH. */
+static bool on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n &&
+		    (size_t)snprintf(file, sizeof(file),
+		                     "%.*s/benchfarm-report-%s", (int)n, p,
+		                     name) < sizeof(file) &&
+		    !access(file, X_OK))
+			return true;
+		p += n + (p[n] == ':');
+	}
+	return false;
+}
+
+int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd)
+{
+	for (size_t i = 0; i < formats->argc; i++) {
+		const char *f = formats->argv[i], *exec_name;
+
+		if (!bf_plugin_find(f, &exec_name))
+			return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+			                   "unknown report format '%s' (see "
+			                   "'benchfarm report --list')",
+			                   f);
+		if (exec_name && !*exec_name)
+			return bf_cmd_fail(
+			        BF_EXIT_USAGE, cmd,
+			        "exec needs a name: 'exec:NAME' runs "
+			        "benchfarm-report-NAME");
+		if (exec_name &&
+		    (strchr(exec_name, '/') || !on_path(exec_name)))
+			return bf_cmd_fail(BF_EXIT_USAGE, cmd,
+			                   "%s: no program "
+			                   "'benchfarm-report-%s' on PATH",
+			                   f, exec_name);
+	}
+	return 0;
 }
 
 int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
@@ -220,7 +265,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 	if (output && dir)
 		return bf_cmd_fail(BF_EXIT_USAGE, "report",
 		                   "give --output or --output-dir, not both");
-	split_formats(&formats, format);
+	bf_cmd_split_formats(&formats, format);
 	if (!formats.argc) {
 		bf_argv_release(&formats);
 		return bf_cmd_fail(BF_EXIT_USAGE, "report",

@@ -156,6 +156,24 @@ if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; 
 	else
 		t_fail "the markdown's first line is not the marker"
 	fi
+	# A misspelt format or a missing exec program is found before
+	# anything is built or measured: no run is stored.
+	runs=$(sqlite3 "$BENCHFARM_DB" "select count(*) from runs")
+	for bad in "markdwn|unknown report format 'markdwn'" \
+		"markdown,exec:nosuch|exec:nosuch: no program 'benchfarm-report-nosuch' on PATH" \
+		"exec:|exec needs a name"; do
+		(cd "$T/repo" && "$BF" compare -c benchfarm.yaml --base main \
+			--patch patch -n 3 --report "${bad%%|*}" \
+			>/dev/null 2>"$T/bad.err")
+		rc=$?
+		[ $rc = 2 ] && t_ok "compare --report ${bad%%|*}: exit 2" ||
+			t_fail "compare --report ${bad%%|*}: exit $rc"
+		grep_file "it says: ${bad#*|}" "^benchfarm: compare: ${bad#*|}" \
+			"$T/bad.err"
+	done
+	n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from runs")
+	[ "$n" = "$runs" ] && t_ok "nothing was run for a bad --report" ||
+		t_fail "runs went from $runs to $n for a bad --report"
 else
 	echo "ok 999 # skip no C++ compiler or Google Benchmark"
 fi
