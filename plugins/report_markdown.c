@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <strings.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
@@ -46,8 +47,9 @@ static int rank(const char *verdict)
  * backslash-escaped, control characters and line breaks become spaces.
  * A zero-width space (U+200B) follows each '@', so no name mentions
  * anyone (an entity such as &#64; may be decoded before GitHub looks for
- * mentions; Dependabot and Renovate write "@\u200b" too), and each ':'
- * before "//", so no "http://" or "https://" in a name becomes a link.
+ * mentions; Dependabot and Renovate write "@\u200b" too), each ':'
+ * before "//", so no "http://" or "https://" in a name becomes a link,
+ * and the "www" of each "www." (GFM's extended autolink), in any case.
  */
 static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 {
@@ -71,7 +73,10 @@ static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 		else if (c == '@' || (c == ':' && i + 2 < n &&
 		                      s[i + 1] == '/' && s[i + 2] == '/'))
 			bf_buf_addf(b, "%c" ZWSP, c);
-		else if (c == '"')
+		else if (i + 3 < n && !strncasecmp(s + i, "www.", 4)) {
+			bf_buf_addf(b, "%.3s" ZWSP, s + i);
+			i += 2; /* the '.' is next */
+		} else if (c == '"')
 			bf_buf_addstr(b, "&quot;");
 		else if (strchr("|\\`*_[]#!~", c) && c)
 			bf_buf_addf(b, "\\%c", c);

@@ -222,7 +222,8 @@ static void test_markdown__hostile_names_stay_in_their_cells(void **state)
 
 /*
  * '@' is followed by a zero-width space (U+200B), so a name mentions
- * nobody; so is the ':' of "://", so no URL in a name is autolinked.
+ * nobody; so is the ':' of "://" and the "www" of "www.", so no URL in
+ * a name is autolinked.
  * Everything else about the name is kept.
  */
 static void test_markdown__no_mentions_no_autolinks(void **state)
@@ -231,17 +232,20 @@ static void test_markdown__no_mentions_no_autolinks(void **state)
 	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind",
 	                      "compare", "results", "name",
 	                      "cc @octocat and @org/team: see "
-	                      "https://evil.example/x, HTTP://a ftp://b",
+	                      "https://evil.example/x, HTTP://a ftp://b "
+	                      "www.evil.com WWW.x.org",
 	                      "metric", "t", "unit", "ns", "verdict", "same");
 	char *text = render(d, &o);
 
 	(void)state;
-	assert_non_null(
-	        strstr(text, "| cc @\xe2\x80\x8boctocat and "
-	                     "@\xe2\x80\x8borg/team: see "
-	                     "https:\xe2\x80\x8b//evil.example/x, "
-	                     "HTTP:\xe2\x80\x8b//a ftp:\xe2\x80\x8b//b | t |"));
+	assert_non_null(strstr(text, "| cc @\xe2\x80\x8boctocat and "
+	                             "@\xe2\x80\x8borg/team: see "
+	                             "https:\xe2\x80\x8b//evil.example/x, "
+	                             "HTTP:\xe2\x80\x8b//a ftp:\xe2\x80\x8b//b "
+	                             "www\xe2\x80\x8b.evil.com "
+	                             "WWW\xe2\x80\x8b.x.org | t |"));
 	assert_null(strstr(text, "@o"));
+	assert_null(strstr(text, "www."));
 	assert_null(strstr(text, "://"));
 	assert_null(strstr(text, "&#64;"));
 	free(text);
