@@ -123,6 +123,11 @@ static int host_spawn(const char *const *argv, const char *input,
 			ret = bf_err_set(err, BF_ETIMEOUT,
 			                 "'%s' did not finish within %g s",
 			                 argv[0], SPAWN_TIMEOUT_S);
+		else if (res.term_signal)
+			ret = bf_err_set(err, BF_ERROR,
+			                 "'%s' was killed by signal %d (%s)",
+			                 argv[0], res.term_signal,
+			                 strsignal(res.term_signal));
 		else if (res.out_truncated)
 			ret = bf_err_set(err, BF_ETOOBIG,
 			                 "the output of '%s' is longer than %u "

@@ -23,7 +23,10 @@ echo "kept \$# args"
 X
 printf '#!/bin/sh\ncat >/dev/null\necho broken >&2\nexit 4\n' \
 	>"$T/bin/benchfarm-report-broken"
-chmod +x "$T/bin/benchfarm-report-keep" "$T/bin/benchfarm-report-broken"
+printf '#!/bin/sh\ncat >/dev/null\nkill -SEGV $$\n' \
+	>"$T/bin/benchfarm-report-crash"
+chmod +x "$T/bin/benchfarm-report-keep" "$T/bin/benchfarm-report-broken" \
+	"$T/bin/benchfarm-report-crash"
 PATH="$T/bin:$PATH" expect_exit 0 "exec:keep" "$BF" report -f exec:keep \
 	-i "$FX/compare-regressed.json"
 grep_file "its stdout is the report, with no arguments" "^kept 0 args$" "$OUT"
@@ -37,6 +40,11 @@ PATH="$T/bin:$PATH" expect_exit 2 "a failing reporter" "$BF" report \
 	-f exec:broken -i "$FX/compare-regressed.json"
 grep_file "its status is named" "exit status 4" "$ERR"
 grep_file "its stderr passes through" "^broken$" "$ERR"
+PATH="$T/bin:$PATH" expect_exit 3 "a reporter that crashes" "$BF" report \
+	-f exec:crash -i "$FX/compare-regressed.json"
+grep_file "the signal is named" \
+	"'benchfarm-report-crash' was killed by signal 11 (Segmentation fault)" \
+	"$ERR"
 expect_exit 2 "a reporter not on PATH" "$BF" report -f exec:nowhere \
 	-i "$FX/compare-regressed.json"
 grep_file "the program is named" "benchfarm-report-nowhere" "$ERR"
