@@ -395,8 +395,19 @@ static void wait_exit(struct spawn_loop *l, const struct bf_spawn_opts *opts,
 				continue;
 			break;
 		}
-		if (si.si_pid == l->pid)
+		if (si.si_pid == l->pid) {
+			/*
+			 * Its outputs reached EOF before its exit showed
+			 * (an exiting process closes its files first, and
+			 * under load the gap is long): the group kill of
+			 * check_exited has not happened yet.
+			 */
+			if (!l->exited) {
+				l->exited = true;
+				kill(-l->pid, SIGKILL);
+			}
 			break;
+		}
 		/* Rare: the child closed its outputs but runs on. */
 		ms = next_event_ms(l);
 		ts.tv_nsec = (ms >= 0 && ms < 10 ? ms : 10) * 1000000L;

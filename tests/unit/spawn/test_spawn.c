@@ -94,14 +94,23 @@ static int killed(long pid)
  * A program that leaves a child running: the run ends when the program
  * does, with its output and status, and the child (still in its process
  * group) is killed. Without that, the first case waits for the timeout
- * (the child holds stdout) and the second leaves the child behind.
+ * (the child holds stdout) and the second leaves the child behind. The
+ * third closes its outputs and exits only once its stdin is closed,
+ * which spawn does after it has seen them reach EOF (1 MiB of input is
+ * more than the pipe takes before that): the exit shows after the
+ * outputs' EOF, as it does by chance under load (an exiting process
+ * closes its files before it can be waited for), and the group must
+ * still be killed then.
  */
 static void test_spawn__children_left_running_are_killed(void **state)
 {
 	static const char *const scripts[] = {
 		"sleep 60 & echo $!", /* holds stdout and stderr */
 		"sleep 60 >/dev/null 2>&1 & echo $!", /* holds nothing */
+		"sleep 60 >/dev/null 2>&1 & echo $!; exec >&- 2>&-; "
+		"cat >/dev/null",
 	};
+	static char input[1 << 20];
 	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
 	struct bf_spawn_result res;
 
@@ -109,6 +118,9 @@ static void test_spawn__children_left_running_are_killed(void **state)
 	/* orphans come to us, so that we can wait for them */
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L), 0);
 	opts.timeout_s = 50;
+	memset(input, 'x', sizeof(input));
+	opts.stdin_data = input;
+	opts.stdin_len = sizeof(input);
 	for (size_t i = 0; i < sizeof(scripts) / sizeof(*scripts); i++) {
 		long pid;
 
