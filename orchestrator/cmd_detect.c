@@ -339,31 +339,41 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 	return BF_EXIT_OK;
 }
 
+/* ack or ignore every alert named, or none of them (one transaction). */
 static int alert_set(int argc, char **argv, struct bf_ctx *ctx,
                      const char *status)
 {
 	struct bf_err err = BF_ERR_INIT;
+	int64_t *ids;
 	int ret = BF_EXIT_OK;
 
 	if (argc < 2 || bf_cmd_wants_help(argc, argv)) {
 		fputs(alert_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? BF_EXIT_USAGE : BF_EXIT_OK;
 	}
-	for (int i = 1; i < argc; i++) {
-		int64_t id;
-
-		if (bf_parse_i64(&id, argv[i], &err) ||
-		    bf_store_alert_set_status(ctx->store, id, status, &err)) {
+	ids = bf_xcalloc((size_t)argc, sizeof(*ids));
+	for (int i = 1; i < argc && !ret; i++)
+		if (bf_parse_i64(&ids[i], argv[i], &err))
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert", "'%s': %s",
+			                  argv[i], err.msg);
+	if (!ret && bf_store_begin(ctx->store, &err))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
+	for (int i = 1; i < argc && !ret; i++)
+		if (bf_store_alert_set_status(ctx->store, ids[i], status, &err))
 			ret = bf_cmd_fail(
 			        err.code == BF_EINVAL ||
 			                        err.code == BF_ENOTFOUND
 			                ? BF_EXIT_USAGE
 			                : BF_EXIT_INFRA,
-			        "alert", "'%s': %s", argv[i], err.msg);
-			continue;
-		}
-		printf("alert %lld: %s\n", (long long)id, status);
-	}
+			        "alert", "'%s': %s%s", argv[i], err.msg,
+			        argc > 2 ? " (no alert was changed)" : "");
+	if (!ret && bf_store_commit(ctx->store, &err))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
+	if (ret)
+		bf_store_rollback(ctx->store, NULL);
+	for (int i = 1; i < argc && !ret; i++)
+		printf("alert %lld: %s\n", (long long)ids[i], status);
+	free(ids);
 	return ret;
 }
 

@@ -309,11 +309,13 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cond, NULL);
 	if ((ret = resolve_commits(&job, &err))) {
-		fprintf(stderr, "benchfarm: compare: %s\n", err.msg);
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job.record ? "run" : "compare", err.msg);
 		goto out;
 	}
 	if (create_run(&job, &err)) {
-		fprintf(stderr, "benchfarm: compare: %s\n", err.msg);
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job.record ? "run" : "compare", err.msg);
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}

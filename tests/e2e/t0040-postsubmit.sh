@@ -161,6 +161,12 @@ jq_check "two open alerts" 'length == 2 and all(.[]; .status == "open")' \
 	"$T/al.json"
 A_ID=$(jq -r '.[] | select(.benchmark == "alpha") | .id' "$T/al.json")
 B_ID=$(jq -r '.[] | select(.benchmark == "beta") | .id' "$T/al.json")
+# Several ids: all or none. An unknown one among them changes nothing.
+expect_exit 2 "ack of a known and an unknown alert" "$BF" alert ack "$A_ID" 999
+grep_file "it says nothing was changed" "no alert was changed" "$ERR"
+st=$(sqlite3 "$BENCHFARM_DB" "select status from alerts where id = $A_ID")
+[ "$st" = open ] && t_ok "the known alert is still open" ||
+	t_fail "the known alert became '$st'"
 expect_exit 0 "ack alpha's alert" "$BF" alert ack "$A_ID"
 expect_exit 0 "ignore beta's alert" "$BF" alert ignore "$B_ID"
 expect_exit 0 "alert list --status open" "$BF" alert list --status open --json
@@ -252,6 +258,10 @@ before=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 expect_exit 2 "a range that does not exist" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$ROOT..no-such-branch"
 grep_file "the error names the revision" "no-such-branch" "$ERR"
+expect_exit 2 "run of a commit that does not exist" "$BF" run \
+	-c "$R/benchfarm.yaml" --commit no-such-commit
+grep_file "run names itself and the revision" "^benchfarm: run: .*no-such-commit" \
+	"$ERR"
 expect_exit 2 "a reversed range" "$BF" backfill -c "$R/benchfarm.yaml" \
 	"$(c 20)..$(c 10)"
 grep_file "is called reversed" "is reversed: '$(c 20)' is not an ancestor of '$(c 10)'" \
