@@ -205,8 +205,8 @@ static void warn_no_match(const struct opts *o, const char *path)
 static int run_chrome(const struct opts *o, const char *path)
 {
 	struct bf_symbols *syms;
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_trace t;
+	char why[256];
 	FILE *out;
 	int ret;
 
@@ -218,8 +218,11 @@ static int run_chrome(const struct opts *o, const char *path)
 	}
 	syms = bf_symbols_new(&t);
 	bf_symbols_name_trace(syms, &t);
-	bf_trace_chrome(out, &t, syms, o->only, o->nonly, &err);
+	bf_trace_chrome(out, &t, syms, o->only, o->nonly, why, sizeof(why));
 	warn_symbols(path, &t, syms);
+	if (*why && !t.partial && !bf_symbols_is_partial(syms, NULL, 0))
+		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
+		        why);
 	if (o->nonly && !bf_symbols_has_wanted(syms, o->only, o->nonly))
 		warn_no_match(o, path);
 	bf_symbols_free(syms);

@@ -162,10 +162,14 @@ size_t bf_ttree_only(struct bf_ttree *tree, const char *const *only, size_t n);
 /* Renderers. */
 void bf_trace_fold(FILE *out, const struct bf_ttree *tree, bool calls);
 int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json);
-/* only/nonly: --only, events of calls at or under a wanted function. */
+/*
+ * only/nonly: --only, events of calls at or under a wanted function.
+ * why (why_len bytes, at least 1): "", or what the calls showed partial
+ * (an exit without its entry, exits out of order, calls left open).
+ */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
                     struct bf_symbols *syms, const char *const *only,
-                    size_t nonly, struct bf_err *err);
+                    size_t nonly, char *why, size_t why_len);
 /* base NULL: a plain flame graph; else the patch coloured by change. */
 void bf_trace_svg(FILE *out, const struct bf_ttree *tree,
                   const struct bf_ttree *base, const char *title);

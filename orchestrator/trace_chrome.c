@@ -13,9 +13,12 @@
  * whether the trace is partial.
  */
 
-/* otherData: whether the events are partial, and why. */
+/*
+ * otherData: whether the events are partial, and why: the file's
+ * reason, else the symbols', else the calls' (calls_why, "" if none).
+ */
 static void chrome_end(FILE *out, const struct bf_trace *t,
-                       const struct bf_symbols *syms)
+                       const struct bf_symbols *syms, const char *calls_why)
 {
 	char why[256];
 	bool partial = t->partial;
@@ -24,6 +27,10 @@ static void chrome_end(FILE *out, const struct bf_trace *t,
 	snprintf(why, sizeof(why), "%s", t->why);
 	if (!partial)
 		partial = bf_symbols_is_partial(syms, why, sizeof(why));
+	if (!partial && *calls_why) {
+		partial = true;
+		snprintf(why, sizeof(why), "%s", calls_why);
+	}
 	other = json_pack("{s:b}", "partial", partial);
 	if (partial)
 		json_object_set_new(other, "partial_reason", json_string(why));
@@ -56,7 +63,15 @@ struct chrome {
 	const char *const *only; /* --only, nonly names */
 	size_t nonly;
 	bool first; /* no event written yet */
+	char *why; /* the first thing found partial in the calls, or "" */
+	size_t why_len;
 };
+
+static void chrome_mark(struct chrome *c, const char *why)
+{
+	if (!*c->why)
+		snprintf(c->why, c->why_len, "%s", why);
+}
 
 /* One event of the traceEvents array; takes ev. */
 static void chrome_event(struct chrome *c, json_t *ev)
@@ -85,18 +100,26 @@ static void chrome_call(struct chrome *c, const struct bf_trace_thread *th,
 	                       "pid", (int)t->pid, "tid", (int)th->id));
 }
 
-/* th's calls as complete events, and where its buffer filled. */
+/*
+ * th's calls as complete events, and where its buffer filled. As the
+ * call tree does (trace_tree.c): an exit without its entry is skipped,
+ * calls whose exits were skipped end at the exit that skipped them, and
+ * calls still open where the records end end at the last time stamp;
+ * each makes the result partial.
+ */
 static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
 {
 	uint64_t *start = bf_xcalloc(th->n + 1, sizeof(*start));
 	uint64_t *addrs = bf_xcalloc(th->n + 1, sizeof(*addrs));
 	bool *in = bf_xcalloc(th->n + 1, sizeof(*in)); /* under --only */
-	size_t depth = 0;
+	size_t depth = 0, d;
+	uint64_t last = 0;
 
 	for (size_t k = 0; k < th->n; k++) {
 		uint64_t ticks, addr;
 
 		bf_trace_rec(th, k, &ticks, &addr);
+		last = ticks > last ? ticks : last;
 		if (!(addr & BF_TRACE_EXIT_BIT)) {
 			in[depth] = (depth && in[depth - 1]) ||
 			            (c->nonly &&
@@ -108,13 +131,30 @@ static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
 			continue;
 		}
 		addr &= ~BF_TRACE_EXIT_BIT;
-		while (depth && addrs[depth - 1] != addr)
-			depth--; /* skipped exits: drop those frames */
-		if (!depth)
+		for (d = depth; d && addrs[d - 1] != addr; d--)
+			;
+		if (!d) {
+			chrome_mark(c, "an exit without its entry (tracing "
+			               "started inside a call)");
 			continue;
+		}
+		if (d < depth)
+			chrome_mark(c, "exits out of order (a longjmp or an "
+			               "exception skipped some)");
+		while (depth >= d) { /* the skipped ones, then addr's own */
+			depth--;
+			if (!c->nonly || in[depth])
+				chrome_call(c, th, addrs[depth], start[depth],
+				            ticks);
+		}
+	}
+	if (depth)
+		chrome_mark(c, "calls still open where a thread's records "
+		               "end (closed at its last time stamp)");
+	while (depth) {
 		depth--;
 		if (!c->nonly || in[depth])
-			chrome_call(c, th, addr, start[depth], ticks);
+			chrome_call(c, th, addrs[depth], start[depth], last);
 	}
 	if (th->truncated) /* an instant event: Perfetto shows where */
 		chrome_event(
@@ -137,14 +177,14 @@ static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
 /* Chrome's Trace Event format: one complete ("X") event per call. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
                     struct bf_symbols *syms, const char *const *only,
-                    size_t nonly, struct bf_err *err)
+                    size_t nonly, char *why, size_t why_len)
 {
-	struct chrome c = { out, t, syms, only, nonly, true };
+	struct chrome c = { out, t, syms, only, nonly, true, why, why_len };
 
-	(void)err;
+	*why = '\0';
 	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
 	for (size_t i = 0; i < t->nthreads; i++)
 		chrome_thread(&c, &t->threads[i]);
-	chrome_end(out, t, syms);
+	chrome_end(out, t, syms, why);
 	return 0;
 }

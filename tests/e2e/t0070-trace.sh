@@ -116,6 +116,19 @@ jq_check "top --json lists the cuts with their time" \
 jq_check "Chrome events mark each cut with an instant event on its thread" \
 	'([.traceEvents[] | select(.ph == "i" and (.name | test("buffer full")))] | length) == 3 and .otherData.partial == true and (.otherData.truncated | length) == 3' \
 	"$T/full-chrome.json"
+# the calls open where the records end are events too, as in the tree
+expect_exit 0 "fold --calls of the full trace" "$BF" trace fold --calls \
+	"$T/full.trace"
+awk '{ n = split($1, f, ";"); c[f[n]] += $2 } END { for (k in c) if (k !~ /^thread-/) print k, c[k] }' \
+	"$OUT" | sort >"$T/full-tree.calls"
+jq -r '[.traceEvents[] | select(.ph == "X") | .name] | group_by(.) | .[] | "\(.[0]) \(length)"' \
+	"$T/full-chrome.json" | sort >"$T/full-chrome.calls"
+if [ -s "$T/full-tree.calls" ] && cmp -s "$T/full-tree.calls" "$T/full-chrome.calls"; then
+	t_ok "chrome has the same calls as the tree, open ones included"
+else
+	diff "$T/full-tree.calls" "$T/full-chrome.calls" | sed 's/^/#   /'
+	t_fail "chrome's calls differ from the tree's"
+fi
 "$BF" trace svg "$T/full.trace" -o "$T/full.svg" 2>/dev/null
 grep_file "the SVG's thread frames say where they were cut" \
 	"<title>thread-1 ([^)]*, truncated [0-9.]* ms into the trace: [0-9]* events dropped after)</title>" \

@@ -17,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_trace t;
 	struct bf_ttree tree;
+	char why[256];
 
 	if (!null)
 		null = fopen("/dev/null", "w");
@@ -28,8 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bf_trace_fold(null, &tree, false);
 		bf_trace_top(null, &tree, 10, true);
 		bf_trace_svg(null, &tree, &tree, "fuzz");
-		bf_trace_chrome(null, &t, tree.syms, NULL, 0, &err);
-		bf_trace_chrome(null, &t, tree.syms, only, 1, &err);
+		bf_trace_chrome(null, &t, tree.syms, NULL, 0, why, sizeof(why));
+		bf_trace_chrome(null, &t, tree.syms, only, 1, why, sizeof(why));
 		bf_ttree_only(&tree, only, 1);
 		bf_trace_fold(null, &tree, true);
 		bf_trace_top(null, &tree, 0, false);
