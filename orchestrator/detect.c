@@ -555,12 +555,12 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	}
 	if (!rc)
 		*result_out = json_pack(
-		        "{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "kind", "detect",
-		        "detector", bf_detector_name(p.detector),
-		        "device_class", c.klass, "commits",
-		        (json_int_t)c.ncommits, "series", (json_int_t)c.h.n,
-		        "alerts", json_incref(c.alerts), "suppressed",
-		        json_incref(c.suppressed_json));
+		        "{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "benchfarm",
+		        BF_VERSION, "kind", "detect", "detector",
+		        bf_detector_name(p.detector), "device_class", c.klass,
+		        "commits", (json_int_t)c.ncommits, "series",
+		        (json_int_t)c.h.n, "alerts", json_incref(c.alerts),
+		        "suppressed", json_incref(c.suppressed_json));
 	json_decref(c.alerts);
 	json_decref(c.suppressed_json);
 	free(c.suppressed);

@@ -1,5 +1,6 @@
 #include "plugins.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -108,14 +109,42 @@ static bool has_kind(const char *kinds, const char *kind)
  * major version (for 0.y, the same minor). A document without the field
  * (one made by hand) is read as it is.
  */
+/*
+ * v as MAJOR.MINOR.PATCH (numbers without leading zeros), optionally
+ * followed by a "-" or "+" suffix: 0 and the first two numbers, or -1.
+ */
+static int parse_version(const char *v, unsigned long out[2])
+{
+	unsigned long n[3];
+	const char *p = v;
+	char *end;
+
+	for (int i = 0; i < 3; i++) {
+		if (i && *p++ != '.')
+			return -1;
+		if (!isdigit((unsigned char)p[0]) ||
+		    (p[0] == '0' && isdigit((unsigned char)p[1])))
+			return -1;
+		errno = 0;
+		n[i] = strtoul(p, &end, 10);
+		if (errno)
+			return -1;
+		p = end;
+	}
+	if (*p && *p != '-' && *p != '+')
+		return -1;
+	out[0] = n[0];
+	out[1] = n[1];
+	return 0;
+}
+
 static bool readable_version(const char *v)
 {
-	unsigned ours[2] = { 0, 0 }, theirs[2] = { 0, 0 };
+	unsigned long ours[2], theirs[2];
 
 	if (!v)
 		return true;
-	if (sscanf(BF_VERSION, "%u.%u", &ours[0], &ours[1]) != 2 ||
-	    sscanf(v, "%u.%u", &theirs[0], &theirs[1]) != 2)
+	if (parse_version(BF_VERSION, ours) || parse_version(v, theirs))
 		return false;
 	return ours[0] == theirs[0] && (ours[0] || ours[1] == theirs[1]);
 }
@@ -221,6 +250,12 @@ int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
 		                  "reporter '%s' renders %s results, not "
 		                  "'%.40s'",
 		                  p->name, p->kinds, kind);
+	if (!strcmp(kind, "detect") &&
+	    !json_is_array(json_object_get(result, "alerts")))
+		return bf_err_set(err, BF_EINVAL,
+		                  "the detect result has no \"alerts\" array "
+		                  "(expected the JSON of 'benchfarm detect "
+		                  "--json')");
 	if (p->init && (ret = p->init(&state, host, opts, err)))
 		return ret;
 	r = bf_xcalloc(1, sizeof(*r));

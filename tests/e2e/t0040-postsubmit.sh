@@ -139,8 +139,9 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct patch_commit) from runs where
 
 # detect: both steps, at the right commits, and nothing else.
 expect_exit 0 "detect" "$BF" detect -c "$R/benchfarm.yaml" --json "$T/d1.json"
-jq_check "exactly two alerts, both new" \
-	'(.alerts | length) == 2 and all(.alerts[]; .new)' "$T/d1.json"
+jq_check "exactly two alerts, both new, in a versioned document" \
+	'(.alerts | length) == 2 and all(.alerts[]; .new) and (.benchfarm | test("^[0-9]+[.][0-9]+[.][0-9]+"))' \
+	"$T/d1.json"
 jq_check "alpha regressed at commit 17" \
 	"[.alerts[] | select(.benchmark == \"alpha\")] | length == 1 and .[0].direction == \"regressed\" and .[0].commit_hi == \"$C17\" and .[0].size > 0.10" \
 	"$T/d1.json"

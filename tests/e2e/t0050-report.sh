@@ -132,6 +132,21 @@ grep_file "both versions are named" "written by benchfarm '9.0.0' and this is be
 jq '.benchfarm = "0.1.9"' "$FX/compare-clean.json" >"$T/v019.json"
 expect_exit 0 "a result from 0.1.9 is read" "$BF" report -f markdown \
 	-i "$T/v019.json"
+for v in 0.1.x 0.1.0garbage 00.1.0 0.1; do
+	jq --arg v "$v" '.benchfarm = $v' "$FX/compare-clean.json" >"$T/vbad.json"
+	expect_exit 2 "a version that is not MAJOR.MINOR.PATCH: $v" "$BF" \
+		report -f markdown -i "$T/vbad.json"
+done
+jq '.benchfarm = "0.1.2-rc1"' "$FX/compare-clean.json" >"$T/vrc.json"
+expect_exit 0 "a pre-release of ours is read" "$BF" report -f markdown \
+	-i "$T/vrc.json"
+jq '.benchfarm = "9.0.0"' "$FX/detect.json" >"$T/dv9.json"
+expect_exit 2 "a detect result from benchfarm 9.0.0" "$BF" report \
+	-f markdown -i "$T/dv9.json"
+jq 'del(.alerts)' "$FX/detect.json" >"$T/noalerts.json"
+expect_exit 2 "a detect result without alerts" "$BF" report -f markdown \
+	-i "$T/noalerts.json"
+grep_file "it says what is missing" 'no "alerts" array' "$ERR"
 jq '.benchfarm = 1' "$FX/compare-clean.json" >"$T/vnum.json"
 expect_exit 2 "a version that is not a string" "$BF" report -f markdown \
 	-i "$T/vnum.json"
