@@ -258,61 +258,6 @@ static json_t *annotations(const json_t *result, const json_t *results)
 	return arr;
 }
 
-static size_t utf8_chars(const char *s, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xC0) != 0x80;
-	return n;
-}
-
-/* How many times needle occurs in s. */
-static long count(const char *s, const char *needle)
-{
-	long n = 0;
-
-	for (; (s = strstr(s, needle)); s++)
-		n++;
-	return n;
-}
-
-/*
- * md cut to at most max characters (code points when chars, else bytes)
- * with note appended: at a line's end, so that no table row or escape is
- * split, and with every <details> the renderer opened closed again
- * before the note. Caller frees.
- */
-static char *cut_markdown(const char *md, size_t max, bool chars,
-                          const char *note)
-{
-	static const char close[] = "\n</details>\n";
-	struct bf_buf b = BF_BUF_INIT;
-	size_t len = strlen(md), keep = 0, room;
-	long open;
-
-	if ((chars ? utf8_chars(md, len) : len) <= max) {
-		bf_buf_add(&b, md, len);
-		return bf_buf_detach(&b, NULL);
-	}
-	/* room for the note and one closing tag per <details>, in bytes */
-	room = strlen(note) + (size_t)count(md, "<details>") * strlen(close);
-	room = room < max ? max - room : 0;
-	for (size_t i = 0, n = 0; i < len; i++) {
-		n += !chars || ((unsigned char)md[i] & 0xC0) != 0x80;
-		if (n > room)
-			break;
-		if (md[i] == '\n')
-			keep = i + 1;
-	}
-	bf_buf_add(&b, md, keep);
-	open = count(b.buf, "<details>") - count(b.buf, "</details>");
-	while (open-- > 0)
-		bf_buf_addstr(&b, close);
-	bf_buf_addstr(&b, note);
-	return bf_buf_detach(&b, NULL);
-}
-
 /* Workflow command data: what @actions/core's escapeData does. */
 static void add_data_ch(struct bf_buf *b, char c)
 {
@@ -453,10 +398,11 @@ static json_t *check_json(const json_t *result, const json_t *results,
                           const struct bf_report_opts *o, const char *md)
 {
 	char *t = title(result, results);
-	char *sum = cut_markdown(md, GH_SUMMARY_MAX, true,
-	                         "\n…(cut to GitHub's limit for a check run; "
-	                         "the whole report is in the job's step "
-	                         "summary)\n");
+	char *sum = bf_rep_cut_markdown(
+	        md, GH_SUMMARY_MAX, true,
+	        "\n…(cut to GitHub's limit for a check run; "
+	        "the whole report is in the job's step "
+	        "summary)\n");
 	json_t *check, *output;
 	bool ok = true;
 
@@ -501,18 +447,20 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 		free(md);
 		return ret;
 	}
-	cut = cut_markdown(md, GH_STEP_SUMMARY_MAX, false,
-	                   "\n…(cut to GitHub's 1 MiB limit for a step "
-	                   "summary; the whole result is the job's JSON)\n");
+	cut = bf_rep_cut_markdown(
+	        md, GH_STEP_SUMMARY_MAX, false,
+	        "\n…(cut to GitHub's 1 MiB limit for a step "
+	        "summary; the whole result is the job's JSON)\n");
 	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
 	free(cut);
 	free(md);
 	add_commands(bf_report_add_output(r, "github-commands.txt"), result,
 	             results);
 	md = bf_report_markdown_named(result, o->check_name, o->link);
-	cut = cut_markdown(md, GH_COMMENT_MAX, true,
-	                   "\n…(cut to GitHub's limit for a comment; the "
-	                   "whole report is in the job's step summary)\n");
+	cut = bf_rep_cut_markdown(
+	        md, GH_COMMENT_MAX, true,
+	        "\n…(cut to GitHub's limit for a comment; the "
+	        "whole report is in the job's step summary)\n");
 	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
 	free(cut);
 	free(md);

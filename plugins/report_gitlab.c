@@ -7,11 +7,15 @@
 #include "report.h"
 #include "report_util.h"
 
+#define GL_NOTE_MAX 1000000 /* a note, in characters */
+
 /*
  * gitlab: the merge-request note and the metrics report.
  *
  * gitlab-note.md  the note body: the review comment with its marker, so
- *                 the pipeline edits its own note (plugins/ci/gitlab)
+ *                 the pipeline edits its own note (plugins/ci/gitlab),
+ *                 cut at a line to GitLab's limit for a note (1,000,000
+ *                 characters; a longer one is refused whole)
  * metrics.txt     GitLab's metrics report (artifacts:reports:metrics),
  *                 OpenMetrics text: per result the patch's median and the
  *                 change against the base, labelled by suite, benchmark,
@@ -130,7 +134,7 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *result = bf_report_result(r);
 	const json_t *results;
-	char *md;
+	char *md, *cut;
 	int ret;
 
 	(void)payload;
@@ -138,7 +142,11 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 		return ret;
 	md = bf_report_markdown_named(result, bf_report_opts(r)->check_name,
 	                              NULL);
-	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), md);
+	cut = bf_rep_cut_markdown(md, GL_NOTE_MAX, true,
+	                          "\n…(cut to GitLab's limit for a note; the "
+	                          "whole result is the job's JSON)\n");
+	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), cut);
+	free(cut);
 	free(md);
 	add_metrics(bf_report_add_output(r, "metrics.txt"), results);
 	return 0;

@@ -182,3 +182,52 @@ int bf_rep_add_json(struct bf_buf *out, json_t *doc, const char *what,
 	free(text);
 	return 0;
 }
+
+static size_t utf8_chars(const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return n;
+}
+
+/* How many times needle occurs in s. */
+static long count(const char *s, const char *needle)
+{
+	long n = 0;
+
+	for (; (s = strstr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
+                          const char *note)
+{
+	static const char close[] = "\n</details>\n";
+	struct bf_buf b = BF_BUF_INIT;
+	size_t len = strlen(md), keep = 0, room;
+	long open;
+
+	if ((chars ? utf8_chars(md, len) : len) <= max) {
+		bf_buf_add(&b, md, len);
+		return bf_buf_detach(&b, NULL);
+	}
+	/* room for the note and one closing tag per <details>, in bytes */
+	room = strlen(note) + (size_t)count(md, "<details>") * strlen(close);
+	room = room < max ? max - room : 0;
+	for (size_t i = 0, n = 0; i < len; i++) {
+		n += !chars || ((unsigned char)md[i] & 0xC0) != 0x80;
+		if (n > room)
+			break;
+		if (md[i] == '\n')
+			keep = i + 1;
+	}
+	bf_buf_add(&b, md, keep);
+	open = count(b.buf, "<details>") - count(b.buf, "</details>");
+	while (open-- > 0)
+		bf_buf_addstr(&b, close);
+	bf_buf_addstr(&b, note);
+	return bf_buf_detach(&b, NULL);
+}

@@ -97,4 +97,13 @@ int bf_rep_add_json(struct bf_buf *out, json_t *doc, const char *what,
 /* Append s cut to at most max bytes at a UTF-8 boundary, "…" if cut. */
 void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max);
 
+/*
+ * md cut to at most max characters (code points when chars, else bytes)
+ * with note appended: at a line's end, so that no table row or escape is
+ * split, and with every <details> the renderer opened closed again
+ * before the note; md whole when it fits. Caller frees.
+ */
+char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
+                          const char *note);
+
 #endif /* BF_REPORT_UTIL_H */

@@ -690,6 +690,24 @@ static void test_github__comment_capped(void **state)
 	json_decref(d);
 }
 
+/* GitLab refuses a note over 1,000,000 characters: cut it the same way. */
+static void test_gitlab__note_capped(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = many(20000);
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	assert_string_equal(o.name[0], "gitlab-note.md");
+	assert_true(utf8_chars(o.text[0]) <= 1000000);
+	assert_true(utf8_chars(o.text[0]) > 1000000 - 400); /* one row less */
+	assert_cut_well(o.text[0], "\n…(cut to GitLab's limit for a note; "
+	                           "the whole result is the job's JSON)\n");
+	outputs_free(&o);
+	json_decref(d);
+}
+
 /* GitHub drops a step summary over 1 MiB entirely: cut it first. */
 static void test_github__step_summary_capped(void **state)
 {
@@ -919,6 +937,7 @@ int main(void)
 		cmocka_unit_test(test_review__bad_documents_are_errors),
 		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
+		cmocka_unit_test(test_gitlab__note_capped),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
 		cmocka_unit_test(test_gitlab__non_numbers_left_out),
 	};
