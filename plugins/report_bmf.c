@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
+#include "benchfarm/sha256.h"
 #include "report_util.h"
 
 /*
@@ -16,8 +17,31 @@
  * The benchmark name is the suite and the name joined by '/'; the
  * measure is the metric's name (Bencher makes a measure of any slug).
  * A result without a finite median (not measured) is left out; bounds
- * that are not finite are left out.
+ * that are not finite are left out. Bencher refuses a benchmark name
+ * over 1,024 bytes (and with it the whole file): a longer one is cut at
+ * a character and ends in "~" and 16 hex digits of its SHA-256, so that
+ * two long names that differ only at their ends stay two benchmarks.
  */
+
+#define BMF_NAME_MAX 1024 /* bytes */
+
+/* name cut to BMF_NAME_MAX bytes when longer (see above). */
+static void fit_name(struct bf_buf *name)
+{
+	unsigned char digest[BF_SHA256_LEN];
+	char hex[BF_SHA256_HEX_LEN + 1];
+	size_t keep = BMF_NAME_MAX - 17;
+
+	if (name->len <= BMF_NAME_MAX)
+		return;
+	bf_sha256(digest, name->buf, name->len);
+	bf_sha256_hex(hex, digest);
+	while (keep && ((unsigned char)name->buf[keep] & 0xC0) == 0x80)
+		keep--; /* not in the middle of a UTF-8 sequence */
+	name->len = keep;
+	name->buf[keep] = '\0';
+	bf_buf_addf(name, "~%.16s", hex);
+}
 
 /*
  * Adds res to doc under "SUITE/NAME" and its metric; a result without a
@@ -35,6 +59,7 @@ static int add_result(json_t *doc, const json_t *res)
 		return 0;
 	bf_buf_addf(&name, "%s/%s", bf_json_str_or(res, "benchmark", "?"),
 	            bf_json_str_or(res, "name", "?"));
+	fit_name(&name);
 	bench = json_object_get(doc, name.buf);
 	if (!bench) {
 		bench = json_object();

@@ -225,6 +225,51 @@ static void test_bmf__unmeasured_left_out(void **state)
 	json_decref(d);
 }
 
+/*
+ * Bencher refuses names over 1,024 bytes: two long names that differ
+ * only at the end become two keys of at most 1,024 bytes, cut at a
+ * character, each ending in "~" and 16 hex digits.
+ */
+static void test_bmf__long_names_fit_and_stay_apart(void **state)
+{
+	json_t *d = load("compare-regressed"), *b, *res, *v;
+	char name[1400];
+	const char *key;
+	size_t k = 0, n = 0;
+	char *text;
+
+	(void)state;
+	while (k < 1300) {
+		name[k++] = (char)0xc3; /* é */
+		name[k++] = (char)0xa9;
+	}
+	res = json_object_get(d, "results");
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(name + k, sizeof(name) - k, "%zu", i);
+		json_object_set_new(json_array_get(res, i), "name",
+		                    json_string(name));
+	}
+	text = render(&bf_plugin_bmf, d, "bmf.json");
+	b = json_loads(text, 0, NULL);
+	assert_non_null(b); /* valid UTF-8 keys */
+	json_object_foreach(b, key, v)
+	{
+		size_t len = strlen(key);
+
+		if (len < 1000)
+			continue;
+		n++;
+		assert_true(len <= 1024);
+		assert_int_equal(key[len - 17], '~');
+		for (size_t i = len - 16; i < len; i++)
+			assert_non_null(strchr("0123456789abcdef", key[i]));
+	}
+	assert_int_equal(n, 2);
+	json_decref(b);
+	free(text);
+	json_decref(d);
+}
+
 static void test_export__missing_results_is_an_error(void **state)
 {
 	const struct bf_plugin *ps[] = { &bf_plugin_junit, &bf_plugin_skia_perf,
@@ -318,6 +363,7 @@ int main(void)
 		cmocka_unit_test(test_skia_perf__keys_forced_valid),
 		cmocka_unit_test(test_bmf__patch_medians_and_bounds),
 		cmocka_unit_test(test_bmf__unmeasured_left_out),
+		cmocka_unit_test(test_bmf__long_names_fit_and_stay_apart),
 		cmocka_unit_test(test_export__missing_results_is_an_error),
 		cmocka_unit_test(
 		        test_export__add_json_refuses_what_cannot_be_encoded),
