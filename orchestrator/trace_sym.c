@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -217,6 +218,14 @@ static void hex(char *out, size_t size, const unsigned char *p, size_t n)
 		snprintf(out + k, size - k, "%02x", p[i]);
 }
 
+/* A file whose names cannot be used; msg is taken (made UTF-8). */
+static void add_warning(struct bf_symbols *s, char *msg)
+{
+	s->warnings = bf_xrealloc(s->warnings,
+	                          (s->nwarnings + 1) * sizeof(*s->warnings));
+	s->warnings[s->nwarnings++] = bf_utf8_scrub(msg);
+}
+
 /*
  * Whether f (at e->path, st) is the file the trace was recorded with;
  * when not, a warning says why.
@@ -247,9 +256,7 @@ static bool elf_is_traced(struct bf_symbols *s, struct elf *e,
 		        e->path, (unsigned long long)e->inode,
 		        (unsigned long long)st->st_ino);
 	}
-	s->warnings = bf_xrealloc(s->warnings,
-	                          (s->nwarnings + 1) * sizeof(*s->warnings));
-	s->warnings[s->nwarnings++] = bf_utf8_scrub(msg);
+	add_warning(s, msg);
 	return false;
 }
 
@@ -265,6 +272,13 @@ static void elf_load(struct bf_symbols *s, struct elf *e)
 	e->loaded = true;
 	bf_buf_init(&f, ELF_MAX);
 	/* only regular files: a map naming /dev/zero must not be read */
+	if (stat(e->path, &st) && errno == ENOENT && e->path[0] == '/') {
+		add_warning(s, bf_xasprintf("'%s' is not there to be read (the "
+		                            "trace was made on another "
+		                            "machine, or the file was removed)",
+		                            e->path));
+		goto out;
+	}
 	if (stat(e->path, &st) || !S_ISREG(st.st_mode) ||
 	    bf_buf_read_file(&f, e->path, &err) || f.len < sizeof(Elf64_Ehdr))
 		goto out;

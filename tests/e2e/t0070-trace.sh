@@ -192,6 +192,18 @@ expect_exit 0 "trace chrome of a rebuilt binary" "$BF" trace chrome \
 	"$T/rb.trace" -o "$T/rb.json"
 jq_check "Chrome's otherData says partial" '.otherData.partial == true' \
 	"$T/rb.json"
+# A binary that is not there when the trace is read (another machine):
+# named, and the result partial.
+cp "$T/ct" "$T/ct-gone"
+BENCHFARM_TRACE="$T/gone.trace" "$T/ct-gone" 2 1 >/dev/null
+rm "$T/ct-gone"
+expect_exit 0 "trace top --json of a trace whose binary is gone" "$BF" \
+	trace top --json "$T/gone.trace"
+grep_file "the missing file is named" \
+	"warning: '$T/ct-gone' is not there to be read" "$ERR"
+jq_check "top says partial and why" \
+	'.partial == true and (.partial_reason | test("ct-gone. is not there to be read"))' \
+	"$OUT"
 # without a build-id the inode is compared (the linker writes a new file)
 cc -O1 -finstrument-functions -Wl,--build-id=none -o "$T/ct-noid" "$SRC" \
 	-pthread "$BF_BUILD_ABS/libbenchfarm_trace.a"
