@@ -11,15 +11,44 @@
  * only knows the mappings present at bf_trace_start).
  */
 
+/*
+ * The qualified name in a demangled C++ function's name: after the
+ * return type a template function's name starts with ("int
+ * ns::twice<int>(int)"), before its parameters; *len its length.
+ */
+static const char *qualified(const char *name, size_t *len)
+{
+	const char *start = name, *p;
+	int depth = 0;
+
+	for (p = name; *p && !(*p == '(' && depth == 0); p++) {
+		if (*p == '<')
+			depth++;
+		else if (*p == '>' && depth > 0)
+			depth--;
+		else if (*p == ' ' && depth == 0)
+			start = p + 1;
+	}
+	*len = (size_t)(p - start);
+	return start;
+}
+
 bool bf_trace_name_is_wanted(const char *name, const char *const *only,
                              size_t n)
 {
+	size_t qlen;
+	const char *q = qualified(name, &qlen);
+
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(only[i]);
 
 		/* "ns::f" also names the C++ function "ns::f(int) const" */
 		if (!strncmp(name, only[i], len) &&
 		    (name[len] == '\0' || name[len] == '('))
+			return true;
+		/* and "ns::f" or "ns::f<int>" "int ns::f<int>(int)" */
+		if (len <= qlen && !strncmp(q, only[i], len) &&
+		    (len == qlen || q[len] == '<'))
 			return true;
 	}
 	return false;

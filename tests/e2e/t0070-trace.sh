@@ -462,6 +462,14 @@ if command -v g++ >/dev/null 2>&1 && command -v c++filt >/dev/null 2>&1; then
 	jq_check "Chrome names demangled, only under the C++ name" \
 		'[.traceEvents[] | select(.ph == "X") | .name] | unique == ["shapes::Widget::spin(int)"]' \
 		"$T/cxx.json"
+	# a function template's name starts with its return type
+	for only in "shapes::twice" "shapes::twice<int>"; do
+		expect_exit 0 "trace top --only $only" "$BF" trace top \
+			--json --only "$only" "$T/cxx.trace"
+		jq_check "selects int shapes::twice<int>(int)" \
+			'[.functions[].function] == ["int shapes::twice<int>(int)"]' \
+			"$OUT"
+	done
 else
 	echo "ok 998 # skip no g++ or c++filt"
 fi
