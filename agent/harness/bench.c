@@ -92,6 +92,26 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+/*
+ * on_signal for the crashes, on a stack of its own: a benchmark that
+ * overflows its stack still gets its message (on the overflowed stack
+ * the handler itself would fault, and the process die unexplained).
+ */
+static void crash_handlers(void)
+{
+	static const int sigs[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	static char alt[1 << 16];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt), .ss_flags = 0 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = sigaltstack(&ss, NULL) ? 0 : SA_ONSTACK;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 /* Picks the runs to do into sel; 0 or an exit status. */
 static int select_runs(const struct bf_bench_entry ***sel_out, size_t *n_out,
                        const struct bf_bench_opts *o, const char *prog)
@@ -177,11 +197,7 @@ static void env_start(struct env *v, struct bf_bench_opts *o,
 {
 	memset(v, 0, sizeof(*v));
 	atomic_store(&running, 1);
-	signal(SIGABRT, on_signal);
-	signal(SIGSEGV, on_signal);
-	signal(SIGBUS, on_signal);
-	signal(SIGFPE, on_signal);
-	signal(SIGILL, on_signal);
+	crash_handlers();
 	/* the threads first, so they do not inherit the raised priority */
 	if (o->time_cap_s > 0)
 		v->dog_on = !pthread_create(&v->dog, NULL, watchdog, o);

@@ -352,6 +352,7 @@ void bf_bench__table_header(FILE *f)
 {
 	fprintf(f, "%-40s %14s %14s %14s %7s %10s %8s\n", "benchmark",
 	        "median ns", "min ns", "max ns", "cv", "iters", "warmup");
+	fflush(f); /* before a first benchmark that may crash */
 }
 
 void bf_bench__table_row(FILE *f, const struct bf_bench_result *r)

@@ -74,6 +74,14 @@ rc=$?
 [ $rc -gt 128 ] && t_ok "an aborting benchmark kills the program (status $rc)" ||
 	t_fail "abort: exit $rc"
 grep_file "and is named" "benchmark 'crash' crashed (signal 6)" "$ERR"
+grep_file "after the table's header, which was not lost" "^benchmark  *median ns" \
+	"$OUT"
+"$T/bad" --filter overflow --dry-run >"$OUT" 2>"$ERR"
+rc=$?
+[ $rc -gt 128 ] && t_ok "a benchmark that overflows its stack dies (status $rc)" ||
+	t_fail "overflow: exit $rc"
+grep_file "and is named, from the handler's own stack" \
+	"benchmark 'overflow' crashed (signal 11)" "$ERR"
 expect_exit 1 "a benchmark past the time cap" "$T/bad" --filter '^slow$' \
 	--time-cap 0.3 --no-throttle --out "$T/slow.json"
 grep_file "is stopped and reported" "benchmark 'slow': stopped at the time cap of 0.3 s" "$ERR"
