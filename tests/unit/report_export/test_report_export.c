@@ -226,6 +226,49 @@ static void test_bmf__unmeasured_left_out(void **state)
 }
 
 /*
+ * Names that Perf's character rule would make one key ("BM_x/8" and
+ * "BM_x|8" are both "BM_x_8") get tests of their own; others keep theirs.
+ */
+static void test_skia__colliding_names_stay_apart(void **state)
+{
+	json_t *d = load("compare-regressed"), *p, *res, *r0, *r1;
+	const char *t0, *t1;
+	char *text;
+
+	(void)state;
+	res = json_object_get(d, "results");
+	r0 = json_array_get(res, 0);
+	r1 = json_array_get(res, 1);
+	json_object_set_new(r0, "name", json_string("BM_x/8"));
+	json_object_set_new(r1, "name", json_string("BM_x|8"));
+	json_object_set(r1, "benchmark", json_object_get(r0, "benchmark"));
+	json_object_set(r1, "metric", json_object_get(r0, "metric"));
+	text = render(&bf_plugin_skia_perf, d, "skia-perf.json");
+	p = json_loads(text, 0, NULL);
+	assert_non_null(p);
+	res = json_object_get(p, "results");
+	t0 = json_string_value(json_object_get(
+	        json_object_get(json_array_get(res, 0), "key"), "test"));
+	t1 = json_string_value(json_object_get(
+	        json_object_get(json_array_get(res, 1), "key"), "test"));
+	assert_non_null(t0);
+	assert_non_null(t1);
+	assert_string_not_equal(t0, t1);
+	assert_int_equal(strncmp(t0, "BM_x_8_", 7), 0);
+	assert_int_equal(strlen(t0), 15);
+	assert_int_equal(strncmp(t1, "BM_x_8_", 7), 0);
+	/* a name that collides with nothing is as before */
+	assert_string_equal(
+	        json_string_value(json_object_get(
+	                json_object_get(json_array_get(res, 2), "key"),
+	                "test")),
+	        "BM_hash");
+	json_decref(p);
+	free(text);
+	json_decref(d);
+}
+
+/*
  * Bencher refuses names over 1,024 bytes: two long names that differ
  * only at the end become two keys of at most 1,024 bytes, cut at a
  * character, each ending in "~" and 16 hex digits.
@@ -364,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_bmf__patch_medians_and_bounds),
 		cmocka_unit_test(test_bmf__unmeasured_left_out),
 		cmocka_unit_test(test_bmf__long_names_fit_and_stay_apart),
+		cmocka_unit_test(test_skia__colliding_names_stay_apart),
 		cmocka_unit_test(test_export__missing_results_is_an_error),
 		cmocka_unit_test(
 		        test_export__add_json_refuses_what_cannot_be_encoded),
