@@ -31,7 +31,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 6
+#define BF_STORE_SCHEMA_VERSION 7
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
