@@ -112,33 +112,61 @@ static json_t *pick_series(const struct bisect *b, json_t *result,
 	return best;
 }
 
-static size_t errors_of_side(const json_t *result, const char *side)
+/* The agent's error codes that are the benchmark's doing, not the lab's. */
+static bool benchmark_fault(const char *code)
+{
+	static const char *const codes[] = { "benchmark_failed", "timeout",
+		                             "output_too_big", "parse_error",
+		                             "not_found" };
+
+	for (size_t i = 0; i < BF_ARRAY_SIZE(codes); i++)
+		if (!strcmp(code, codes[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The errors of a side: how many, and in *own how many of them are the
+ * benchmark's own doing (benchmark_fault) rather than the lab's (a
+ * connection lost, a device fault: "error", "system", "device", ...).
+ */
+static size_t errors_of_side(const json_t *result, const char *side,
+                             size_t *own)
 {
 	const json_t *e;
 	size_t i, n = 0;
 
-	json_array_foreach(json_object_get(result, "errors"), i, e) n +=
-	        !strcmp(bf_json_str_or(e, "side", ""), side);
+	*own = 0;
+	json_array_foreach(json_object_get(result, "errors"), i, e)
+	{
+		if (strcmp(bf_json_str_or(e, "side", ""), side))
+			continue;
+		n++;
+		*own += benchmark_fault(bf_json_str_or(e, "code", ""));
+	}
 	return n;
 }
 
 /*
  * Why a failed probe's commit cannot be judged, as git bisect skip
  * would skip it: its build failed, or it built but its benchmark failed
- * every run while the good commit's ran on the same device. NULL: the
- * failure is the lab's or the setup's, and stops the bisect.
+ * (every error the benchmark's own) while the good commit's ran. NULL:
+ * the failure is the lab's or the setup's, and stops the bisect.
  */
 static const char *untestable(const json_t *failure, const json_t *result)
 {
+	size_t patch, own, base, base_own;
+
 	if (failure && !strcmp(bf_json_str_or(failure, "stage", ""), "build"))
 		return !strcmp(bf_json_str_or(failure, "side", ""), "patch")
 		               ? "does not build"
 		               : NULL;
-	if (result &&
-	    strcmp(bf_json_str_or(result, "status", ""), "infra_failure") &&
-	    errors_of_side(result, "patch") && !errors_of_side(result, "base"))
-		return "its benchmark failed";
-	return NULL;
+	if (!result ||
+	    !strcmp(bf_json_str_or(result, "status", ""), "infra_failure"))
+		return NULL;
+	patch = errors_of_side(result, "patch", &own);
+	base = errors_of_side(result, "base", &base_own);
+	return patch && own == patch && !base ? "its benchmark failed" : NULL;
 }
 
 /*
