@@ -1,5 +1,6 @@
 #include "parse.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "benchfarm/alloc.h"
@@ -46,6 +47,7 @@ int bf_parse_output(struct bf_samples *out, const char *format,
 {
 	const struct bf_parser *p = bf_parser_find(format);
 	char known[128];
+	int ret;
 
 	if (!what)
 		what = "output";
@@ -59,7 +61,21 @@ int bf_parse_output(struct bf_samples *out, const char *format,
 		return bf_err_set(err, BF_ETOOBIG,
 		                  "%s: %zu bytes exceed the limit of %zu bytes",
 		                  what, len, BF_PARSE_INPUT_MAX);
-	return p->parse(out, text, len, what, err);
+	if ((ret = p->parse(out, text, len, what, err)))
+		return ret;
+	/*
+	 * Every parser refuses values that are not finite; this is the
+	 * guard for all of them, since a sample the protocol cannot encode
+	 * would end the agent's session and mark its device bad.
+	 */
+	for (size_t i = 0; i < out->n; i++)
+		if (!isfinite(out->v[i].value))
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "%s: benchmark '%.100s' %s: the value is "
+			        "not a finite number",
+			        what, out->v[i].benchmark, out->v[i].metric);
+	return 0;
 }
 
 static bool is_blank(const char *text, size_t len)

@@ -201,6 +201,8 @@ static int get_time(double *out, bool *found, const json_t *row,
 		why = "is not a number";
 	else if (json_number_value(v) < 0)
 		why = "is negative";
+	else if (!isfinite(json_number_value(v) * scale))
+		why = "is too large in nanoseconds";
 	if (why)
 		return bf_err_set(err, BF_EINVAL,
 		                  "%s: benchmark '%.100s': '%s' %s", st->what,

@@ -1,5 +1,7 @@
 #include "parse.h"
 
+#include <math.h>
+
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
 #include "benchfarm/utf8.h"
@@ -135,6 +137,8 @@ static int add_sample(struct lines_state *st, const struct field *f, size_t nf,
 	scale = bf_parse__ns_per_unit(unit);
 	if (scale)
 		value *= scale;
+	if (!isfinite(value)) /* finite, but not in nanoseconds */
+		return bad_line(st, "is too large in nanoseconds", &f[1], err);
 	bf_samples_add(st->out, name, "value", scale ? "ns" : unit, value, 0);
 	x = &st->out->v[st->out->n - 1];
 	x->iteration = bf_parse__counter_next(&st->seen, x->benchmark);

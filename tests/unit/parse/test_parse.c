@@ -384,6 +384,10 @@ static void test_parse__gbench_missing_or_bad_fields(void **state)
 		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"ns\","
 		  " \"real_time\": 1, \"cpu_time\": -1}]}",
 		  "benchmark 'BM_a': 'cpu_time' is negative" },
+		/* finite, but infinite in nanoseconds: no sample to send */
+		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"s\","
+		  " \"real_time\": 1e308}]}",
+		  "benchmark 'BM_a': 'real_time' is too large in nanoseconds" },
 		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1,"
 		  " \"time_unit\": \"fortnights\"}]}",
 		  "benchmark 'BM_a': unknown time_unit 'fortnights' (expected ns, us, ms or s)" },
@@ -565,6 +569,9 @@ static void test_parse__lines_errors_name_the_line(void **state)
 		{ "a inf ns",
 		  "test:1: expected 'name value [unit]': 'inf' is not a finite number" },
 		{ "a 1e999 ns", "'1e999' is not a finite number" },
+		{ "p 1.7976931348623157e308 s",
+		  "test:1: expected 'name value [unit]': "
+		  "'1.7976931348623157e308' is too large in nanoseconds" },
 		{ "a 12abc", "'12abc' is not a finite number" },
 		{ "a 1\nb 2\x1b[0m ns\n",
 		  "test:2: expected 'name value [unit]': control character 0x1b in column 4" },
