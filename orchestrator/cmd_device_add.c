@@ -243,7 +243,7 @@ static int check_key(char **abs, const char *name, const char *key)
 
 /* Fetch and record the host key; its fingerprint into *fp. */
 static int accept_host_key(char **fp, const struct bf_store_device *d,
-                           const char *cmd)
+                           bool replace, const char *cmd)
 {
 	struct bf_err err = BF_ERR_INIT;
 	char *line = NULL, *kh = NULL;
@@ -252,14 +252,16 @@ static int accept_host_key(char **fp, const struct bf_store_device *d,
 	if (bf_ssh_scan_host_key(fp, &line, d->host, d->port, SCAN_TIMEOUT_S,
 	                         &err) ||
 	    bf_ssh_known_hosts_path(&kh, &err) ||
-	    bf_ssh_known_hosts_add(kh, line, &err)) {
+	    bf_ssh_known_hosts_add(kh, line, replace, &err)) {
 		char quoted[80];
 
 		snprintf(quoted, sizeof(quoted), "'%s'", d->name);
 		if (!strstr(err.msg, quoted))
 			bf_err_prefix(&err, "device '%s'", d->name);
-		ret = bf_cmd_fail(err.code == BF_EINVAL ? BF_EXIT_USAGE
-		                                        : BF_EXIT_INFRA,
+		ret = bf_cmd_fail(err.code == BF_EINVAL ||
+		                                  err.code == BF_EEXISTS
+		                          ? BF_EXIT_USAGE
+		                          : BF_EXIT_INFRA,
 		                  cmd, "%s", err.msg);
 		BF_FREE(*fp);
 	} else {
@@ -292,7 +294,8 @@ int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx)
 		           o.dev.name);
 		goto out;
 	}
-	if (o.accept && (ret = accept_host_key(&fp, &o.dev, "device add")) >= 0)
+	if (o.accept &&
+	    (ret = accept_host_key(&fp, &o.dev, false, "device add")) >= 0)
 		goto out;
 	o.dev.host_key_fp = fp;
 	if (bf_store_device_add(ctx->store, &o.dev, &err)) {
@@ -342,7 +345,7 @@ int cmd_device__rekey(int argc, char **argv, struct bf_ctx *ctx)
 		return bf_cmd_fail(err.code == BF_ENOTFOUND ? BF_EXIT_USAGE
 		                                            : BF_EXIT_INFRA,
 		                   "device rekey", "%s", err.msg);
-	if ((ret = accept_host_key(&fp, &d, "device rekey")) < 0) {
+	if ((ret = accept_host_key(&fp, &d, true, "device rekey")) < 0) {
 		printf("%s: pinned before: %s\n", d.name,
 		       d.host_key_fp ? d.host_key_fp : "(not pinned)");
 		if (bf_store_device_set_host_key(ctx->store, d.name, fp, &err))

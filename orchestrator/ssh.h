@@ -125,10 +125,13 @@ int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
                          int port, double timeout_s, struct bf_err *err);
 
 /*
- * Record line in known_hosts (created 0600, parent 0700), replacing an
- * older entry of the same host:port. Used only on explicit request.
+ * Record line in known_hosts (created 0600, parent 0700). An entry of
+ * the same host:port with another key is replaced when replace is true
+ * (device rekey), else BF_EEXISTS and nothing changes (device add must
+ * not undo a pin another device relies on). Used only on explicit
+ * request.
  */
 int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
-                           struct bf_err *err);
+                           bool replace, struct bf_err *err);
 
 #endif /* BF_SSH_H */

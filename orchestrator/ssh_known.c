@@ -305,7 +305,7 @@ static bool is_valid_line(const char *line)
 }
 
 int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
-                           struct bf_err *err)
+                           bool replace, struct bf_err *err)
 {
 	struct bf_buf old = BF_BUF_INIT, out = BF_BUF_INIT;
 	size_t hostlen = strcspn(line, " \t");
@@ -323,10 +323,27 @@ int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
 		goto out;
 	/* Keep every line but those of the same host (any key type). */
 	for (p = old.buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
+		size_t len;
+
 		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
 		if (!strncmp(p, line, hostlen) && strchr(" \t", p[hostlen]) &&
-		    p[hostlen])
+		    p[hostlen]) {
+			/* another key pinned for it: only rekey replaces */
+			if (!replace &&
+			    (len != strlen(line) || strncmp(p, line, len))) {
+				ret = bf_err_set(
+				        err, BF_EEXISTS,
+				        "%.*s already has another host key in "
+				        "%s: if that machine was reinstalled, "
+				        "run 'benchfarm device rekey NAME' for "
+				        "the device there; otherwise this may "
+				        "be someone else answering",
+				        (int)hostlen, line, known_hosts);
+				goto out;
+			}
 			continue;
+		}
 		bf_buf_add(&out, p, nl ? (size_t)(nl - p) : strlen(p));
 		bf_buf_addch(&out, '\n');
 	}

@@ -125,6 +125,16 @@ grep_file "the reason names the recorded fingerprint" "$fp_d2" "$OUT"
 grep_file "the reason names the offered fingerprint" "$fp_d3" "$OUT"
 grep_file "the reason says how to accept a reinstalled device" \
 	"benchfarm device rekey d3" "$OUT"
+# Adding another device at that address with --accept-host-key must not
+# undo the pin behind d3's refusal: only rekey replaces a pinned key.
+cp "$BENCHFARM_KNOWN_HOSTS" "$T/kh-before"
+run 2 "add at a pinned address with another key is refused" device add \
+	d3bis --host 127.0.0.1 --port "$P_d3" --user "$ME" --key "$KEY" \
+	--agent "$BFA" --accept-host-key
+grep_file "it says rekey is the way" "already has another host key.*device rekey" \
+	"$ERR"
+check "known_hosts is unchanged" cmp "$BENCHFARM_KNOWN_HOSTS" "$T/kh-before"
+run 3 "d3 is still refused" device check d3
 run 0 "device rekey accepts the new key" device rekey d3
 grep_file "rekey prints the new fingerprint" "^d3: host key $fp_d3 recorded" \
 	"$OUT"

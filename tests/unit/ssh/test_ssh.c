@@ -311,22 +311,45 @@ static void test_ssh__scan_and_add_host_key(void **state)
 	        0);
 	assert_string_equal(fp, fx.d1_fp);
 	assert_string_equal(line, want);
-	/* A stale entry of the same host:port is replaced, others kept. */
+	/*
+	 * The same key again is no change; another key for the same
+	 * host:port is refused unless replacing (rekey), and then replaces
+	 * it; other hosts' entries are kept.
+	 */
 	assert_int_equal(bf_ssh_known_hosts_add(kh,
 	                                        "other.example ssh-ed25519 "
 	                                        "AAAA",
-	                                        &err),
+	                                        false, &err),
 	                 0);
-	assert_int_equal(bf_ssh_known_hosts_add(kh, want, &err), 0);
-	assert_int_equal(bf_ssh_known_hosts_add(kh, line, &err), 0);
+	assert_int_equal(bf_ssh_known_hosts_add(kh, want, false, &err), 0);
+	assert_int_equal(bf_ssh_known_hosts_add(kh, line, false, &err), 0);
 	assert_int_equal(bf_buf_read_file(&text, kh, &err), 0);
 	bf_buf_addf(&expect, "other.example ssh-ed25519 AAAA\n%s\n", want);
+	assert_string_equal(text.buf, expect.buf);
+	bf_buf_release(&text);
+	assert_int_equal(bf_ssh_known_hosts_add(kh,
+	                                        "other.example ssh-ed25519 "
+	                                        "BBBB",
+	                                        false, &err),
+	                 BF_EEXISTS);
+	assert_non_null(strstr(err.msg, "device rekey"));
+	assert_int_equal(bf_buf_read_file(&text, kh, &err), 0);
+	assert_string_equal(text.buf, expect.buf); /* unchanged */
+	bf_buf_release(&text);
+	bf_buf_release(&expect);
+	assert_int_equal(bf_ssh_known_hosts_add(kh,
+	                                        "other.example ssh-ed25519 "
+	                                        "BBBB",
+	                                        true, &err),
+	                 0);
+	assert_int_equal(bf_buf_read_file(&text, kh, &err), 0);
+	bf_buf_addf(&expect, "%s\nother.example ssh-ed25519 BBBB\n", want);
 	assert_string_equal(text.buf, expect.buf);
 	bf_buf_release(&text);
 	bf_buf_release(&expect);
 	assert_int_equal(stat(kh, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	assert_int_equal(bf_ssh_known_hosts_add(kh, "garbage", &err),
+	assert_int_equal(bf_ssh_known_hosts_add(kh, "garbage", true, &err),
 	                 BF_EINVAL);
 	free(fp);
 	free(line);
