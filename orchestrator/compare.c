@@ -1,6 +1,8 @@
 #include "compare.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -33,6 +35,7 @@ void bf_comparison_release(struct bf_comparison *c)
 		free(s->error);
 	}
 	free(c->series);
+	free(c->slots);
 	free(c->runs_ok);
 	free(c->runs_failed);
 	json_decref(c->samples);
@@ -71,17 +74,51 @@ static bool metric_wanted(const struct bf_cfg_benchmark *b,
 	return false;
 }
 
+static size_t series_hash(int bench, const char *name, const char *metric)
+{
+	size_t h = 1469598103934665603u ^ (size_t)bench; /* FNV-1a */
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 1099511628211u;
+	h = (h ^ 0xff) * 1099511628211u; /* a separator no name holds */
+	for (; *metric; metric++)
+		h = (h ^ (unsigned char)*metric) * 1099511628211u;
+	return h;
+}
+
+/* The slot of (bench, name, metric): its series' index + 1, or 0. */
+static size_t *series_slot(struct bf_comparison *c, int bench, const char *name,
+                           const char *metric)
+{
+	size_t i = series_hash(bench, name, metric) & (c->nslots - 1);
+
+	for (; c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
+		const struct bf_series *s = &c->series[c->slots[i] - 1];
+
+		if (s->bench == bench && !strcmp(s->name, name) &&
+		    !strcmp(s->metric, metric))
+			break;
+	}
+	return &c->slots[i];
+}
+
 static struct bf_series *find_series(struct bf_comparison *c, int bench,
                                      const struct bf_sample *x, bool higher)
 {
 	struct bf_series *s;
+	size_t *slot;
 
-	for (size_t i = 0; i < c->n; i++) {
-		s = &c->series[i];
-		if (s->bench == bench && !strcmp(s->name, x->benchmark) &&
-		    !strcmp(s->metric, x->metric))
-			return s;
+	if (2 * (c->n + 1) > c->nslots) {
+		free(c->slots);
+		c->nslots = c->nslots ? 2 * c->nslots : 64;
+		c->slots = bf_xcalloc(c->nslots, sizeof(*c->slots));
+		for (size_t i = 0; i < c->n; i++)
+			*series_slot(c, c->series[i].bench, c->series[i].name,
+			             c->series[i].metric) = i + 1;
 	}
+	slot = series_slot(c, bench, x->benchmark, x->metric);
+	if (*slot)
+		return &c->series[*slot - 1];
 	if (c->n == c->alloc) {
 		c->alloc = c->alloc ? c->alloc * 2 : 16;
 		c->series = bf_xreallocarray(c->series, c->alloc,
@@ -94,7 +131,33 @@ static struct bf_series *find_series(struct bf_comparison *c, int bench,
 	s->metric = bf_xstrdup(x->metric);
 	s->unit = bf_xstrdup(x->unit);
 	s->higher_is_better = higher;
+	*slot = c->n;
 	return s;
+}
+
+/* A run's rows ordered by (benchmark, metric), then as printed. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct bf_sample *x = *(const struct bf_sample *const *)a;
+	const struct bf_sample *y = *(const struct bf_sample *const *)b;
+	int d = strcmp(x->benchmark, y->benchmark);
+
+	if (!d)
+		d = strcmp(x->metric, y->metric);
+	return d ? d : (x > y) - (x < y);
+}
+
+/* Groups of equal rows, in the order their first row was printed. */
+struct group {
+	size_t start, len; /* in the sorted rows */
+	const struct bf_sample *first;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
 }
 
 void bf_comparison_add_run(struct bf_comparison *c, const struct bf_cfg *cfg,
@@ -102,8 +165,10 @@ void bf_comparison_add_run(struct bf_comparison *c, const struct bf_cfg *cfg,
                            const struct bf_samples *s)
 {
 	const struct bf_cfg_benchmark *b = &cfg->benchmarks[bench];
-	bool *used = bf_xcalloc(s->n + 1, sizeof(bool));
+	const struct bf_sample **rows = bf_xcalloc(s->n + 1, sizeof(*rows));
+	struct group *groups = bf_xcalloc(s->n + 1, sizeof(*groups));
 	double *vals = bf_xcalloc(s->n + 1, sizeof(double));
+	size_t ngroups = 0;
 
 	c->runs_ok[bench * 2 + side]++;
 	for (size_t i = 0; i < s->n; i++) {
@@ -118,26 +183,37 @@ void bf_comparison_add_run(struct bf_comparison *c, const struct bf_cfg *cfg,
 		                  "iteration", x->iteration, "value",
 		                  x->value));
 	}
-	/* One value per series for this run: the median of its rows. */
+	/*
+	 * One value per series for this run: the median of its rows. Rows
+	 * are grouped by sorting, series found by hash: a run that prints
+	 * 100,000 names costs n log n, not n squared.
+	 */
+	for (size_t i = 0; i < s->n; i++)
+		rows[i] = &s->v[i];
+	qsort(rows, s->n, sizeof(*rows), cmp_row);
 	for (size_t i = 0; i < s->n; i++) {
+		if (i && !strcmp(rows[i]->benchmark, rows[i - 1]->benchmark) &&
+		    !strcmp(rows[i]->metric, rows[i - 1]->metric)) {
+			groups[ngroups - 1].len++;
+			continue;
+		}
+		groups[ngroups++] = (struct group){ i, 1, rows[i] };
+	}
+	qsort(groups, ngroups, sizeof(*groups), cmp_group);
+	for (size_t g = 0; g < ngroups; g++) {
 		struct bf_series *series;
-		size_t k = 0;
 		bool higher;
 
-		if (used[i] || !metric_wanted(b, &s->v[i], &higher))
+		if (!metric_wanted(b, groups[g].first, &higher))
 			continue;
-		for (size_t j = i; j < s->n; j++) {
-			if (used[j] ||
-			    strcmp(s->v[j].benchmark, s->v[i].benchmark) ||
-			    strcmp(s->v[j].metric, s->v[i].metric))
-				continue;
-			used[j] = true;
-			vals[k++] = s->v[j].value;
-		}
-		series = find_series(c, bench, &s->v[i], higher);
-		values_push(&series->side[side], bf_stats_median(vals, k));
+		for (size_t k = 0; k < groups[g].len; k++)
+			vals[k] = rows[groups[g].start + k]->value;
+		series = find_series(c, bench, groups[g].first, higher);
+		values_push(&series->side[side],
+		            bf_stats_median(vals, groups[g].len));
 	}
-	free(used);
+	free(rows);
+	free(groups);
 	free(vals);
 }
 

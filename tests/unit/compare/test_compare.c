@@ -174,6 +174,11 @@ static void test_compare__run_contributes_its_median(void **state)
 	bf_samples_release(&s);
 
 	assert_int_equal(f->c.n, 3);
+	/* series in the order their first row was printed */
+	assert_string_equal(f->c.series[0].name, "BM_a");
+	assert_string_equal(f->c.series[0].metric, "real_time");
+	assert_string_equal(f->c.series[1].name, "BM_b");
+	assert_string_equal(f->c.series[2].metric, "cpu_time");
 	a = find(f, 0, "BM_a", "real_time");
 	assert_int_equal(a->side[BF_SIDE_BASE].n, 1);
 	assert_true(a->side[BF_SIDE_BASE].v[0] == 20);
@@ -214,6 +219,35 @@ static void test_compare__run_contributes_its_median(void **state)
 	assert_int_equal(f->c.runs_ok[0], 2);
 	assert_int_equal(f->c.runs_ok[1], 1);
 	assert_int_equal(f->c.n, 3);
+}
+
+/* Thousands of names: each its own series, found again on each run. */
+static void test_compare__many_names(void **state)
+{
+	struct fixture *f = *state;
+	char name[32];
+
+	for (int run = 0; run < 3; run++) {
+		struct bf_samples s = BF_SAMPLES_INIT;
+
+		for (int i = 5000; i-- > 0;) {
+			snprintf(name, sizeof(name), "n%d", i);
+			bf_samples_add(&s, name, "value", "ns", i + run, 0);
+		}
+		bf_comparison_add_run(&f->c, &f->cfg, 0, run % 2, run, &s);
+		bf_samples_release(&s);
+	}
+	assert_int_equal(f->c.n, 5000);
+	for (size_t i = 0; i < f->c.n; i++) {
+		const struct bf_series *x = &f->c.series[i];
+
+		snprintf(name, sizeof(name), "n%zu", 4999 - i);
+		assert_string_equal(x->name, name);
+		assert_int_equal(x->side[BF_SIDE_BASE].n, 2);
+		assert_int_equal(x->side[BF_SIDE_PATCH].n, 1);
+		assert_true(x->side[BF_SIDE_PATCH].v[0] ==
+		            4999 - (double)i + 1);
+	}
 }
 
 static void test_compare__series_are_per_benchmark(void **state)
@@ -540,6 +574,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_compare__run_contributes_its_median),
+		T(test_compare__many_names),
 		T(test_compare__series_are_per_benchmark),
 		T(test_compare__config_metrics_filter_and_direction),
 		T(test_compare__default_direction_from_unit),
