@@ -169,6 +169,26 @@ grep -rqF "host secret" "$T/work" 2>/dev/null &&
 	t_fail "the host's file reached the device" ||
 	t_ok "nothing outside the tree reached the device"
 
+# What a device's benchmark prints on stderr reaches the CI log one
+# entry a line, with control characters escaped: it cannot start a
+# workflow command ("::error::" at the start of a line) or clear the
+# terminal.
+printf '%s\n' "printf 'oops\\n::error file=x::INJECTED\\n\\033[2J' >&2" \
+	'exit 1' >"$R2/evil.sh"
+sed -e 's/artifacts: \[bench.sh\]/artifacts: [evil.sh]/' \
+	-e 's/command: \[sh, bench.sh\]/command: [sh, evil.sh]/' \
+	"$R/bf.yaml" >"$R2/evil.yaml"
+t_git -C "$R2" add evil.sh
+t_git -C "$R2" commit -q -m evil
+expect_exit 3 "a benchmark that fails with hostile stderr" "$BF" compare \
+	-c "$R2/evil.yaml" --base main --patch main
+grep_file "its stderr is in the log" "oops | ::error file=x::INJECTED" "$ERR"
+if grep -q '^::' "$ERR" || grep -q "$(printf '\033')" "$ERR"; then
+	t_fail "the benchmark's stderr started a line with :: or sent ESC"
+else
+	t_ok "no line starts with :: and no ESC reaches the log"
+fi
+
 # An sshd that accepts connections and then says nothing.
 sport=$("$SSHD_SH" start "$S" stall) || t_fail "start the stalling sshd"
 expect_exit 0 "register the device that will stall" "$BF" device add stall \
