@@ -35,7 +35,7 @@ void bf_comparison_release(struct bf_comparison *c)
 		free(s->error);
 	}
 	free(c->series);
-	free(c->slots);
+	bf_index_release(&c->index);
 	free(c->runs_ok);
 	free(c->runs_failed);
 	json_decref(c->samples);
@@ -86,37 +86,40 @@ static size_t series_hash(int bench, const char *name, const char *metric)
 	return h;
 }
 
-/* The slot of (bench, name, metric): its series' index + 1, or 0. */
-static size_t *series_slot(struct bf_comparison *c, int bench, const char *name,
-                           const char *metric)
+struct series_key {
+	int bench;
+	const char *name, *metric;
+};
+
+static size_t series_hash_of(const void *ctx, size_t i)
 {
-	size_t i = series_hash(bench, name, metric) & (c->nslots - 1);
+	const struct bf_series *s =
+	        &((const struct bf_comparison *)ctx)->series[i];
 
-	for (; c->slots[i]; i = (i + 1) & (c->nslots - 1)) {
-		const struct bf_series *s = &c->series[c->slots[i] - 1];
+	return series_hash(s->bench, s->name, s->metric);
+}
 
-		if (s->bench == bench && !strcmp(s->name, name) &&
-		    !strcmp(s->metric, metric))
-			break;
-	}
-	return &c->slots[i];
+static bool series_is(const void *ctx, size_t i, const void *key)
+{
+	const struct bf_series *s =
+	        &((const struct bf_comparison *)ctx)->series[i];
+	const struct series_key *k = key;
+
+	return s->bench == k->bench && !strcmp(s->name, k->name) &&
+	       !strcmp(s->metric, k->metric);
 }
 
 static struct bf_series *find_series(struct bf_comparison *c, int bench,
                                      const struct bf_sample *x, bool higher)
 {
+	static const struct bf_index_ops ops = { series_hash_of, series_is };
+	struct series_key key = { bench, x->benchmark, x->metric };
 	struct bf_series *s;
 	size_t *slot;
 
-	if (2 * (c->n + 1) > c->nslots) {
-		free(c->slots);
-		c->nslots = c->nslots ? 2 * c->nslots : 64;
-		c->slots = bf_xcalloc(c->nslots, sizeof(*c->slots));
-		for (size_t i = 0; i < c->n; i++)
-			*series_slot(c, c->series[i].bench, c->series[i].name,
-			             c->series[i].metric) = i + 1;
-	}
-	slot = series_slot(c, bench, x->benchmark, x->metric);
+	slot = bf_index_slot(&c->index, c->n,
+	                     series_hash(bench, x->benchmark, x->metric), &ops,
+	                     c, &key);
 	if (*slot)
 		return &c->series[*slot - 1];
 	if (c->n == c->alloc) {

@@ -4,6 +4,7 @@
 #include <jansson.h>
 
 #include "benchfarm/common.h"
+#include "benchfarm/index.h"
 #include "benchfarm/stats.h"
 
 struct bf_cfg;
@@ -37,9 +38,8 @@ struct bf_series {
 struct bf_comparison {
 	struct bf_series *series;
 	size_t n, alloc;
-	/* series by (bench, name, metric): index + 1, 0 free; nslots a
-	 * power of two, at least 2 n (a run may print thousands of names) */
-	size_t *slots, nslots;
+	/* series by (bench, name, metric): a run may print thousands */
+	struct bf_index index;
 	int nbench;
 	int *runs_ok; /* [bench * 2 + side]: measured runs that worked */
 	int *runs_failed; /* [bench * 2 + side] */

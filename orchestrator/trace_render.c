@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/index.h"
 #include "benchfarm/json.h"
 
 /* fold, top and svg: what `benchfarm trace` prints (chrome: trace_chrome.c) */
@@ -50,35 +51,35 @@ struct fn {
 struct fns {
 	struct fn *v;
 	size_t n, cap;
-	size_t *slots; /* by name: index + 1 into v, 0 free */
-	size_t nslots; /* a power of two, at least twice n */
+	struct bf_index index; /* by name */
 };
 
-static size_t *fn_slot(struct fns *f, const char *name)
+static size_t name_hash(const char *name)
 {
-	size_t h = 2166136261u, i;
+	size_t h = 2166136261u;
 
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	i = h & (f->nslots - 1);
-	while (f->slots[i] && strcmp(f->v[f->slots[i] - 1].name, name))
-		i = (i + 1) & (f->nslots - 1);
-	return &f->slots[i];
+	return h;
+}
+
+static size_t fn_hash(const void *ctx, size_t i)
+{
+	return name_hash(((const struct fns *)ctx)->v[i].name);
+}
+
+static bool fn_is(const void *ctx, size_t i, const void *key)
+{
+	return !strcmp(((const struct fns *)ctx)->v[i].name, key);
 }
 
 /* The entry of the function called name, made when new. */
 static struct fn *fn_of(struct fns *f, const char *name)
 {
-	size_t *slot;
+	static const struct bf_index_ops ops = { fn_hash, fn_is };
+	size_t *slot =
+	        bf_index_slot(&f->index, f->n, name_hash(name), &ops, f, name);
 
-	if (2 * (f->n + 1) > f->nslots) {
-		free(f->slots);
-		f->nslots = f->nslots ? 2 * f->nslots : 256;
-		f->slots = bf_xcalloc(f->nslots, sizeof(*f->slots));
-		for (size_t i = 0; i < f->n; i++)
-			*fn_slot(f, f->v[i].name) = i + 1;
-	}
-	slot = fn_slot(f, name);
 	if (*slot)
 		return &f->v[*slot - 1];
 	if (f->n == f->cap) {
@@ -138,7 +139,7 @@ static json_t *cuts_json(const struct bf_ttree *tree)
 
 int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 {
-	struct fns f = { NULL, 0, 0, NULL, 0 };
+	struct fns f = { NULL, 0, 0, BF_INDEX_INIT };
 	double total = tree->root.total_ns > 0 ? tree->root.total_ns : 1;
 	json_t *arr = json_array();
 
@@ -191,7 +192,7 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 			        (unsigned long long)tree->cuts[i].dropped);
 	}
 	free(f.v);
-	free(f.slots);
+	bf_index_release(&f.index);
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "../agent/tracer/buildid.h"
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
+#include "benchfarm/index.h"
 #include "benchfarm/spawn.h"
 #include "benchfarm/utf8.h"
 
@@ -64,9 +65,7 @@ struct bf_symbols {
 	size_t nelfs;
 	struct name *names; /* every address named so far, in first-use order */
 	size_t nnames, capnames;
-	size_t *slots; /* open addressing on addr: index + 1 into names, 0 free
-	                */
-	size_t nslots; /* a power of two, at least twice nnames */
+	struct bf_index index; /* names by addr */
 	size_t unknown, outside;
 	char **warnings; /* files that are not the traced ones */
 	size_t nwarnings;
@@ -369,32 +368,23 @@ static size_t addr_hash(uint64_t addr)
 	return (size_t)addr;
 }
 
-/* The slot of addr in s->slots: its entry, or the free slot for it. */
-static size_t *slot_of(struct bf_symbols *s, uint64_t addr)
+static size_t name_addr_hash(const void *ctx, size_t i)
 {
-	size_t i = addr_hash(addr) & (s->nslots - 1);
-
-	while (s->slots[i] && s->names[s->slots[i] - 1].addr != addr)
-		i = (i + 1) & (s->nslots - 1);
-	return &s->slots[i];
+	return addr_hash(((const struct bf_symbols *)ctx)->names[i].addr);
 }
 
-static void grow_slots(struct bf_symbols *s)
+static bool name_is(const void *ctx, size_t i, const void *key)
 {
-	free(s->slots);
-	s->nslots = s->nslots ? 2 * s->nslots : 256;
-	s->slots = bf_xcalloc(s->nslots, sizeof(*s->slots));
-	for (size_t i = 0; i < s->nnames; i++)
-		*slot_of(s, s->names[i].addr) = i + 1;
+	return ((const struct bf_symbols *)ctx)->names[i].addr ==
+	       *(const uint64_t *)key;
 }
 
 const char *bf_symbols_name(struct bf_symbols *s, uint64_t addr)
 {
-	size_t *slot;
+	static const struct bf_index_ops ops = { name_addr_hash, name_is };
+	size_t *slot = bf_index_slot(&s->index, s->nnames, addr_hash(addr),
+	                             &ops, s, &addr);
 
-	if (2 * (s->nnames + 1) > s->nslots)
-		grow_slots(s);
-	slot = slot_of(s, addr);
 	if (*slot)
 		return s->names[*slot - 1].name;
 	if (s->nnames == s->capnames) {
@@ -523,6 +513,6 @@ void bf_symbols_free(struct bf_symbols *s)
 	free(s->elfs);
 	free(s->maps);
 	free(s->names);
-	free(s->slots);
+	bf_index_release(&s->index);
 	free(s);
 }

@@ -15,6 +15,7 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
+#include "benchfarm/index.h"
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/parse.h"
@@ -396,6 +397,50 @@ static void test_utf8__edges(void **state)
 	}
 }
 
+/* bf_index: items found by key through growth, collisions kept apart. */
+static size_t mod8_hash(const void *ctx, size_t i)
+{
+	return (size_t)((const int *)ctx)[i] % 8; /* many collisions */
+}
+
+static bool int_is(const void *ctx, size_t i, const void *key)
+{
+	return ((const int *)ctx)[i] == *(const int *)key;
+}
+
+static void test_index__find_and_grow(void **state)
+{
+	static const struct bf_index_ops ops = { mod8_hash, int_is };
+	struct bf_index x = BF_INDEX_INIT;
+	int items[1000];
+	size_t n = 0, *slot;
+
+	(void)state;
+	for (int k = 0; k < 1000; k++) {
+		int key = k * 7;
+
+		slot = bf_index_slot(&x, n, (size_t)key % 8, &ops, items, &key);
+		assert_int_equal(*slot, 0); /* new */
+		items[n++] = key;
+		*slot = n;
+		assert_true(2 * n <= x.nslots); /* at most half full */
+	}
+	for (int k = 999; k >= 0; k--) {
+		int key = k * 7;
+
+		slot = bf_index_slot(&x, n, (size_t)key % 8, &ops, items, &key);
+		assert_int_equal(*slot, (size_t)k + 1);
+	}
+	{
+		int key = 5; /* not a multiple of 7 */
+
+		assert_int_equal(*bf_index_slot(&x, n, 5, &ops, items, &key),
+		                 0);
+	}
+	bf_index_release(&x);
+	assert_null(x.slots);
+}
+
 /* Scrubbing keeps well-formed text and the length, and marks the rest. */
 static void test_utf8__scrub(void **state)
 {
@@ -432,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_log__levels_filter_and_prefix),
 		cmocka_unit_test(test_utf8__edges),
 		cmocka_unit_test(test_utf8__scrub),
+		cmocka_unit_test(test_index__find_and_grow),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);
