@@ -5,6 +5,7 @@
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/json.h"
+#include "benchfarm/utf8.h"
 
 /*
  * benchfarm trace chrome: Chrome's Trace Event format, which Perfetto
@@ -31,6 +32,7 @@ static void chrome_end(FILE *out, const struct bf_trace *t,
 		partial = true;
 		snprintf(why, sizeof(why), "%s", calls_why);
 	}
+	bf_utf8_scrub(why); /* a cut may have split a character */
 	other = json_pack("{s:b}", "partial", partial);
 	if (partial)
 		json_object_set_new(other, "partial_reason", json_string(why));

@@ -433,6 +433,8 @@ bool bf_symbols_is_partial(const struct bf_symbols *s, char *why, size_t len)
 		         "%zu function address%s outside every mapped file "
 		         "(shown as 0x...)",
 		         s->outside, s->outside == 1 ? " lies" : "es lie");
+	if (why && len)
+		bf_utf8_scrub(why); /* a cut may split a character */
 	return s->nwarnings || s->outside;
 }
 

@@ -7,6 +7,7 @@
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/json.h"
+#include "benchfarm/utf8.h"
 
 /*
  * The call tree of a trace: "all", then one node per thread, then the
@@ -95,8 +96,11 @@ static struct bf_tnode *child(struct bf_ttree *tree, struct bf_tnode *n,
 
 static void mark(struct bf_ttree *tree, const char *why)
 {
-	if (!tree->partial)
+	if (!tree->partial) {
 		snprintf(tree->why, sizeof(tree->why), "%s", why);
+		/* a cut may split a character: JSON and XML want UTF-8 */
+		bf_utf8_scrub(tree->why);
+	}
 	tree->partial = true;
 }
 

@@ -193,17 +193,28 @@ expect_exit 0 "trace chrome of a rebuilt binary" "$BF" trace chrome \
 jq_check "Chrome's otherData says partial" '.otherData.partial == true' \
 	"$T/rb.json"
 # A binary that is not there when the trace is read (another machine):
-# named, and the result partial.
-cp "$T/ct" "$T/ct-gone"
-BENCHFARM_TRACE="$T/gone.trace" "$T/ct-gone" 2 1 >/dev/null
-rm "$T/ct-gone"
+# named, and the result partial. Its directory's long UTF-8 name makes
+# the reason longer than its buffer: the cut must not split a character.
+LONG=$(awk 'BEGIN { for (i = 0; i < 120; i++) printf "\303\251" }')
+mkdir -p "$T/$LONG"
+cp "$T/ct" "$T/$LONG/ct-gone"
+BENCHFARM_TRACE="$T/gone.trace" "$T/$LONG/ct-gone" 2 1 >/dev/null
+rm "$T/$LONG/ct-gone"
 expect_exit 0 "trace top --json of a trace whose binary is gone" "$BF" \
 	trace top --json "$T/gone.trace"
 grep_file "the missing file is named" \
-	"warning: '$T/ct-gone' is not there to be read" "$ERR"
-jq_check "top says partial and why" \
-	'.partial == true and (.partial_reason | test("ct-gone. is not there to be read"))' \
+	"warning: '$T/$LONG/ct-gone' is not there to be read" "$ERR"
+jq_check "top says partial and why, in valid UTF-8" \
+	'.partial == true and (.partial_reason | type == "string" and length > 100)' \
 	"$OUT"
+expect_exit 0 "trace svg of it" "$BF" trace svg "$T/gone.trace" \
+	-o "$T/gone.svg"
+check "its SVG is well-formed XML" xmllint --noout "$T/gone.svg"
+expect_exit 0 "trace chrome of it" "$BF" trace chrome "$T/gone.trace" \
+	-o "$T/gone.json"
+jq_check "chrome's otherData has the reason" \
+	'.otherData.partial and (.otherData.partial_reason | type == "string")' \
+	"$T/gone.json"
 # without a build-id the inode is compared (the linker writes a new file)
 cc -O1 -finstrument-functions -Wl,--build-id=none -o "$T/ct-noid" "$SRC" \
 	-pthread "$BF_BUILD_ABS/libbenchfarm_trace.a"

@@ -16,7 +16,10 @@ struct bf_index {
 	size_t nslots; /* 0, or a power of two */
 };
 
-#define BF_INDEX_INIT { NULL, 0 }
+#define BF_INDEX_INIT   \
+	{               \
+		NULL, 0 \
+	}
 
 struct bf_index_ops {
 	/* the hash of item i's key; ctx is the caller's */
