@@ -109,24 +109,30 @@ void bf_report_opts_from_cfg(struct bf_report_opts *o,
 	o->gerrit = gerrit;
 }
 
-/* Whether benchfarm-report-NAME is an executable file on PATH. */
+/*
+ * Whether benchfarm-report-NAME is an executable file on PATH, searched
+ * as execvp searches it: no PATH is "/bin:/usr/bin", an empty entry is
+ * the current directory.
+ */
 static bool on_path(const char *name)
 {
 	const char *path = getenv("PATH");
 	char file[4096];
 
-	for (const char *p = path ? path : ""; *p;) {
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
 		size_t n = strcspn(p, ":");
 
-		if (n &&
-		    (size_t)snprintf(file, sizeof(file),
-		                     "%.*s/benchfarm-report-%s", (int)n, p,
-		                     name) < sizeof(file) &&
+		if ((size_t)snprintf(file, sizeof(file),
+		                     "%.*s%sbenchfarm-report-%s", (int)n, p,
+		                     n ? "/" : "", name) < sizeof(file) &&
 		    !access(file, X_OK))
 			return true;
-		p += n + (p[n] == ':');
+		p += n;
+		if (!*p)
+			return false;
 	}
-	return false;
 }
 
 int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd)

@@ -33,6 +33,19 @@ static const char *qualified(const char *name, size_t *len)
 	return start;
 }
 
+/* Just past the template arguments that open at s ('<'). */
+static const char *args_end(const char *s)
+{
+	int depth = 0;
+
+	do {
+		depth += *s == '<';
+		depth -= *s == '>';
+		s++;
+	} while (depth > 0 && *s);
+	return s;
+}
+
 bool bf_trace_name_is_wanted(const char *name, const char *const *only,
                              size_t n)
 {
@@ -46,9 +59,14 @@ bool bf_trace_name_is_wanted(const char *name, const char *const *only,
 		if (!strncmp(name, only[i], len) &&
 		    (name[len] == '\0' || name[len] == '('))
 			return true;
-		/* and "ns::f" or "ns::f<int>" "int ns::f<int>(int)" */
+		/*
+		 * and "ns::f" or "ns::f<int>" the function template "int
+		 * ns::f<int>(int)", but "ns::Box" no member of the class
+		 * template ns::Box<int> (its arguments end before "::get")
+		 */
 		if (len <= qlen && !strncmp(q, only[i], len) &&
-		    (len == qlen || q[len] == '<'))
+		    (len == qlen ||
+		     (q[len] == '<' && args_end(q + len) == q + qlen)))
 			return true;
 	}
 	return false;

@@ -197,6 +197,15 @@ if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; 
 	n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from runs")
 	[ "$n" = "$runs" ] && t_ok "nothing was run for a bad --report" ||
 		t_fail "runs went from $runs to $n for a bad --report"
+	# PATH is searched as execvp searches it: an empty entry is the
+	# current directory.
+	(cd "$T/bin" && PATH="/usr/bin:/bin:" "$BF" compare \
+		-c "$T/repo/benchfarm.yaml" --base main --patch patch -n 3 \
+		--report exec:keep --report-dir "$T/rep2" >/dev/null 2>&1)
+	rc=$?
+	[ $rc -le 1 ] && [ -s "$T/rep2/exec-keep.out" ] &&
+		t_ok "an exec reporter in an empty PATH entry's directory runs" ||
+		t_fail "exec:keep through an empty PATH entry: exit $rc"
 else
 	echo "ok 999 # skip no C++ compiler or Google Benchmark"
 fi

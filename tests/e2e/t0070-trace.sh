@@ -481,6 +481,16 @@ if command -v g++ >/dev/null 2>&1 && command -v c++filt >/dev/null 2>&1; then
 			'[.functions[].function] == ["int shapes::twice<int>(int)"]' \
 			"$OUT"
 	done
+	# a class template's name selects none of its members
+	expect_exit 0 "trace fold --only shapes::Box" "$BF" trace fold \
+		--only shapes::Box "$T/cxx.trace"
+	grep_file "nothing is shapes::Box" "no function .* is 'shapes::Box'" \
+		"$ERR"
+	expect_exit 0 "trace top --only its member" "$BF" trace top --json \
+		--only 'shapes::Box<int>::get' "$T/cxx.trace"
+	jq_check "selects shapes::Box<int>::get() const" \
+		'[.functions[].function] == ["shapes::Box<int>::get() const"]' \
+		"$OUT"
 else
 	echo "ok 998 # skip no g++ or c++filt"
 fi
