@@ -89,13 +89,15 @@ struct bf_cfg__table {
 };
 
 /*
- * text as the INT or DOUBLE field f's value: 0, BF_CFG__NOT_A_NUMBER, or
+ * text as the INT or DOUBLE field f's value: 0, BF_CFG__NOT_A_NUMBER
+ * (err, which may be NULL, says why: not a number, out of range), or
  * BF_CFG__OUT_OF_RANGE with f's range in words ("between 1 and 100000")
  * in range. The YAML loader and bf_cfg_detector_option share it.
  */
 enum { BF_CFG__NOT_A_NUMBER = 1, BF_CFG__OUT_OF_RANGE = 2 };
 int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
-                         double *out, char *range, size_t size);
+                         double *out, char *range, size_t size,
+                         struct bf_err *err);
 
 /*
  * The rule of a skia variant's threshold (see skia_variant_threshold):

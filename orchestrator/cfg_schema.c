@@ -377,11 +377,9 @@ int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
 		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
 		return 0;
 	}
-	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range))) {
+	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range), err)) {
 	case BF_CFG__NOT_A_NUMBER:
-		return bf_err_set(err, BF_EINVAL, "'%s' is not %s", value,
-		                  f->type == BF_CFG__INT ? "an integer"
-		                                         : "a number");
+		return BF_EINVAL; /* err says why: not a number, out of range */
 	case BF_CFG__OUT_OF_RANGE:
 		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
 		                  value);

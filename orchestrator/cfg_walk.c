@@ -239,17 +239,18 @@ static bool in_range(double v, const struct bf_cfg__field *f)
 }
 
 int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
-                         double *out, char *range, size_t size)
+                         double *out, char *range, size_t size,
+                         struct bf_err *err)
 {
 	int64_t i;
 	int ret;
 
 	if (f->type == BF_CFG__INT) {
-		ret = bf_parse_i64(&i, text, NULL);
+		ret = bf_parse_i64(&i, text, err);
 		if (!ret)
 			*out = (double)i;
 	} else {
-		ret = bf_parse_double(out, text, false, NULL);
+		ret = bf_parse_double(out, text, false, err);
 	}
 	if (ret)
 		return BF_CFG__NOT_A_NUMBER;
@@ -268,8 +269,8 @@ static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	switch (bf_cfg__parse_number(f, scalar(node), out, range,
-	                             sizeof(range))) {
+	switch (bf_cfg__parse_number(f, scalar(node), out, range, sizeof(range),
+	                             NULL)) {
 	case 0:
 		return 0;
 	case BF_CFG__NOT_A_NUMBER:
