@@ -250,7 +250,7 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 	if (job->aborted || !json_array_size(results))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
-		job_fail(job, "run", "commit", NULL,
+		job_fail(job, "run", "commit", job->side[1].commit,
 		         job->aborted ? job->abort_msg
 		         : json_array_size(results)
 		                 ? "the result could not be written"

@@ -347,6 +347,14 @@ expect_exit 0 "bisect over a commit whose benchmark fails" "$BF" bisect \
 jq_check "bisect skips c4 (its benchmark failed) and names c6" \
 	".culprit == \"$K6\" and .skipped == [\"$K4\"] and ([.probes[] | select(.verdict == \"skipped\") | .reason] == [\"its benchmark failed\"])" \
 	"$T/crash.json"
+# Recording c4 fails at the run stage; the run says why and which commit.
+expect_exit 3 "run of a commit whose benchmark fails" "$BF" run \
+	-c "$R/benchfarm.yaml" --commit "$K4"
+sqlite3 "$BENCHFARM_DB" "select info from runs where kind = 'run' and patch_commit = '$K4' and status = 'failed'" \
+	>"$T/info-k4.json"
+jq_check "the failed run names its stage and commit" \
+	".stage == \"run\" and .side == \"commit\" and .commit == \"$K4\"" \
+	"$T/info-k4.json"
 # When the commits next to the culprit do not build either, the bisect
 # ends with the candidates and why each is one: on a branch from commit
 # 12, d4 breaks the build and d6 mends it and makes alpha slower.
