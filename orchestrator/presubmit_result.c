@@ -193,7 +193,8 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	json_object_set_new(r, "results", results_with_source(job));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
 	json_object_set_new(r, "checks", json_deep_copy(job->checks));
-	json_object_set_new(r, "samples", json_deep_copy(job->cmp.samples));
+	/* shared, not copied: the largest part, and nobody changes it */
+	json_object_set_new(r, "samples", json_incref(job->cmp.samples));
 	if (job->trace)
 		json_object_set_new(r, "trace", json_deep_copy(job->trace));
 	return r;
