@@ -34,6 +34,21 @@ static uint64_t real_now(void)
  * bf_bench_keep_running within a grace period (the cap, at least 2 s)
  * is ended here, since its body cannot be interrupted safely.
  */
+static int write_out(const char *path, const struct bf_bench_context *c,
+                     const struct bf_bench_result *r, size_t n, const char *cls,
+                     const char *prog);
+
+/*
+ * What the watchdog needs to leave --out's file saying why the program
+ * stopped: the results so far and the one running (set by run_all).
+ */
+static struct {
+	struct bf_bench_result *res; /* set before the watchdog starts */
+	atomic_size_t i; /* the one running */
+	const struct bf_bench_context *c;
+	const char *cls, *prog;
+} cur;
+
 static void *watchdog(void *arg)
 {
 	const struct bf_bench_opts *o = arg;
@@ -48,6 +63,21 @@ static void *watchdog(void *arg)
 			fprintf(stderr,
 			        "benchfarm-bench: benchmark '%s' exceeded the time cap of %g s and did not return to bf_bench_keep_running; stopping the program\n",
 			        name, o->time_cap_s);
+			if (o->out && cur.res) { /* its failure, in the file */
+				size_t i = atomic_load(&cur.i);
+				struct bf_bench_result *r = &cur.res[i];
+
+				snprintf(
+				        r->error_buf, sizeof(r->error_buf),
+				        "stopped: exceeded the time cap of %g s "
+				        "and never returned to "
+				        "bf_bench_keep_running",
+				        o->time_cap_s);
+				r->error = r->error_buf;
+				r->timed_out = true;
+				write_out(o->out, cur.c, cur.res, i + 1,
+				          cur.cls, cur.prog);
+			}
 			_exit(3);
 		}
 		bf_bench__real_clock.sleep_ns(NULL, 50000000);
@@ -246,6 +276,10 @@ static int run_all(const struct bf_bench_entry **sel, size_t n,
 	if (!res)
 		abort();
 	bf_bench__context_probe(&c, "");
+	cur.res = res;
+	cur.c = &c;
+	cur.cls = cls;
+	cur.prog = prog;
 	env_start(&v, o, &c);
 	/* as Jetpack: no throttle baseline with locked clocks or in
 	 * sustained mode, whose clocks are steady by design */
@@ -255,6 +289,7 @@ static int run_all(const struct bf_bench_entry **sel, size_t n,
 	                        o->retries, (uint64_t)(o->sleep_s * 1e9));
 	bf_bench__table_header(stdout);
 	for (size_t i = 0; i < n; i++) {
+		atomic_store(&cur.i, i);
 		bf_bench__run(&res[i], sel[i], &ro, &th, &tenv);
 		bf_bench__table_row(stdout, &res[i]);
 		if (res[i].error) {

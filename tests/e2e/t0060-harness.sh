@@ -88,10 +88,13 @@ grep_file "is stopped and reported" "benchmark 'slow': stopped at the time cap o
 jq_check "in the JSON's failures, not its benchmarks" \
 	'(.benchmarks | length) == 0 and .failures[0].name == "slow" and (.failures[0].error | test("time cap"))' \
 	"$T/slow.json"
-expect_exit 3 "a benchmark that never returns" "$T/bad" --filter forever \
-	--time-cap 0.2 --dry-run
+expect_exit 3 "a benchmark that never returns" "$T/bad" \
+	--filter '^(add|forever)$' --time-cap 0.2 --dry-run --out "$T/forever.json"
 grep_file "is killed by the watchdog, named" \
 	"benchmark 'forever' exceeded the time cap of 0.2 s and did not return" "$ERR"
+jq_check "--out keeps the results before it and names it in failures" \
+	'([.benchmarks[].name] == ["add"]) and .failures[0].name == "forever" and .failures[0].timedOut and (.failures[0].error | test("never returned"))' \
+	"$T/forever.json"
 expect_exit 1 "a benchmark that gives up early" "$T/bad" --filter gives_up \
 	--dry-run --repeats 3
 expect_exit 1 "a benchmark that gives up early, measured" "$T/bad" \
