@@ -5,6 +5,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/index.h"
 
 static const struct bf_parser parsers[] = {
 	{ "gbench", bf_parse_gbench },
@@ -106,20 +107,10 @@ struct bf_parse__slot {
 	int count;
 };
 
-/* FNV-1a: short names, no adversary worth more than that here. */
-static size_t hash_name(const char *name)
-{
-	size_t h = (size_t)2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * (size_t)16777619u;
-	return h;
-}
-
 static struct bf_parse__slot *find_slot(struct bf_parse__slot *v, size_t alloc,
                                         const char *name)
 {
-	size_t i = hash_name(name) & (alloc - 1);
+	size_t i = bf_hash_str(BF_HASH_INIT, name) & (alloc - 1);
 
 	while (v[i].name && strcmp(v[i].name, name))
 		i = (i + 1) & (alloc - 1);

@@ -76,14 +76,10 @@ static bool metric_wanted(const struct bf_cfg_benchmark *b,
 
 static size_t series_hash(int bench, const char *name, const char *metric)
 {
-	size_t h = 1469598103934665603u ^ (size_t)bench; /* FNV-1a */
+	size_t h = bf_hash_str(BF_HASH_INIT ^ (size_t)bench, name);
 
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 1099511628211u;
-	h = (h ^ 0xff) * 1099511628211u; /* a separator no name holds */
-	for (; *metric; metric++)
-		h = (h ^ (unsigned char)*metric) * 1099511628211u;
-	return h;
+	h = (h ^ 0xff) * (size_t)1099511628211ULL; /* a byte no name holds */
+	return bf_hash_str(h, metric);
 }
 
 struct series_key {

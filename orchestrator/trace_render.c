@@ -54,18 +54,9 @@ struct fns {
 	struct bf_index index; /* by name */
 };
 
-static size_t name_hash(const char *name)
-{
-	size_t h = 2166136261u;
-
-	for (const char *p = name; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	return h;
-}
-
 static size_t fn_hash(const void *ctx, size_t i)
 {
-	return name_hash(((const struct fns *)ctx)->v[i].name);
+	return bf_hash_str(BF_HASH_INIT, ((const struct fns *)ctx)->v[i].name);
 }
 
 static bool fn_is(const void *ctx, size_t i, const void *key)
@@ -78,7 +69,8 @@ static struct fn *fn_of(struct fns *f, const char *name)
 {
 	static const struct bf_index_ops ops = { fn_hash, fn_is };
 	size_t *slot =
-	        bf_index_slot(&f->index, f->n, name_hash(name), &ops, f, name);
+	        bf_index_slot(&f->index, f->n, bf_hash_str(BF_HASH_INIT, name),
+	                      &ops, f, name);
 
 	if (*slot)
 		return &f->v[*slot - 1];

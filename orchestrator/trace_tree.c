@@ -6,6 +6,7 @@
 
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
+#include "benchfarm/index.h"
 #include "benchfarm/json.h"
 #include "benchfarm/utf8.h"
 
@@ -35,11 +36,9 @@ struct bf_tindex {
 
 static size_t name_hash(const struct bf_tnode *parent, const char *name)
 {
-	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(uintptr_t)parent;
+	size_t h = bf_hash_str(BF_HASH_INIT ^ (size_t)(uintptr_t)parent, name);
 
-	for (; *name; name++) /* FNV-1a */
-		h = (h ^ (unsigned char)*name) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	return h ^ (h >> 29);
 }
 
 static struct islot *islot_of(struct bf_tindex *x,

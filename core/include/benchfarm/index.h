@@ -11,6 +11,19 @@
  * one piece of code serves the symbol table of a trace, its functions
  * and the series of a comparison.
  */
+/*
+ * FNV-1a over the bytes of s, continuing from h: start from
+ * BF_HASH_INIT, chain several keys by passing the last result on.
+ */
+#define BF_HASH_INIT ((size_t)14695981039346656037ULL)
+
+static inline size_t bf_hash_str(size_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * (size_t)1099511628211ULL;
+	return h;
+}
+
 struct bf_index {
 	size_t *slots; /* an item's index + 1; 0: free */
 	size_t nslots; /* 0, or a power of two */
