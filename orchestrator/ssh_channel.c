@@ -252,6 +252,10 @@ static int exit_status(LIBSSH2_CHANNEL *ch, struct bf_ssh *s)
 	return libssh2_channel_get_exit_status(ch);
 }
 
+/* What exec_collect reads past its cap, at most, before closing. */
+#define DRAIN_MAX (64 * 1024)
+#define DRAIN_S   1.0
+
 /* Collect stdout into out until its end; BF_ETOOBIG beyond cap bytes. */
 static int exec_collect(struct bf_buf *out, size_t cap, struct bf_ssh *s,
                         LIBSSH2_CHANNEL *ch, struct errlog *l, double deadline,
@@ -259,6 +263,7 @@ static int exec_collect(struct bf_buf *out, size_t cap, struct bf_ssh *s,
 {
 	char chunk[16384];
 	bool eof = false, over = false;
+	double until;
 	size_t got;
 	int ret;
 
@@ -273,11 +278,26 @@ static int exec_collect(struct bf_buf *out, size_t cap, struct bf_ssh *s,
 		}
 		if (got && bf_buf_add(out, chunk, got))
 			over = true;
-		/* Closing the channel ends a command that keeps writing. */
 		if (over)
-			return BF_ETOOBIG;
+			break;
 	}
-	return 0;
+	if (!over)
+		return 0;
+	/*
+	 * Read on a little, keeping nothing: a command that has printed
+	 * all it will then ends by itself with its own status (closing
+	 * first raced with its exit and could kill it); one that keeps
+	 * writing, or says nothing more, is ended by closing the channel
+	 * after DRAIN_MAX bytes or DRAIN_S seconds.
+	 */
+	until = bf_now_monotonic() + DRAIN_S;
+	if (deadline && deadline < until)
+		until = deadline;
+	for (size_t drained = 0; !eof && drained < DRAIN_MAX; drained += got)
+		if (chan_read(&got, &eof, chunk, sizeof(chunk), s, ch, l, until,
+		              NULL))
+			break;
+	return BF_ETOOBIG;
 }
 
 /* Send all of data to the command's stdin, then end of input. */
