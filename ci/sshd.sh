@@ -7,6 +7,10 @@
 # (DIR/client_key.pub), sshd_config, pid file and log, and listens on a
 # port chosen free at start. Nothing outside DIR is touched; sshd runs
 # as the current user with StrictModes off so test directories work.
+# Its SFTP server starts in DIR/NAME/home (sftp-server -d), so a device
+# registered with the default, relative work directory keeps its files
+# there and not in the real user's home; commands still start in the
+# real home, as sshd always does.
 set -eu
 cmd=$1
 dir=$2
@@ -26,7 +30,7 @@ start)
 	name=$3
 	forced=${4:-}
 	d="$dir/$name"
-	mkdir -p "$d"
+	mkdir -p "$d" "$d/home"
 	[ -f "$d/host_key" ] || ssh-keygen -q -t ed25519 -N '' -f "$d/host_key"
 	cp "$dir/client_key.pub" "$d/authorized_keys"
 	SSHD=$(command -v sshd || echo /usr/sbin/sshd)
@@ -47,7 +51,7 @@ PubkeyAuthentication yes
 PermitRootLogin yes
 AllowTcpForwarding no
 X11Forwarding no
-Subsystem sftp internal-sftp
+Subsystem sftp internal-sftp -d $d/home
 PrintMotd no
 LogLevel ERROR
 X

@@ -167,7 +167,7 @@ static void show_text(const struct bf_store_device *d, const json_t *checks,
 	field("agent:", d->agent_path ? d->agent_path : "benchfarm-agent");
 	if (d->adb_serial)
 		field("adb serial:", d->adb_serial);
-	field("workdir:", d->workdir ? d->workdir : ".cache/benchfarm");
+	field("workdir:", d->workdir ? d->workdir : BF_DEVICE_WORKDIR_DEFAULT);
 	field("host key:", d->host_key_fp);
 	field("state:", d->state);
 	field("health:", d->health);

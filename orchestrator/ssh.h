@@ -104,6 +104,18 @@ int bf_ssh_open_agent(struct bf_agentconn **out, struct bf_ssh *s,
                       struct bf_err *err);
 
 /*
+ * Make the device's work directory dir (mkdir -p over SFTP) and set
+ * *abs_out to its absolute, canonical path (caller frees). A relative
+ * dir is relative to the directory the SFTP server starts in: the
+ * remote user's home, unless the server's sftp subsystem names another
+ * (sftp-server -d). Everything benchfarm sends the agent afterwards
+ * uses the absolute path, so the directory the agent itself was
+ * started in never matters.
+ */
+int bf_ssh_workdir(char **abs_out, struct bf_ssh *s, const char *dir,
+                   struct bf_err *err);
+
+/*
  * Upload local_path with SFTP into REMOTE_DIR/SHA256/BASENAME on the
  * device (a per-content cache), verify its size (and mode), and set
  * *remote_out to that path (caller frees). When the file is already

@@ -71,10 +71,13 @@ static int sftp_fail(struct bf_ssh *s, int rc, const char *what,
 	        fx_text(fx, !strcmp(what, "write")));
 }
 
+/* Open the session's SFTP channel once; later calls reuse it. */
 static int sftp_start(struct bf_ssh *s, struct bf_err *err)
 {
 	int rc, ret;
 
+	if (s->sftp)
+		return 0;
 	while (!(s->sftp = libssh2_sftp_init(s->session))) {
 		rc = libssh2_session_last_errno(s->session);
 		if (rc != LIBSSH2_ERROR_EAGAIN)
@@ -383,6 +386,45 @@ static int upload(struct bf_ssh *s, const struct local_file *lf,
 out:
 	free(tmp);
 	return ret;
+}
+
+/* The absolute, canonical form of path, which must exist. */
+static int sftp_realpath(char **out, struct bf_ssh *s, const char *path,
+                         struct bf_err *err)
+{
+	char buf[4096];
+	int rc, ret;
+
+	while ((rc = libssh2_sftp_realpath(s->sftp, path, buf,
+	                                   sizeof(buf) - 1)) ==
+	       LIBSSH2_ERROR_EAGAIN)
+		if ((ret = bf_ssh__wait(s, stall_deadline(), err)))
+			return ret;
+	if (rc < 0)
+		return sftp_fail(s, rc, "resolve", path, err);
+	buf[rc] = '\0';
+	if (buf[0] != '/')
+		return bf_err_set(
+		        err, BF_EPROTO,
+		        "'%s': the SFTP server resolved '%s' to '%.200s', "
+		        "not an absolute path",
+		        s->name, path, buf);
+	*out = bf_xstrdup(buf);
+	return 0;
+}
+
+int bf_ssh_workdir(char **abs_out, struct bf_ssh *s, const char *dir,
+                   struct bf_err *err)
+{
+	int ret;
+
+	if (!*dir)
+		return bf_err_set(err, BF_EINVAL, "'%s': empty work directory",
+		                  s->name);
+	if ((ret = bf_ssh__check_alive(s, err)) || (ret = sftp_start(s, err)) ||
+	    (ret = sftp_mkdirs(s, dir, err)))
+		return ret;
+	return sftp_realpath(abs_out, s, dir, err);
 }
 
 int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,

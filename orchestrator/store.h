@@ -93,6 +93,13 @@ int bf_store_integrity_check(struct bf_store *store, struct bf_err *err);
 
 /* Devices and leases (store_device.c). */
 
+/*
+ * A device's work directory when none was given: relative, so under the
+ * directory the device's SFTP server starts in (the remote user's
+ * home); bf_ssh_workdir() resolves it to an absolute path.
+ */
+#define BF_DEVICE_WORKDIR_DEFAULT ".cache/benchfarm"
+
 struct bf_store_device {
 	int64_t id; /* assigned by the store; ignored on add */
 	char *name; /* unique, required */
@@ -104,7 +111,7 @@ struct bf_store_device {
 	char *labels; /* comma-separated; NULL or "" for none */
 	char *agent_path; /* benchfarm-agent on the device */
 	char *adb_serial; /* android only */
-	char *workdir; /* remote work dir; NULL = ~/.cache/benchfarm */
+	char *workdir; /* remote work dir; NULL = BF_DEVICE_WORKDIR_DEFAULT */
 	char *host_key_fp; /* pinned ssh host key fingerprint */
 	char *state; /* idle|leased|running; NULL = idle on add */
 	char *health; /* unknown|good|bad|maintenance|retired */

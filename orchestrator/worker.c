@@ -77,17 +77,26 @@ void bf_worker_free(struct bf_worker *w)
 	free(w);
 }
 
-/* Upload each side's artifacts once per connection. */
+/*
+ * Upload each side's artifacts once per connection, into the device's
+ * work directory, resolved to an absolute path first: the runs' cwd
+ * and the artifact paths in their argv are then absolute, and a
+ * relative --workdir (the default) means the same directory to SFTP
+ * and to the agent.
+ */
 static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 {
 	const struct bf_job *job = w->job;
 	const struct bf_argv *arts = &job->cfg->project.artifacts;
-	const char *dir = w->dev.workdir ? w->dev.workdir : ".cache/benchfarm";
-	char *root = bf_xasprintf("%s/artifacts", dir);
-	int ret = 0;
+	const char *dir =
+	        w->dev.workdir ? w->dev.workdir : BF_DEVICE_WORKDIR_DEFAULT;
+	char *root = NULL;
+	int ret;
 
-	free(w->remote_cwd);
-	w->remote_cwd = bf_xstrdup(dir);
+	BF_FREE(w->remote_cwd);
+	if ((ret = bf_ssh_workdir(&w->remote_cwd, w->ssh, dir, err)))
+		return ret;
+	root = bf_xasprintf("%s/artifacts", w->remote_cwd);
 	for (int s = 0; s < 2 && !ret; s++) {
 		bf_argv_release(&w->art_local[s]);
 		bf_argv_release(&w->art_remote[s]);

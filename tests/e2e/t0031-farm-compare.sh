@@ -27,14 +27,20 @@ for d in $DEVS; do
 		t_fail "start sshd device $d"
 		exit 1
 	}
-	expect_exit 0 "add $d" "$BF" device add "$d" --host 127.0.0.1 \
-		--port "$port" --user "$ME" --key "$KEY" --labels lab \
-		--agent "$BFA" --workdir "$T/work/$d" --accept-host-key
+	expect_exit 0 "add $d with the default work directory" "$BF" device \
+		add "$d" --host 127.0.0.1 --port "$port" --user "$ME" \
+		--key "$KEY" --labels lab --agent "$BFA" --accept-host-key
 done
+expect_exit 0 "device show d1 --json" "$BF" device show d1 --json
+jq_check "no work directory was given" '.workdir == null' "$OUT"
+# The devices' SFTP servers start in $S/NAME/home (ci/sshd.sh), so each
+# one's default work directory is $S/NAME/home/.cache/benchfarm; their
+# commands start in the real home, which no run may depend on.
 
 # The demo project, with a wrapper around the benchmark program. The
 # wrapper runs on the device with the device's work directory as its
-# current directory (the last part of it is the device's name).
+# current directory ($S/NAME/home/.cache/benchfarm: the device's name
+# is the part before /home).
 #   KILL:   the fifth BM_sort run on any device (after two warmups and
 #           two measured runs) kills that device's sshd: the listener
 #           and the session the agent runs in, so the connection drops
@@ -57,7 +63,8 @@ cp "$BF_SRC/configs/examples/demo/tuning_base.h" "$R/tuning.h"
 printf 'out/\n' >"$R/.gitignore"
 cat >"$R/wrap.sh" <<X
 #!/bin/sh
-dev=\$(basename "\$PWD")
+dev=\${PWD%/home/.cache/benchfarm}
+dev=\${dev##*/}
 mkdir "\$PWD/busy" 2>/dev/null || echo "\$dev" >>"$T/overlap"
 if [ -e "$T/BARRIER" ] && mkdir "$T/arrived.\$dev" 2>/dev/null; then
 	n=0
@@ -174,8 +181,8 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct device) from samples where ru
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from (select benchmark from samples where run_id = $run1 group by benchmark having count(distinct device) > 1)")
 [ "$n" = 0 ] && t_ok "each benchmark stays on one device (A/B pairs meet the same hardware)" ||
 	t_fail "$n benchmarks were spread over devices"
-n=$(ls "$T"/work/d*/artifacts/*/micro 2>/dev/null | wc -l)
-[ "$n" -ge 3 ] && t_ok "the program was uploaded into the devices' caches" ||
+n=$(ls "$S"/d*/home/.cache/benchfarm/artifacts/*/micro 2>/dev/null | wc -l)
+[ "$n" -ge 3 ] && t_ok "the program was uploaded into the devices' default work directories" ||
 	t_fail "uploaded copies of micro: $n"
 expect_exit 0 "device list after the compare" "$BF" device list --json
 jq_check "leases are released and the used devices are good" \
@@ -184,7 +191,7 @@ jq_check "leases are released and the used devices are good" \
 
 # 2. The same compare with a device killed in the middle.
 touch "$T/KILL"
-rm -f "$T"/work/d*/sorts
+rm -f "$S"/d*/home/.cache/benchfarm/sorts
 expect_exit 0 "compare with a device killed mid-run completes" "$BF" \
 	compare -c "$R/benchfarm.yaml" --base main --patch patch \
 	--json "$T/r2.json" --markdown "$T/r2.md" --seed 7
@@ -223,8 +230,7 @@ port=$("$SSHD_SH" start "$S" "$dead")
 "$BF" device rm "$dead" >/dev/null
 expect_exit 0 "re-add the restarted device" "$BF" device add "$dead" \
 	--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
-	--labels lab --agent "$BFA" --workdir "$T/work/$dead" \
-	--accept-host-key
+	--labels lab --agent "$BFA" --accept-host-key
 touch "$T/GATE"
 "$BF" compare -c "$R/benchfarm.yaml" --base main --patch patch \
 	--json "$T/ra.json" --seed 7 >"$T/a.out" 2>"$T/a.err" &

@@ -855,6 +855,36 @@ static void test_ssh__upload_once_verified(void **state)
 	bf_ssh_close(s);
 }
 
+/*
+ * A relative work directory is made under the SFTP server's start
+ * directory (d1/home, as ci/sshd.sh sets it), not the one commands
+ * start in (the real home), and comes back absolute.
+ */
+static void test_ssh__workdir_relative_to_sftp_start(void **state)
+{
+	struct bf_ssh *s = connect_d1();
+	struct bf_err err = BF_ERR_INIT;
+	char *want = path_in("d1/home/.cache/bf-wd"), *abs = NULL;
+	struct stat st_want, st_abs;
+
+	(void)state;
+	if (bf_ssh_workdir(&abs, s, ".cache/bf-wd", &err))
+		fail_msg("workdir: %s", err.msg);
+	assert_true(stat(want, &st_want) == 0 && S_ISDIR(st_want.st_mode));
+	/* the same directory, named absolutely (/tmp may be a symlink) */
+	assert_true(abs[0] == '/' && stat(abs, &st_abs) == 0);
+	assert_true(st_abs.st_dev == st_want.st_dev &&
+	            st_abs.st_ino == st_want.st_ino);
+	free(abs);
+	abs = NULL;
+	/* An absolute one works too, and one that exists already. */
+	assert_int_equal(bf_ssh_workdir(&abs, s, want, &err), 0);
+	assert_true(stat(abs, &st_abs) == 0 && st_abs.st_ino == st_want.st_ino);
+	free(abs);
+	free(want);
+	bf_ssh_close(s);
+}
+
 static void test_ssh__upload_missing_local_file(void **state)
 {
 	struct bf_ssh *s = connect_d1();
@@ -891,6 +921,7 @@ int main(void)
 		cmocka_unit_test(test_ssh__connection_drop_mid_request),
 		cmocka_unit_test(test_ssh__agent_missing),
 		cmocka_unit_test(test_ssh__upload_once_verified),
+		cmocka_unit_test(test_ssh__workdir_relative_to_sftp_start),
 		cmocka_unit_test(test_ssh__upload_missing_local_file),
 	};
 
