@@ -111,6 +111,11 @@ int bf_check_opts_validate(const struct bf_check_opts *o, struct bf_err *err)
 		return bf_err_set(err, BF_EINVAL,
 		                  "wait_max must be 0..%.0f seconds",
 		                  BF_CHECK_WAIT_MAX_LIMIT);
+	if (!isfinite(o->load_wait_s) || o->load_wait_s < 0 ||
+	    o->load_wait_s > BF_CHECK_WAIT_MAX_LIMIT)
+		return bf_err_set(err, BF_EINVAL,
+		                  "load_wait must be 0..%.0f seconds",
+		                  BF_CHECK_WAIT_MAX_LIMIT);
 	return 0;
 }
 
@@ -183,6 +188,7 @@ int bf_check_opts_from_json(struct bf_check_opts *o, const json_t *req,
 	    json_num(&o->throttle_tolerance, req, "throttle_tolerance", err) ||
 	    json_num(&o->load_max, req, "load_max", err) ||
 	    json_num(&o->wait_max_s, req, "wait_max", err) ||
+	    json_num(&o->load_wait_s, req, "load_wait", err) ||
 	    json_suppress(&o->suppress, req, err))
 		return BF_EINVAL;
 	if (battery != floor(battery) || battery < 0 || battery > 100)
@@ -272,18 +278,65 @@ static void check_once(struct bf_check_result *res,
                        const struct bf_check_env *env)
 {
 	struct bf_probe p;
-	double waited = res->waited_s;
+	double waited = res->waited_s, load_waited = res->load_waited_s;
 	int probes = res->probes;
+	struct bf_check_item *load = &res->items[BF_CHECK_LOAD];
+	size_t len;
 
 	bf_check_result_release(res);
 	res->waited_s = waited;
+	res->load_waited_s = load_waited;
 	res->probes = probes + 1;
 	bf_probe_all(&p, env->fs, env->probe_flags, NULL);
 	bf_check_eval(res, &p, opts);
+	len = strlen(load->message);
+	if (load_waited > 0 && load->status == BF_CHECK_FAIL)
+		snprintf(load->message + len, sizeof(load->message) - len,
+		         "; still so after waiting %.0f s (load_wait %.0f s)",
+		         load_waited, opts->load_wait_s);
+	else if (load_waited > 0)
+		snprintf(load->message + len, sizeof(load->message) - len,
+		         "; settled after waiting %.0f s", load_waited);
 	bf_throttle_check(&res->items[BF_CHECK_THROTTLE], &p, opts, env);
 	bf_check_finish(res, opts);
 	res->device = p.device ? bf_xstrdup(p.device) : NULL;
 	bf_argv_copy(&res->errors, &p.errors);
+	bf_probe_release(&p);
+}
+
+/*
+ * A busy device may be busy only for now (its own build just ended):
+ * re-read the load alone until it is within its limit or load_wait is
+ * spent. Only a load that can be read and is too high waits; a
+ * suppressed load check never does, nor one disabled.
+ */
+static void settle_load(struct bf_check_result *res,
+                        const struct bf_check_opts *opts,
+                        const struct bf_check_env *env,
+                        bf_check_sleep_fn *sleep_fn, bf_check_now_fn *now)
+{
+	double step =
+	        env->load_poll_s > 0 ? env->load_poll_s : BF_CHECK_LOAD_POLL;
+	struct bf_check_item it;
+	struct bf_probe p;
+
+	if (opts->load_wait_s <= 0 || opts->load_max <= 0 ||
+	    (opts->suppress & (1u << BF_CHECK_LOAD)))
+		return;
+	bf_probe_init(&p);
+	for (;;) {
+		double left = opts->load_wait_s - res->load_waited_s, t0;
+
+		bf_probe_load(&p, env->fs);
+		bf_check_load(&it, &p, opts);
+		if (it.status != BF_CHECK_FAIL || !isfinite(it.value) ||
+		    left <= 0)
+			break;
+		t0 = now(env->hook);
+		sleep_fn(step < left ? step : left, env->hook);
+		res->load_waited_s += now(env->hook) - t0;
+	}
+	res->waited_s += res->load_waited_s;
 	bf_probe_release(&p);
 }
 
@@ -300,11 +353,12 @@ int bf_check_run(struct bf_check_result *res, const struct bf_check_opts *opts,
 		return BF_EINVAL;
 	if (!env->fs)
 		return bf_err_set(err, BF_EINVAL, "no device to check");
+	settle_load(res, opts, env, sleep_fn, now);
 	for (;;) {
 		double left, t0;
 
 		check_once(res, opts, env);
-		left = opts->wait_max_s - res->waited_s;
+		left = opts->wait_max_s - (res->waited_s - res->load_waited_s);
 		if (res->fit || left <= 0 || !worth_waiting(res))
 			break;
 		t0 = now(env->hook);

@@ -18,15 +18,20 @@ struct bf_throttle_ops;
  * nothing fails. Suppressed checks (Jetpack's suppressErrors) turn fail
  * into warn and are listed. With wait_max, failing battery, thermal and
  * throttle checks are re-probed until they pass or the cap is reached
- * (Trade Federation's recharge and cool-down waiters).
+ * (Trade Federation's recharge and cool-down waiters). Before anything
+ * is probed, a busy device is given up to load_wait to settle: the load
+ * alone is re-read every BF_CHECK_LOAD_POLL seconds until it is within
+ * its limit (a build that just ended, say), so the throttle workload
+ * and the other checks do not run under someone else's load.
  *
  * Values (NAN when there is none): battery percent; cores online count
  * (threshold: possible count); clocks 1 locked, 0 not; thermal hottest
  * valid zone in degrees C; throttle workload time / baseline (threshold
  * 1 + tolerance) or the Android thermal status (threshold 0); load
- * 1-minute load average per online core (above load_max fails; more
- * other runnable tasks than load_max x cores at that instant warns);
- * boost 1 on (warns), 0 off.
+ * the runnable tasks right now besides the agent reading the count
+ * (/proc/loadavg's RUNNABLE), with threshold load_max x online cores:
+ * more fails. The 1-minute average is only quoted: it lags a finished
+ * build by minutes; boost 1 on (warns), 0 off.
  *
  * A check that cannot decide because a file is garbage or unreadable
  * fails (boost, which never fails, warns) and quotes the file; one that
@@ -59,13 +64,15 @@ struct bf_check_opts {
 	bool require_locked_clocks; /* false: unlocked clocks only warn */
 	double thermal_max; /* degrees C; <= 0 disables */
 	double throttle_tolerance; /* fraction slower than the baseline */
-	double load_max; /* 1-minute load per online core; 0 disables */
+	double load_max; /* runnable tasks per online core; 0 disables */
 	unsigned suppress; /* 1 << enum bf_check_id for each suppressed id */
 	double wait_max_s; /* wait for recharge/cool-down; 0 = fail now */
+	double load_wait_s; /* wait for the load to settle; 0 = fail now */
 	const char *state_dir; /* borrowed; NULL: bf_check_state_dir() */
 };
 
 #define BF_CHECK_WAIT_MAX_LIMIT 3600.0 /* seconds */
+#define BF_CHECK_LOAD_WAIT      30.0 /* seconds, the default load_wait */
 
 #define BF_CHECK_OPTS_INIT                                                 \
 	{                                                                  \
@@ -73,7 +80,7 @@ struct bf_check_opts {
 		.require_all_cores = true, .require_locked_clocks = false, \
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,           \
 		.load_max = 1.0, .suppress = 0, .wait_max_s = 0,           \
-		.state_dir = NULL,                                         \
+		.load_wait_s = BF_CHECK_LOAD_WAIT, .state_dir = NULL,      \
 	}
 
 #define BF_CHECK_MSG_SIZE 320
@@ -90,7 +97,8 @@ struct bf_check_item {
 struct bf_check_result {
 	struct bf_check_item items[BF_CHECK_NIDS]; /* indexed by id */
 	bool fit; /* no item fails */
-	double waited_s; /* time spent waiting for recharge/cool-down */
+	double waited_s; /* time spent waiting, load_waited_s included */
+	double load_waited_s; /* waiting for the load to settle */
 	int probes; /* how many times the device was probed */
 	unsigned suppressed; /* ids turned from fail into warn */
 	char *device; /* "sysroot '/'"; owned */
@@ -111,9 +119,11 @@ struct bf_check_env {
 	bf_check_now_fn *now; /* NULL: bf_now_monotonic */
 	void *hook; /* for sleep and now */
 	double wait_interval_s; /* 0: BF_CHECK_WAIT_INTERVAL */
+	double load_poll_s; /* 0: BF_CHECK_LOAD_POLL */
 };
 
 #define BF_CHECK_WAIT_INTERVAL 5.0 /* seconds between re-probes */
+#define BF_CHECK_LOAD_POLL     1.0 /* seconds between reads of the load */
 
 /* "battery" etc.; NULL out of range. Cannot fail. */
 const char *bf_check_id_name(enum bf_check_id id);
@@ -132,7 +142,8 @@ int bf_check_suppress_parse(unsigned *suppress, const char *list,
 /*
  * Fill opts from a protocol request's fields (battery_min,
  * require_charging, require_all_cores, require_locked_clocks,
- * thermal_max, throttle_tolerance, load_max, suppress, wait_max);
+ * thermal_max, throttle_tolerance, load_max, suppress, wait_max,
+ * load_wait);
  * missing fields keep their value. BF_EINVAL names the bad field.
  */
 int bf_check_opts_from_json(struct bf_check_opts *opts, const json_t *req,

@@ -120,6 +120,10 @@ static int check_opt(int opt, const char *arg, void *payload)
 		return bf_parse_double(&o->wait_max_s, arg, false, NULL)
 		               ? bad_value("--wait-max", arg, "seconds")
 		               : -1;
+	case 'L':
+		return bf_parse_double(&o->load_wait_s, arg, false, NULL)
+		               ? bad_value("--load-wait", arg, "seconds")
+		               : -1;
 	case 's':
 		if (!bf_check_suppress_parse(&o->suppress, arg, &err))
 			return -1;
@@ -158,11 +162,15 @@ static const char check_usage[] =
         "benchfarm-agent check [--root DIR] [--adb SERIAL] [--battery-min N]\n"
         "       [--require-charging] [--thermal-max C] [--load-max L]\n"
         "       [--require-locked-clocks] [--throttle-tolerance F]\n"
-        "       [--suppress ID,..] [--wait-max S] [--state-dir DIR] [--json]\n\n"
+        "       [--suppress ID,..] [--wait-max S] [--load-wait S]\n"
+        "       [--state-dir DIR] [--json]\n\n"
         "Checks the device is fit to measure: battery, cores, clocks, thermal,\n"
         "throttle, load, boost. Exit 0 fit, 1 not fit, 2 usage.\n"
+        "Load is the tasks runnable right now besides the agent; more than\n"
+        "--load-max per online core fails, after waiting up to --load-wait\n"
+        "seconds (polling every second) for them to finish.\n"
         "Defaults: --battery-min 25 --thermal-max 70 --load-max 1.0\n"
-        "--throttle-tolerance 0.10; state (the throttle baseline) in\n"
+        "--load-wait 30 --throttle-tolerance 0.10; state (the throttle baseline) in\n"
         "$XDG_STATE_HOME/benchfarm-agent or ~/.local/state/benchfarm-agent.\n"
         "A fixture tree forces the throttle workload time with the file\n"
         "/benchfarm/throttle_ns; $BENCHFARM_THROTTLE_NS forces it anywhere.";
@@ -179,6 +187,7 @@ int bf_agent_cmd_check(int argc, char **argv, struct bf_agent_ctx *ctx)
 		{ "throttle-tolerance", required_argument, NULL, 'T' },
 		{ "suppress", required_argument, NULL, 's' },
 		{ "wait-max", required_argument, NULL, 'w' },
+		{ "load-wait", required_argument, NULL, 'L' },
 		{ "state-dir", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
@@ -188,9 +197,9 @@ int bf_agent_cmd_check(int argc, char **argv, struct bf_agent_ctx *ctx)
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_check_result res;
 	char *key = NULL;
-	int ret =
-	        bf_agent_getopt(argc, argv, ctx, check_usage,
-	                        "b:ct:l:kT:s:w:S:j", longopts, check_opt, &cli);
+	int ret = bf_agent_getopt(argc, argv, ctx, check_usage,
+	                          "b:ct:l:kT:s:w:L:S:j", longopts, check_opt,
+	                          &cli);
 
 	bf_check_result_init(&res);
 	if (ret >= 0)

@@ -135,6 +135,13 @@ void bf_probe_thermal(struct bf_probe *p, struct bf_devfs *fs);
 void bf_probe_power(struct bf_probe *p, struct bf_devfs *fs);
 void bf_probe_sys(struct bf_probe *p, struct bf_devfs *fs);
 
+/*
+ * The load alone, cheap to repeat while waiting for it to settle:
+ * re-read /proc/loadavg (load1/5/15, runnable, threads, load_bad), and
+ * the online CPU list when p does not know it yet.
+ */
+void bf_probe_load(struct bf_probe *p, struct bf_devfs *fs);
+
 /* The number of online cores, or -1 when unknown. */
 int bf_probe_online_count(const struct bf_probe *p);
 
@@ -163,5 +170,7 @@ int bf_probe__i64(int64_t *out, struct bf_probe *p, struct bf_devfs *fs,
 int bf_probe__list(struct bf_argv *names, struct bf_probe *p,
                    struct bf_devfs *fs, const char *dir);
 void bf_probe__error(struct bf_probe *p, const char *fmt, ...) BF_PRINTF(2, 3);
+/* The online CPU list alone, unless p knows it (for bf_probe_load). */
+void bf_probe__online(struct bf_probe *p, struct bf_devfs *fs);
 
 #endif /* BF_PROBE_H */

@@ -391,6 +391,12 @@ static void probe_boost(struct bf_probe *p, struct bf_devfs *fs)
 	}
 }
 
+void bf_probe__online(struct bf_probe *p, struct bf_devfs *fs)
+{
+	if (!p->online.known)
+		probe_list(&p->online, &p->cpulists_bad, p, fs, "online");
+}
+
 void bf_probe_cpu(struct bf_probe *p, struct bf_devfs *fs)
 {
 	int *cpus = NULL;

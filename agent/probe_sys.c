@@ -255,6 +255,15 @@ static void probe_kernel(struct bf_probe *p, struct bf_devfs *fs)
 	}
 }
 
+void bf_probe_load(struct bf_probe *p, struct bf_devfs *fs)
+{
+	bf_probe__online(p, fs);
+	p->load1 = p->load5 = p->load15 = NAN;
+	p->runnable = p->threads = -1;
+	p->load_bad = false;
+	probe_loadavg(p, fs);
+}
+
 void bf_probe_sys(struct bf_probe *p, struct bf_devfs *fs)
 {
 	probe_kernel(p, fs);

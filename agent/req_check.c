@@ -10,9 +10,10 @@
 /*
  * The protocol `check` request: thresholds as fields (battery_min,
  * require_charging, require_all_cores, require_locked_clocks,
- * thermal_max, throttle_tolerance, load_max, suppress, wait_max; the
- * orchestrator's `checks:` keys), answered by a result carrying the
- * check result object (check.h): fit, checks, suppressed, waited_s.
+ * thermal_max, throttle_tolerance, load_max, suppress, wait_max,
+ * load_wait; the orchestrator's `checks:` keys), answered by a result
+ * carrying the check result object (check.h): fit, checks, suppressed,
+ * waited_s.
  */
 int bf_req_check(int out_fd, const json_t *req, int64_t id,
                  struct bf_agent_ctx *ctx)

@@ -102,9 +102,10 @@ struct bf_cfg_checks {
 	bool require_locked_clocks;
 	double thermal_max; /* degrees C */
 	double throttle_tolerance; /* fraction slower than baseline, 0.10 */
-	double load_max; /* 1-minute load average per core */
+	double load_max; /* runnable tasks besides the agent, per core */
 	struct bf_argv suppress; /* check ids turned into warnings */
 	int wait_max_s; /* wait for cool-down / recharge; 0 = fail */
+	int load_wait_s; /* wait for the load to settle; 0 = fail */
 };
 
 #define BF_CFG_CHECKS_INIT                                                  \
@@ -113,6 +114,7 @@ struct bf_cfg_checks {
 		.require_all_cores = true, .require_locked_clocks = false,  \
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,            \
 		.load_max = 1.0, .suppress = BF_ARGV_INIT, .wait_max_s = 0, \
+		.load_wait_s = 30,                                          \
 	}
 
 /*

@@ -120,6 +120,7 @@ static json_t *checks_json(const struct bf_cfg_checks *c)
 	set(o, "load_max", json_real(c->load_max));
 	set(o, "suppress", argv_json(&c->suppress));
 	set(o, "wait_max", json_integer(c->wait_max_s));
+	set(o, "load_wait", json_integer(c->load_wait_s));
 	return o;
 }
 

@@ -513,6 +513,8 @@ static const struct bf_cfg__field checks_fields[] = {
 	{ "suppress", BF_CFG__FN, 0, 0, 0, 0, NULL, load_suppress },
 	{ "wait_max", BF_CFG__INT, OFF(checks.wait_max_s), 0, 0, 86400, NULL,
 	  NULL },
+	{ "load_wait", BF_CFG__INT, OFF(checks.load_wait_s), 0, 0, 3600, NULL,
+	  NULL },
 };
 
 static const struct bf_cfg__field presubmit_fields[] = {

@@ -17,19 +17,22 @@ json_t *bf_devcheck_request(const struct bf_cfg_checks *c)
 	for (size_t i = 0; i < c->suppress.argc; i++)
 		json_array_append_new(suppress,
 		                      json_string(c->suppress.argv[i]));
-	return json_pack("{s:s, s:i, s:b, s:b, s:b, s:f, s:f, s:f, s:o, s:i}",
+	return json_pack("{s:s, s:i, s:b, s:b, s:b, s:f, s:f, s:f, s:o, s:i, "
+	                 "s:i}",
 	                 "type", "check", "battery_min", c->battery_min,
 	                 "require_charging", c->require_charging,
 	                 "require_all_cores", c->require_all_cores,
 	                 "require_locked_clocks", c->require_locked_clocks,
 	                 "thermal_max", c->thermal_max, "throttle_tolerance",
 	                 c->throttle_tolerance, "load_max", c->load_max,
-	                 "suppress", suppress, "wait_max", c->wait_max_s);
+	                 "suppress", suppress, "wait_max", c->wait_max_s,
+	                 "load_wait", c->load_wait_s);
 }
 
 double bf_devcheck_timeout(const struct bf_cfg_checks *c)
 {
-	return 60.0 + (c->wait_max_s > 0 ? c->wait_max_s : 0);
+	return 60.0 + (c->wait_max_s > 0 ? c->wait_max_s : 0) +
+	       (c->load_wait_s > 0 ? c->load_wait_s : 0);
 }
 
 /* Turn line breaks and other control characters into spaces. */

@@ -47,7 +47,8 @@ json_t *bf_devcheck_request(const struct bf_cfg_checks *c);
 
 /*
  * Seconds to wait for the answer to bf_devcheck_request(c): the agent
- * may wait up to c->wait_max_s for a cool-down first. Cannot fail.
+ * may wait up to c->load_wait_s for the load to settle and then up to
+ * c->wait_max_s for a cool-down. Cannot fail.
  */
 double bf_devcheck_timeout(const struct bf_cfg_checks *c);
 

@@ -54,6 +54,25 @@ s=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where run_id=$run2")
 [ "$s" = 0 ] && t_ok "nothing measured on the unfit device" ||
 	t_fail "nothing measured on the unfit device ($s samples)"
 
+# Right after a build: the 1-minute load average is still 3.50 on 2
+# cores, but nothing else runs now. The default load check measures.
+BENCHFARM_SYSROOT="$FIX/after-build" expect_exit 0 \
+	"a device whose build has just ended is measured" \
+	"$BF" compare -c "$R/bf.yaml" --base HEAD --json "$T/after.json"
+jq_check "its load check passed, quoting the lagging average" \
+	'[.checks[] | select(.id == "load")] | length > 0 and all(.[]; .status == "pass" and (.message | test("0 runnable tasks besides ours.*1-minute average 3.50")))' \
+	"$T/after.json"
+# Busy now, with no time to settle (load_wait: 0): refused, saying what
+# was counted.
+sed 's/^checks: {thermal_max: 70}$/checks: {thermal_max: 70, load_wait: 0}/' \
+	"$R/bf.yaml" >"$R/busy.yaml"
+BENCHFARM_SYSROOT="$FIX/busy-now" expect_exit 3 \
+	"a device running 4 other tasks is not measured" \
+	"$BF" compare -c "$R/busy.yaml" --base HEAD
+grep_file "the error names the load and what it counted" \
+	"not fit to measure: load.*4 runnable tasks besides ours right now, limit 2" \
+	"$ERR"
+
 BENCHFARM_SYSROOT="$FIX/low-battery" expect_exit 3 \
 	"a low battery device is not measured" \
 	"$BF" compare -c "$R/bf.yaml" --base HEAD

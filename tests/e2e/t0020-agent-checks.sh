@@ -112,6 +112,27 @@ expect_exit 0 "throttled: \$BENCHFARM_THROTTLE_NS overrides the fixture" \
 	env BENCHFARM_THROTTLE_NS=1050000 \
 	"$BFA" check --root "$FX/throttled" --state-dir "$ST" --json
 
+# Load is what runs now. A 2-core device whose build has just ended
+# (1-minute average 3.50) but that runs nothing else now is fit at
+# once; one running 4 other tasks is refused after --load-wait, and the
+# message says what was measured.
+fixture after-build 0 "skip pass skip skip skip pass skip"
+jq_check "after-build: no waiting, the lagging average only quoted" \
+	'.waited_s == 0 and (.checks[5] | .value == 0 and .threshold == 2 and
+	 (.message | test("^0 runnable tasks besides ours right now, limit 2 .*the 1-minute average 3.50 lags")))' \
+	"$OUT"
+expect_exit 1 "busy-now: refused after --load-wait 1" \
+	"$BFA" check --root "$FX/busy-now" --state-dir "$ST" --load-wait 1 \
+	--json
+jq_check "busy-now: waited, and the message names the count and limit" \
+	'.fit == false and .waited_s >= 1 and (.checks[5] | .status == "fail"
+	 and .value == 4 and .threshold == 2 and (.message |
+	 test("^4 runnable tasks besides ours right now, limit 2 \\(load_max 1.00 per core x 2 online cores\\).*still so after waiting 1 s")))' \
+	"$OUT"
+expect_exit 2 "a negative --load-wait is a usage error" \
+	"$BFA" check --root "$FX/busy-now" --load-wait -1
+grep_file "it names load_wait" "load_wait must be 0..3600" "$ERR"
+
 # Bad input: every bad file named, nothing reported as fine.
 fixture garbage-sysfs 1 "fail fail warn warn skip fail warn"
 for f in '/sys/devices/system/cpu/online' \

@@ -102,6 +102,7 @@ static void test_cfg__defaults(void **state)
 	assert_true(cfg.checks.load_max == 1.0);
 	assert_int_equal(cfg.checks.suppress.argc, 0);
 	assert_int_equal(cfg.checks.wait_max_s, 0);
+	assert_int_equal(cfg.checks.load_wait_s, 30);
 	assert_true(cfg.presubmit.alpha == 0.05);
 	assert_true(cfg.presubmit.min_effect == 0.02);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_REGRESSION);
@@ -154,6 +155,7 @@ static const char full_yaml[] =
         "  load_max: 0.5\n"
         "  suppress: [boost, load]\n"
         "  wait_max: 600\n"
+        "  load_wait: 5\n"
         "presubmit:\n"
         "  alpha: 0.01\n"
         "  min_effect: 0.05\n"
@@ -199,7 +201,7 @@ static const char full_json[] =
         "  \"require_all_cores\": false, \"require_locked_clocks\": true,"
         "  \"thermal_max\": 45.5, \"throttle_tolerance\": 0.2,"
         "  \"load_max\": 0.5, \"suppress\": [\"boost\", \"load\"],"
-        "  \"wait_max\": 600},"
+        "  \"wait_max\": 600, \"load_wait\": 5},"
         " \"presubmit\": {\"alpha\": 0.01, \"min_effect\": 0.05,"
         "  \"fail_on\": \"never\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"perfherder\","
@@ -226,7 +228,8 @@ static const char defaults_json[] =
         " \"checks\": {\"battery_min\": 25, \"require_charging\": false,"
         "  \"require_all_cores\": true, \"require_locked_clocks\": false,"
         "  \"thermal_max\": 70.0, \"throttle_tolerance\": 0.1,"
-        "  \"load_max\": 1.0, \"suppress\": [], \"wait_max\": 0},"
+        "  \"load_max\": 1.0, \"suppress\": [], \"wait_max\": 0,"
+        "  \"load_wait\": 30},"
         " \"presubmit\": {\"alpha\": 0.05, \"min_effect\": 0.02,"
         "  \"fail_on\": \"regression\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"jetpack\", \"width\": 5,"

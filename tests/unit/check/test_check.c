@@ -334,23 +334,42 @@ static void test_check__load_and_boost(void **state)
 	bf_probe_init(&p);
 	bf_check_load(&it, &p, &o);
 	assert_int_equal(it.status, BF_CHECK_SKIP);
-	assert_int_equal(bf_cpulist_parse(&p.online, "0-3", NULL), 0);
-	p.load1 = 3.6;
+	/*
+	 * Right after a build on 2 cores: the 1-minute average is still
+	 * 3.5 (1.75 per core, which the old rule refused), but only the
+	 * agent itself is runnable. What runs now decides.
+	 */
+	assert_int_equal(bf_cpulist_parse(&p.online, "0-1", NULL), 0);
+	p.load1 = 3.5;
 	p.runnable = 1;
 	bf_check_load(&it, &p, &o);
 	assert_int_equal(it.status, BF_CHECK_PASS);
-	assert_true(fabs(it.value - 0.9) < 1e-9);
-	p.load1 = 4.4;
-	bf_check_load(&it, &p, &o);
-	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_true(it.value == 0 && it.threshold == 2);
+	assert_non_null(strstr(it.message, "0 runnable tasks besides ours"));
+	assert_non_null(strstr(it.message, "1-minute average 3.50"));
+	/* A quiet average does not hide what runs now. */
 	p.load1 = 0.1;
-	p.runnable = 5; /* 4 besides the agent: not more than 4 cores */
+	p.runnable = 3; /* 2 besides the agent: not more than 2 */
 	bf_check_load(&it, &p, &o);
 	assert_int_equal(it.status, BF_CHECK_PASS);
-	p.runnable = 6; /* 5 besides the agent, more than 4 cores */
+	p.runnable = 4; /* 3 besides the agent, more than 2 */
 	bf_check_load(&it, &p, &o);
-	assert_int_equal(it.status, BF_CHECK_WARN);
-	assert_non_null(strstr(it.message, "5 other runnable"));
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_true(it.value == 3 && it.threshold == 2);
+	assert_non_null(strstr(it.message,
+	                       "3 runnable tasks besides ours right now, "
+	                       "limit 2 (load_max 1.00 per core x 2 online "
+	                       "cores)"));
+	/* load_max 0.5 on 2 cores: one other task is the limit */
+	o.load_max = 0.5;
+	p.runnable = 2;
+	bf_check_load(&it, &p, &o);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_non_null(strstr(it.message, "1 runnable task besides ours"));
+	p.runnable = 3;
+	bf_check_load(&it, &p, &o);
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	o.load_max = 1.0;
 	p.load_bad = true;
 	bf_check_load(&it, &p, &o);
 	assert_int_equal(it.status, BF_CHECK_FAIL);
@@ -404,12 +423,21 @@ static void test_check__suppress(void **state)
 static void test_check__opts_from_json(void **state)
 {
 	static const char *const bad[] = {
-		"{\"battery_min\": \"25\"}",      "{\"battery_min\": 25.5}",
-		"{\"battery_min\": 101}",         "{\"require_charging\": 1}",
-		"{\"thermal_max\": null}",        "{\"thermal_max\": 500}",
-		"{\"throttle_tolerance\": -0.1}", "{\"load_max\": -1}",
-		"{\"wait_max\": 3601}",           "{\"suppress\": \"cores\"}",
-		"{\"suppress\": [\"cores\", 3]}", "{\"suppress\": [\"nope\"]}",
+		"{\"battery_min\": \"25\"}",
+		"{\"battery_min\": 25.5}",
+		"{\"battery_min\": 101}",
+		"{\"require_charging\": 1}",
+		"{\"thermal_max\": null}",
+		"{\"thermal_max\": 500}",
+		"{\"throttle_tolerance\": -0.1}",
+		"{\"load_max\": -1}",
+		"{\"wait_max\": 3601}",
+		"{\"suppress\": \"cores\"}",
+		"{\"suppress\": [\"cores\", 3]}",
+		"{\"suppress\": [\"nope\"]}",
+		"{\"load_wait\": -1}",
+		"{\"load_wait\": 3601}",
+		"{\"load_wait\": \"30\"}",
 	};
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
 	struct bf_err err = BF_ERR_INIT;
@@ -421,7 +449,8 @@ static void test_check__opts_from_json(void **state)
 	        "\"require_charging\":true,\"require_all_cores\":false,"
 	        "\"require_locked_clocks\":true,\"thermal_max\":60,"
 	        "\"throttle_tolerance\":0.2,\"load_max\":0.5,"
-	        "\"suppress\":[\"boost\",\"load\"],\"wait_max\":30}",
+	        "\"suppress\":[\"boost\",\"load\"],\"wait_max\":30,"
+	        "\"load_wait\":12}",
 	        0, NULL);
 	assert_int_equal(bf_check_opts_from_json(&o, req, &err), 0);
 	json_decref(req);
@@ -430,6 +459,7 @@ static void test_check__opts_from_json(void **state)
 	assert_true(o.require_locked_clocks);
 	assert_true(o.thermal_max == 60 && o.throttle_tolerance == 0.2);
 	assert_true(o.load_max == 0.5 && o.wait_max_s == 30);
+	assert_true(o.load_wait_s == 12);
 	assert_int_equal(o.suppress,
 	                 (1u << BF_CHECK_BOOST) | (1u << BF_CHECK_LOAD));
 	for (size_t i = 0; i < BF_ARRAY_SIZE(bad); i++) {
@@ -456,16 +486,33 @@ static const struct {
 	{ "hot-95c", "skip skip skip fail skip skip skip", false },
 	{ "throttled", "skip skip skip skip fail skip skip", false },
 	{ "garbage-sysfs", "fail fail warn warn skip fail warn", false },
+	{ "after-build", "skip pass skip skip skip pass skip", true },
+	{ "busy-now", "skip pass skip skip skip fail skip", false },
 };
+
+/* Injected time for the fixture runs: waiting never sleeps. */
+static void fake_sleep(double seconds, void *hook)
+{
+	*(double *)hook += seconds;
+}
+
+static double fake_now(void *hook)
+{
+	return *(double *)hook;
+}
 
 static void run_fixture(struct bf_check_result *res, const char *name,
                         const struct bf_check_opts *o)
 {
 	struct bf_check_env env = { 0 };
 	char *root = bf_xasprintf(FIXTURES "%s", name);
+	double clock = 0;
 
 	assert_int_equal(bf_devfs_open_local(&env.fs, root, NULL), 0);
 	env.device_key = "local";
+	env.sleep = fake_sleep;
+	env.now = fake_now;
+	env.hook = &clock;
 	assert_int_equal(bf_check_run(res, o, &env, NULL), 0);
 	bf_devfs_free(env.fs);
 	free(root);
@@ -525,6 +572,54 @@ static void test_check__fixture_thresholds(void **state)
 	bf_check_result_release(&res);
 }
 
+/*
+ * The load: a busy device is given load_wait (30 s by default) to
+ * settle, its load read every second, before it is refused; a device
+ * whose 1-minute average is high but that runs nothing now is fit at
+ * once.
+ */
+static void test_check__fixture_load(void **state)
+{
+	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
+	struct tmp *t = *state;
+	struct bf_check_result res;
+	const struct bf_check_item *it = &res.items[BF_CHECK_LOAD];
+
+	o.state_dir = t->dir;
+	run_fixture(&res, "busy-now", &o);
+	assert_false(res.fit);
+	assert_true(res.load_waited_s == 30 && res.waited_s == 30);
+	assert_int_equal(res.probes, 1);
+	assert_non_null(strstr(it->message,
+	                       "4 runnable tasks besides ours right now, "
+	                       "limit 2"));
+	assert_non_null(strstr(it->message, "still so after waiting 30 s"));
+	bf_check_result_release(&res);
+	o.load_wait_s = 0;
+	run_fixture(&res, "busy-now", &o);
+	assert_false(res.fit);
+	assert_true(res.waited_s == 0);
+	assert_null(strstr(it->message, "waiting"));
+	bf_check_result_release(&res);
+	/* suppressed: nothing to wait for */
+	o.load_wait_s = 30;
+	o.suppress = 1u << BF_CHECK_LOAD;
+	run_fixture(&res, "busy-now", &o);
+	assert_true(res.fit && res.waited_s == 0);
+	bf_check_result_release(&res);
+	o.suppress = 0;
+	run_fixture(&res, "after-build", &o);
+	assert_true(res.fit && res.waited_s == 0);
+	assert_int_equal(it->status, BF_CHECK_PASS);
+	assert_non_null(strstr(it->message, "1-minute average 3.50"));
+	bf_check_result_release(&res);
+	/* an unreadable load cannot settle: no waiting */
+	run_fixture(&res, "garbage-sysfs", &o);
+	assert_int_equal(it->status, BF_CHECK_FAIL);
+	assert_true(res.waited_s == 0);
+	bf_check_result_release(&res);
+}
+
 static void test_check__result_json(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
@@ -574,6 +669,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_check__fixture_trees,
 		                                tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_check__fixture_thresholds,
+		                                tmp_setup, tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_check__fixture_load,
 		                                tmp_setup, tmp_teardown),
 		cmocka_unit_test_setup_teardown(test_check__result_json,
 		                                tmp_setup, tmp_teardown),

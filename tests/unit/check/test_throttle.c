@@ -326,6 +326,78 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 }
 
+/* Injected time again; the build ends (loadavg is rewritten) after
+ * settle_after sleeps. */
+struct loadwork {
+	double now;
+	int sleeps, settle_after;
+	const char *root;
+};
+
+static void load_sleep(double seconds, void *hook)
+{
+	struct loadwork *l = hook;
+
+	l->now += seconds;
+	if (++l->sleeps == l->settle_after)
+		put(l->root, "/proc/loadavg", "2.90 1.70 0.80 1/180 4242\n");
+}
+
+static double load_now(void *hook)
+{
+	return ((struct loadwork *)hook)->now;
+}
+
+static void run_load_wait(struct bf_check_result *res, struct loadwork *l,
+                          const struct bf_check_opts *o)
+{
+	struct bf_check_env env = { 0 };
+
+	assert_int_equal(bf_devfs_open_local(&env.fs, l->root, NULL), 0);
+	env.sleep = load_sleep;
+	env.now = load_now;
+	env.hook = l;
+	env.device_key = "local";
+	assert_int_equal(bf_check_run(res, o, &env, NULL), 0);
+	bf_devfs_free(env.fs);
+}
+
+static void test_throttle__wait_for_load_to_settle(void **state)
+{
+	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
+	struct tmp *t = *state;
+	struct loadwork l = { 0, 0, 3, t->dir };
+	struct bf_check_result res;
+	const struct bf_check_item *it = &res.items[BF_CHECK_LOAD];
+
+	/* a 2-core device running 4 other tasks: its build */
+	o.state_dir = t->dir;
+	put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
+	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
+	run_load_wait(&res, &l, &o);
+	assert_true(res.fit);
+	/* polled every second, by default; one full probe once settled */
+	assert_int_equal(l.sleeps, 3);
+	assert_true(res.load_waited_s == 3 && res.waited_s == 3);
+	assert_int_equal(res.probes, 1);
+	assert_int_equal(it->status, BF_CHECK_PASS);
+	assert_non_null(strstr(it->message, "0 runnable tasks besides ours"));
+	assert_non_null(strstr(it->message, "settled after waiting 3 s"));
+	bf_check_result_release(&res);
+
+	/* load_wait is its own budget: wait_max still has all its time */
+	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
+	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
+	l = (struct loadwork){ 0, 0, 3, t->dir };
+	o.wait_max_s = 7;
+	run_load_wait(&res, &l, &o);
+	assert_false(res.fit);
+	assert_int_equal(res.items[BF_CHECK_THERMAL].status, BF_CHECK_FAIL);
+	assert_int_equal(it->status, BF_CHECK_PASS);
+	assert_true(res.load_waited_s == 3 && res.waited_s == 10);
+	bf_check_result_release(&res);
+}
+
 static void test_throttle__state_dir_default(void **state)
 {
 	char *dir = NULL;
@@ -356,6 +428,9 @@ int main(void)
 		        tmp_teardown),
 		cmocka_unit_test_setup_teardown(
 		        test_throttle__wait_for_cool_down, tmp_setup,
+		        tmp_teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_throttle__wait_for_load_to_settle, tmp_setup,
 		        tmp_teardown),
 		cmocka_unit_test(test_throttle__state_dir_default),
 	};

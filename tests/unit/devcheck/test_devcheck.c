@@ -183,7 +183,10 @@ static void test_devcheck__request_carries_thresholds(void **state)
 	assert_string_equal(json_string_value(json_array_get(
 	                            json_object_get(req, "suppress"), 0)),
 	                    "load");
-	assert_true(bf_devcheck_timeout(&c) >= 90.0);
+	/* the load's default wait is sent, and given time to happen */
+	assert_int_equal(json_integer_value(json_object_get(req, "load_wait")),
+	                 30);
+	assert_true(bf_devcheck_timeout(&c) >= 120.0);
 	json_decref(req);
 	bf_argv_release(&c.suppress);
 }
