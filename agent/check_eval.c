@@ -147,7 +147,11 @@ void bf_check_battery(struct bf_check_item *it, const struct bf_probe *p,
 	}
 }
 
-/* The possible and online sets, from the lists or the cpuN dirs. */
+/*
+ * The possible and online sets, from the lists or the cpuN dirs. The
+ * online list may name more CPUs than the other sources (a device with
+ * only that file): its set is sized for it too.
+ */
 static void core_sets(struct bf_cpulist *poss, struct bf_cpulist *onl,
                       const struct bf_probe *p)
 {
@@ -157,7 +161,8 @@ static void core_sets(struct bf_cpulist *poss, struct bf_cpulist *onl,
 
 	poss->cpus =
 	        bf_xcalloc(p->ncores + (src ? src->n : 0) + 1, sizeof(int));
-	onl->cpus = bf_xcalloc(p->ncores + (src ? src->n : 0) + 1, sizeof(int));
+	onl->cpus = bf_xcalloc(p->ncores + (src ? src->n : 0) + p->online.n + 1,
+	                       sizeof(int));
 	if (src) {
 		memcpy(poss->cpus, src->cpus, src->n * sizeof(int));
 		poss->n = src->n;

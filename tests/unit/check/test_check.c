@@ -196,6 +196,11 @@ static void test_check__cores(void **state)
 	bf_probe_init(&p);
 	bf_check_cores(&it, &p, &o);
 	assert_int_equal(it.status, BF_CHECK_SKIP);
+	/* an online list alone, longer than any other source (ASan) */
+	assert_int_equal(bf_cpulist_parse(&p.online, "0-7", NULL), 0);
+	bf_check_cores(&it, &p, &o);
+	assert_int_equal(it.status, BF_CHECK_SKIP);
+	bf_cpulist_release(&p.online);
 	core(&p, 0, true, -1, NULL, 0);
 	core(&p, 1, false, -1, NULL, 0);
 	bf_check_cores(&it, &p, &o);
