@@ -191,13 +191,40 @@ static void add_percent(struct bf_buf *b, double f)
 		bf_buf_addstr(b, "–");
 }
 
-static void add_row(struct bf_buf *b, const json_t *r)
+/*
+ * Whether the results come from more than one suite: then two suites'
+ * benchmarks of one name would give rows that look the same, so each
+ * row names its suite in a column of its own.
+ */
+static bool several_suites(const json_t *results)
+{
+	const char *first = NULL;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *s = bf_json_str_or(r, "benchmark", "");
+
+		if (!first)
+			first = s;
+		else if (strcmp(first, s))
+			return true;
+	}
+	return false;
+}
+
+static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 	const char *verdict = bf_json_str_or(r, "verdict", "error");
 	bool bold = !strcmp(verdict, "regressed");
 
 	bf_buf_addstr(b, "| ");
+	if (suite) {
+		add_name(b, bf_json_str_or(r, "benchmark", "?"));
+		bf_buf_addstr(b, " | ");
+	}
 	add_name(b, bf_json_str_or(r, "name", "?"));
 	bf_buf_addstr(b, " | ");
 	add_name(b, bf_json_str_or(r, "metric", "?"));
@@ -230,9 +257,13 @@ static void add_row(struct bf_buf *b, const json_t *r)
 	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
 }
 
-/* The rows whose verdict ranks within [lo, hi], in rank order. */
+/*
+ * The rows whose verdict ranks within [lo, hi], in rank order; with a
+ * suite column when the results come from several suites.
+ */
 static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 {
+	bool suite = several_suites(results);
 	size_t rows = 0;
 
 	for (int k = lo; k <= hi; k++) {
@@ -244,13 +275,16 @@ static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 			if (rank(bf_json_str_or(r, "verdict", "error")) != k)
 				continue;
 			if (!rows++)
-				bf_buf_addstr(
-				        b, "| benchmark | metric | base | "
-				           "patch | change [95% CI] | p "
-				           "(adj.) | verdict |\n"
-				           "|---|---|---:|---:|---:|---:|---|"
-				           "\n");
-			add_row(b, r);
+				bf_buf_addf(
+				        b,
+				        "| %sbenchmark | metric | base | "
+				        "patch | change [95%% CI] | p "
+				        "(adj.) | verdict |\n"
+				        "|%s---|---|---:|---:|---:|---:|---|"
+				        "\n",
+				        suite ? "suite | " : "",
+				        suite ? "---|" : "");
+			add_row(b, r, suite);
 		}
 	}
 	return rows;
@@ -583,11 +617,6 @@ static char *render(const json_t *result, const char *check_name,
 	else
 		add_compare(&b, result, link);
 	return bf_buf_detach(&b, NULL);
-}
-
-char *bf_report_markdown(const json_t *result)
-{
-	return render(result, NULL, NULL);
 }
 
 char *bf_report_markdown_named(const json_t *result, const char *check_name,
