@@ -606,14 +606,92 @@ static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
 	}
 }
 
+/* bisect: the culprit (or what is left), and every probed commit. */
+static void add_bisect(struct bf_buf *b, const json_t *result, const char *link)
+{
+	const json_t *probes = json_object_get(result, "probes");
+	const json_t *cand = json_object_get(result, "candidates");
+	size_t i;
+	json_t *p;
+
+	bf_buf_addstr(b, "## benchfarm: bisect of ");
+	add_name(b, bf_json_str_or(result, "benchmark", "?"));
+	if (json_is_string(json_object_get(result, "series"))) {
+		bf_buf_addstr(b, " / ");
+		add_name(b, bf_json_str_or(result, "series", "?"));
+		bf_buf_addch(b, ' ');
+		add_name(b, bf_json_str_or(result, "metric", "?"));
+	}
+	if (json_is_string(json_object_get(result, "culprit"))) {
+		bf_buf_addstr(b, ": culprit ");
+		add_commit(b, bf_json_str_or(result, "culprit", "?"));
+	} else if (json_array_size(cand)) {
+		bf_buf_addf(b, ": %zu candidate%s, no single culprit",
+		            json_array_size(cand),
+		            plural((long long)json_array_size(cand)));
+	} else {
+		bf_buf_addstr(b, ": no culprit, the change did not reproduce");
+	}
+	bf_buf_addstr(b, "\n\ngood ");
+	add_commit(b, bf_json_str_or(result, "good", "?"));
+	bf_buf_addstr(b, " → bad ");
+	add_commit(b, bf_json_str_or(result, "bad", "?"));
+	bf_buf_addf(b, ", %lld commits", integer(result, "commits"));
+	if (json_is_string(json_object_get(result, "direction"))) {
+		bf_buf_addstr(b, ", ");
+		add_name(b, bf_json_str_or(result, "direction", "?"));
+	}
+	bf_buf_addstr(b, ".\n\n");
+	add_link(b, link);
+	json_array_foreach(cand, i, p)
+	{
+		bf_buf_addstr(b, i ? ", " : "Candidates: ");
+		add_commit(b, json_is_string(p) ? json_string_value(p) : "?");
+	}
+	if (json_array_size(cand))
+		bf_buf_addstr(b, "\n\n");
+	if (!json_array_size(probes))
+		return;
+	bf_buf_addstr(b, "| commit | verdict | change [95% CI] | outcome |\n"
+	                 "|---|---|---:|---|\n");
+	json_array_foreach(probes, i, p)
+	{
+		const json_t *s = json_object_get(p, "series");
+
+		bf_buf_addstr(b, "| ");
+		add_commit(b, bf_json_str_or(p, "commit", "?"));
+		bf_buf_addstr(b, " | ");
+		add_name(b, bf_json_str_or(p, "verdict", "?"));
+		bf_buf_addstr(b, " | ");
+		add_percent(b, num(s, "effect"));
+		if (isfinite(num(s, "ci_low")) && isfinite(num(s, "ci_high"))) {
+			bf_buf_addstr(b, " [");
+			add_percent(b, num(s, "ci_low"));
+			bf_buf_addstr(b, ", ");
+			add_percent(b, num(s, "ci_high"));
+			bf_buf_addch(b, ']');
+		}
+		bf_buf_addstr(b, " | ");
+		add_name(b, bf_json_str_or(p, "outcome", "?"));
+		if (json_is_string(json_object_get(p, "reason"))) {
+			bf_buf_addstr(b, ": ");
+			add_text(b, bf_json_str_or(p, "reason", ""));
+		}
+		bf_buf_addstr(b, " |\n");
+	}
+}
+
 static char *render(const json_t *result, const char *check_name,
                     const char *link)
 {
 	struct bf_buf b = BF_BUF_INIT;
+	const char *kind = bf_json_str_or(result, "kind", "");
 
 	add_marker(&b, check_name);
-	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
+	if (!strcmp(kind, "detect"))
 		add_detect(&b, result, link);
+	else if (!strcmp(kind, "bisect"))
+		add_bisect(&b, result, link);
 	else
 		add_compare(&b, result, link);
 	return bf_buf_detach(&b, NULL);
@@ -634,7 +712,7 @@ static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
 
 	(void)payload;
 	/* a compare result without its results array is not one */
-	if (strcmp(bf_json_str_or(result, "kind", ""), "detect") &&
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "compare") &&
 	    (ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = render(result, o->check_name, o->link);
@@ -647,6 +725,6 @@ const struct bf_plugin bf_plugin_markdown = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "markdown",
 	.summary = "the review comment body (GitHub, GitLab, Gerrit)",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = markdown_run,
 };
