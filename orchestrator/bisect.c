@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <time.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -25,6 +26,7 @@ struct bisect {
 	bool *skipped; /* [k]: range[k - 1] could not be judged */
 	const char **why; /* [k]: why, when skipped */
 	json_t *probes, *skipped_json;
+	char started[32]; /* UTC, "YYYY-MM-DDTHH:MM:SSZ" */
 };
 
 size_t bf_bisect_next(size_t lo, size_t hi, const bool *skipped)
@@ -303,6 +305,7 @@ static json_t *result_json(const struct bisect *b, size_t lo, size_t hi,
 			json_decref(cand);
 	}
 	json_object_set_new(r, "probes", json_incref(b->probes));
+	json_object_set_new(r, "started", json_string(b->started));
 	return r;
 }
 
@@ -392,10 +395,15 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
                   struct bf_store *store, const struct bf_bisect_opts *o,
                   struct bf_err *err)
 {
+	time_t now = time(NULL);
 	struct bisect b;
+	struct tm tm;
 	int ret;
 
 	memset(&b, 0, sizeof(b));
+	if (gmtime_r(&now, &tm))
+		strftime(b.started, sizeof(b.started), "%Y-%m-%dT%H:%M:%SZ",
+		         &tm);
 	b.o = o;
 	b.cfg = cfg;
 	b.store = store;

@@ -79,8 +79,12 @@ void bf_report_opts_from_cfg(struct bf_report_opts *o,
 
 /*
  * Render result with every format of formats and write the outputs
- * (bf_report_write: output for the main one, dir for all). Errors are
- * printed under cmd's name. Returns an exit code.
+ * (bf_report_write: output for the main one, dir for all). Every format
+ * is checked against the result (known, renders its kind, reads its
+ * version) before any is rendered, and all are rendered before any is
+ * written: a usage error (exit 2, naming the formats that render the
+ * kind when that is what failed) writes nothing. Errors are printed
+ * under cmd's name. Returns an exit code.
  */
 int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
                           const struct bf_report_opts *base, const char *output,

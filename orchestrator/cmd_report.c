@@ -160,19 +160,35 @@ int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd)
 	return 0;
 }
 
-int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
-                          const struct bf_report_opts *base, const char *output,
-                          const char *dir, const char *cmd)
+/* The formats that render kind, as "markdown, json, exec:NAME". */
+static void kind_formats(struct bf_buf *b, const char *kind)
 {
+	for (size_t i = 0; i < bf_nplugins; i++)
+		if (bf_plugin_renders(bf_plugins[i], kind))
+			bf_buf_addf(b, "%s%s%s", b->len ? ", " : "",
+			            bf_plugins[i]->name,
+			            strcmp(bf_plugins[i]->name, "exec")
+			                    ? ""
+			                    : ":NAME");
+}
+
+/*
+ * Every format is known and can render result (its kind, its version,
+ * the words in opts): checked for all before any is rendered, so a list
+ * with one format that cannot render this result writes nothing.
+ */
+static int check_all(const json_t *result, const struct bf_argv *formats,
+                     const struct bf_report_opts *base, const char *cmd)
+{
+	const char *kind = bf_json_str_or(result, "kind", NULL);
 	struct bf_err err = BF_ERR_INIT;
-	int ret = BF_EXIT_OK;
 
 	for (size_t i = 0; i < formats->argc; i++) {
 		const char *f = formats->argv[i], *exec_name;
 		const struct bf_plugin *p = bf_plugin_find(f, &exec_name);
 		struct bf_report_opts o = *base;
-		struct bf_report *r = NULL;
-		int rc;
+		struct bf_buf others = BF_BUF_INIT;
+		int ret;
 
 		if (!p)
 			return bf_cmd_fail(BF_EXIT_USAGE, cmd,
@@ -180,11 +196,44 @@ int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
 			                   "'benchfarm report --list')",
 			                   f);
 		o.exec_name = exec_name;
-		rc = bf_report_render(&r, p, result, &o, bf_host_default(),
-		                      &err);
-		if (!rc)
-			rc = bf_report_write(r, output, dir, &err);
-		bf_report_free(r);
+		if (!bf_report_check(p, result, &o, &err))
+			continue;
+		if (json_is_object(result) && kind &&
+		    !bf_plugin_renders(p, kind))
+			kind_formats(&others, kind);
+		ret = bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s: %s%s%s%s%s", f,
+		                  err.msg, others.len ? "; formats for " : "",
+		                  others.len ? kind : "",
+		                  others.len ? " results: " : "",
+		                  others.len ? others.buf : "");
+		bf_buf_release(&others);
+		bf_err_clear(&err);
+		return ret;
+	}
+	return 0;
+}
+
+int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
+                          const struct bf_report_opts *base, const char *output,
+                          const char *dir, const char *cmd)
+{
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_report **done;
+	int ret;
+
+	if ((ret = check_all(result, formats, base, cmd)))
+		return ret;
+	/* every format rendered before anything is written */
+	done = bf_xcalloc(formats->argc + 1, sizeof(*done));
+	for (size_t i = 0; i < formats->argc; i++) {
+		const char *f = formats->argv[i], *exec_name;
+		const struct bf_plugin *p = bf_plugin_find(f, &exec_name);
+		struct bf_report_opts o = *base;
+		int rc;
+
+		o.exec_name = exec_name;
+		rc = bf_report_render(&done[i], p, result, &o,
+		                      bf_host_default(), &err);
 		if (rc)
 			ret = bf_cmd_fail(rc == BF_EINVAL || rc == BF_ENOTFOUND
 			                          ? BF_EXIT_USAGE
@@ -194,6 +243,15 @@ int bf_cmd_report_formats(const json_t *result, const struct bf_argv *formats,
 		if (ret == BF_EXIT_USAGE)
 			break;
 	}
+	for (size_t i = 0; ret != BF_EXIT_USAGE && i < formats->argc; i++) {
+		if (done[i] && bf_report_write(done[i], output, dir, &err))
+			ret = bf_cmd_fail(BF_EXIT_INFRA, cmd, "%s: %s",
+			                  formats->argv[i], err.msg);
+		bf_err_clear(&err);
+	}
+	for (size_t i = 0; i < formats->argc; i++)
+		bf_report_free(done[i]);
+	free(done);
 	return ret;
 }
 

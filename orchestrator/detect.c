@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -536,9 +537,14 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
                          struct bf_err *err)
 {
 	struct bf_detect_params p;
+	time_t now = time(NULL);
+	char started[32] = "";
+	struct tm tm;
 	struct ctx c;
 	int rc;
 
+	if (gmtime_r(&now, &tm))
+		strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	memset(&c, 0, sizeof(c));
 	c.cfg = cfg;
 	c.store = store;
@@ -555,12 +561,13 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	}
 	if (!rc)
 		*result_out = json_pack(
-		        "{s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "benchfarm",
-		        BF_VERSION, "kind", "detect", "detector",
-		        bf_detector_name(p.detector), "device_class", c.klass,
-		        "commits", (json_int_t)c.ncommits, "series",
-		        (json_int_t)c.h.n, "alerts", json_incref(c.alerts),
-		        "suppressed", json_incref(c.suppressed_json));
+		        "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
+		        "benchfarm", BF_VERSION, "kind", "detect", "started",
+		        started, "detector", bf_detector_name(p.detector),
+		        "device_class", c.klass, "commits",
+		        (json_int_t)c.ncommits, "series", (json_int_t)c.h.n,
+		        "alerts", json_incref(c.alerts), "suppressed",
+		        json_incref(c.suppressed_json));
 	json_decref(c.alerts);
 	json_decref(c.suppressed_json);
 	free(c.suppressed);

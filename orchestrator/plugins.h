@@ -23,6 +23,18 @@ const struct bf_plugin *bf_plugin_find(const char *format,
 /* The real host: benchfarm's log, getenv, libssh2 and spawn. */
 const struct bf_host *bf_host_default(void);
 
+/* Whether p renders results of kind (kind NULL: false). */
+bool bf_plugin_renders(const struct bf_plugin *p, const char *kind);
+
+/*
+ * Whether plugin p can render result with opts, as bf_report_render
+ * checks it before rendering: the ABI, the words in opts (UTF-8 text
+ * without control characters; BF_EINVAL naming the option), the
+ * result's kind (one p renders) and version. 0 or BF_EINVAL with err set.
+ */
+int bf_report_check(const struct bf_plugin *p, const json_t *result,
+                    const struct bf_report_opts *opts, struct bf_err *err);
+
 /*
  * Render result with plugin p: checks the ABI, that the words in opts
  * are UTF-8 text without control characters (BF_EINVAL naming the

@@ -169,7 +169,11 @@ static int create_run(struct bf_job *job, struct bf_err *err)
 static int conclude(struct bf_job *job, struct bf_err *err)
 {
 	json_t *result = bf_job_result_json(job);
-	char *md = bf_report_markdown(result);
+	/* the review settings' marker and link, as `report --format
+	 * markdown -c` and compare --report write them: a pipeline that
+	 * posts either file finds and updates the same comment */
+	char *md = bf_report_markdown_named(result, job->cfg->review.check_name,
+	                                    job->cfg->review.link);
 	struct bf_tally t;
 	int ret = BF_EXIT_OK;
 

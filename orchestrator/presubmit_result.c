@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "benchfarm/json.h"
 
@@ -36,6 +37,19 @@ static json_t *summary_json(const struct bf_job *job)
 	        job->reconnects, "moved_units", job->moved_units, "aborted",
 	        job->aborted, "wall_s", total, "benchmark_s",
 	        job->bench_wall_s);
+}
+
+/* When the job started, "YYYY-MM-DDTHH:MM:SSZ" (UTC), from its age. */
+static json_t *started_json(const struct bf_job *job)
+{
+	time_t t = time(NULL) - (time_t)(bf_now_monotonic() - job->started);
+	char stamp[32];
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return json_null();
+	return json_string(stamp);
 }
 
 static json_t *settings_json(const struct bf_job *job)
@@ -173,6 +187,7 @@ json_t *bf_job_result_json(const struct bf_job *job)
 
 	json_object_set_new(r, "benchfarm", json_string(BF_VERSION));
 	json_object_set_new(r, "kind", json_string("compare"));
+	json_object_set_new(r, "started", started_json(job));
 	json_object_set_new(r, "run_id", json_integer(job->run_id));
 	json_object_set_new(r, "config", json_string(job->cfg->path));
 	json_object_set_new(r, "config_digest", json_string(job->digest));

@@ -9,18 +9,16 @@
  */
 
 /*
- * The markdown report: a summary line, a table with regressions first,
- * infrastructure failures in their own section. Caller frees.
- */
-char *bf_report_markdown(const json_t *result);
-
-/*
- * The same with the stable marker <!-- benchfarm:report name=CHECK_NAME -->
- * on its first line, so a pipeline finds and updates its earlier comment,
- * and a "Full results" line for link when it is an http(s) URL: with
- * the review options, byte for byte the markdown reporter's report.md.
- * check_name NULL: "benchfarm"; link NULL: no link. The github and
- * gitlab reporters reuse it.
+ * The markdown report: the stable marker
+ * <!-- benchfarm:report name=CHECK_NAME --> on its first line, so a
+ * pipeline finds and updates its earlier comment, a summary line, a
+ * "Full results" line for link when it is an http(s) URL, a table with
+ * regressions first, infrastructure failures in their own section.
+ * check_name NULL: "benchfarm"; link NULL: no link. The one renderer of
+ * every markdown benchfarm writes: the markdown reporter's report.md,
+ * compare --markdown and stdout (given the config's review.check_name
+ * and review.link, so both are byte for byte the same), and the github
+ * and gitlab reporters. Caller frees.
  */
 char *bf_report_markdown_named(const json_t *result, const char *check_name,
                                const char *link);

@@ -217,13 +217,15 @@ static int check_opts(const struct bf_report_opts *o, struct bf_err *err)
 	                  err);
 }
 
-int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
-                     const json_t *result, const struct bf_report_opts *opts,
-                     const struct bf_host *host, struct bf_err *err)
+bool bf_plugin_renders(const struct bf_plugin *p, const char *kind)
+{
+	return kind && has_kind(p->kinds, kind);
+}
+
+int bf_report_check(const struct bf_plugin *p, const json_t *result,
+                    const struct bf_report_opts *opts, struct bf_err *err)
 {
 	const char *kind = bf_json_str_or(result, "kind", NULL);
-	struct bf_report *r;
-	void *state = NULL;
 	int ret;
 
 	if (p->abi != BF_PLUGIN_ABI)
@@ -237,7 +239,8 @@ int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
 		return bf_err_set(err, BF_EINVAL,
 		                  "not a benchfarm result: no \"kind\" "
 		                  "(expected the JSON of 'benchfarm compare "
-		                  "--json' or 'benchfarm detect --json')");
+		                  "--json', 'benchfarm detect --json' or "
+		                  "'benchfarm bisect --json')");
 	if (!readable_version(version_of(result)))
 		return bf_err_set(err, BF_EINVAL,
 		                  "the result was written by benchfarm '%.40s' "
@@ -256,6 +259,19 @@ int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
 		                  "the detect result has no \"alerts\" array "
 		                  "(expected the JSON of 'benchfarm detect "
 		                  "--json')");
+	return 0;
+}
+
+int bf_report_render(struct bf_report **out, const struct bf_plugin *p,
+                     const json_t *result, const struct bf_report_opts *opts,
+                     const struct bf_host *host, struct bf_err *err)
+{
+	struct bf_report *r;
+	void *state = NULL;
+	int ret;
+
+	if ((ret = bf_report_check(p, result, opts, err)))
+		return ret;
 	if (p->init && (ret = p->init(&state, host, opts, err)))
 		return ret;
 	r = bf_xcalloc(1, sizeof(*r));

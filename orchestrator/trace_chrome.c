@@ -1,6 +1,7 @@
 #include "trace.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../agent/tracer/format.h"
 #include "benchfarm/alloc.h"
@@ -9,9 +10,13 @@
 
 /*
  * benchfarm trace chrome: Chrome's Trace Event format, which Perfetto
- * and chrome://tracing open. One complete ("X") event per call, an
- * instant event where a thread's buffer filled, and otherData saying
- * whether the trace is partial.
+ * and chrome://tracing open. Metadata ("M") events first: the process's
+ * name (process_name, the traced program) and each thread's
+ * (thread_name "thread-N", as fold and top call it, with
+ * thread_sort_index N, so the first thread to record comes first);
+ * then one complete ("X") event per call, an instant event where a
+ * thread's buffer filled, and otherData saying whether the trace is
+ * partial.
  */
 
 /*
@@ -176,6 +181,57 @@ static void chrome_thread(struct chrome *c, const struct bf_trace_thread *th)
 	free(in);
 }
 
+/*
+ * The traced program's file name: the base name of the first file in
+ * its memory map (the executable, mapped first), scrubbed to UTF-8;
+ * "pid N" without one.
+ */
+static char *program_name(const struct bf_trace *t)
+{
+	const char *line = t->maps ? t->maps : "";
+	char *name;
+
+	while (*line) {
+		const char *end = line + strcspn(line, "\n"), *base = NULL;
+
+		for (const char *p = line; p < end; p++)
+			if (*p == '/')
+				base = p + 1;
+		if (base && base < end)
+			return bf_utf8_scrub(
+			        bf_xstrndup(base, (size_t)(end - base)));
+		line = *end ? end + 1 : end;
+	}
+	name = bf_xmalloc(32);
+	snprintf(name, 32, "pid %u", (unsigned)t->pid);
+	return name;
+}
+
+/* The metadata events: the process's name, each thread's and order. */
+static void chrome_names(struct chrome *c)
+{
+	char *prog = program_name(c->t), label[32];
+
+	chrome_event(c,
+	             json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}", "name",
+	                       "process_name", "ph", "M", "pid", (int)c->t->pid,
+	                       "tid", 0, "args", "name", prog));
+	for (size_t i = 0; i < c->t->nthreads; i++) {
+		int tid = (int)c->t->threads[i].id;
+
+		snprintf(label, sizeof(label), "thread-%d", tid);
+		chrome_event(c, json_pack("{s:s, s:s, s:i, s:i, s:{s:s}}",
+		                          "name", "thread_name", "ph", "M",
+		                          "pid", (int)c->t->pid, "tid", tid,
+		                          "args", "name", label));
+		chrome_event(c, json_pack("{s:s, s:s, s:i, s:i, s:{s:i}}",
+		                          "name", "thread_sort_index", "ph",
+		                          "M", "pid", (int)c->t->pid, "tid",
+		                          tid, "args", "sort_index", tid));
+	}
+	free(prog);
+}
+
 /* Chrome's Trace Event format: one complete ("X") event per call. */
 int bf_trace_chrome(FILE *out, const struct bf_trace *t,
                     struct bf_symbols *syms, const char *const *only,
@@ -185,6 +241,7 @@ int bf_trace_chrome(FILE *out, const struct bf_trace *t,
 
 	*why = '\0';
 	fprintf(out, "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n");
+	chrome_names(&c);
 	for (size_t i = 0; i < t->nthreads; i++)
 		chrome_thread(&c, &t->threads[i]);
 	chrome_end(out, t, syms, why);

@@ -82,6 +82,6 @@ const struct bf_plugin bf_plugin_exec = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "exec",
 	.summary = "exec:NAME hands the result JSON to benchfarm-report-NAME",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = exec_run,
 };

@@ -24,6 +24,6 @@ const struct bf_plugin bf_plugin_json = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "json",
 	.summary = "the result document itself",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = json_run,
 };

@@ -1,7 +1,9 @@
 #include "benchfarm/plugin.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "benchfarm/json.h"
 #include "report_util.h"
@@ -10,11 +12,24 @@
  * junit: "back to the pass/fail world". junit.xml has one <testsuite>
  * per benchmark suite and one <testcase> per benchmark and metric; a
  * regression is a <failure type="regression">, an improvement or no
- * change passes, with the numbers in <system-out>. What was not measured
- * is an <error type="infrastructure">, never a failure or a pass, and
- * the run's infrastructure failures get a suite of their own, so a test
- * dashboard shows them apart. Valid against the Jenkins/Ant JUnit schema
- * (tests/fixtures/report/junit.xsd).
+ * change passes, with the numbers in <system-out>. A result too noisy to
+ * judge (verdict "unknown") is <skipped> with the reason: it neither
+ * passed nor failed. What was not measured is an <error
+ * type="infrastructure">, never a failure or a pass, and the run's
+ * infrastructure failures get a suite of their own, so a test dashboard
+ * shows them apart. A detect result has a test case per alert (a new
+ * regression fails), a bisect result one per probed commit (a bad one
+ * fails).
+ *
+ * Every <testsuite> has time, timestamp and hostname, every <testcase> a
+ * time, as dashboards expect (without them they show NaN durations): a
+ * comparison interleaves the runs of every benchmark, so no benchmark
+ * has a duration of its own and cases and suites say 0; <testsuites>
+ * has the run's wall time. The timestamp is the result's "started"
+ * (UTC, written without a zone as Ant does), else the time of
+ * rendering; the hostname lists the hosts of the result's devices, else
+ * "localhost". Valid against the Jenkins xunit plugin's junit-10.xsd
+ * (tests/fixtures/report/junit-10.xsd).
  */
 
 /*
@@ -70,15 +85,116 @@ static bool is_error(const json_t *r)
 	return !strcmp(bf_json_str_or(r, "verdict", "error"), "error");
 }
 
-/* The distinct suites, in the order they first appear. */
-static json_t *suites_of(const json_t *results)
+static bool is_skipped(const json_t *r)
+{
+	return !strcmp(bf_json_str_or(r, "verdict", "error"), "unknown");
+}
+
+/* When the run started: "started" cut to seconds, else now; UTC. */
+static void add_timestamp(struct bf_buf *b, const json_t *result)
+{
+	const char *s = bf_json_str_or(result, "started", "");
+	struct tm tm;
+	time_t now;
+	char t[32];
+
+	if (strlen(s) >= 19 && s[4] == '-' && s[7] == '-' && s[10] == 'T' &&
+	    s[13] == ':' && s[16] == ':' && strspn(s, "0123456789-T:") >= 19) {
+		bf_buf_addf(b, " timestamp=\"%.19s\"", s);
+		return;
+	}
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+	bf_buf_addf(b, " timestamp=\"%s\"", t);
+}
+
+/* The hosts of the result's devices, "a,b"; "localhost" without any. */
+static void add_hostname(struct bf_buf *b, const json_t *result)
+{
+	struct bf_buf h = BF_BUF_INIT;
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(json_object_get(result, "devices"), i, d)
+	{
+		const char *n = bf_json_str_or(json_object_get(d, "info"),
+		                               "hostname", NULL);
+
+		if (!n || !*n)
+			n = bf_json_str_or(d, "name", NULL);
+		if (n && *n)
+			bf_buf_addf(&h, "%s%s", h.len ? "," : "", n);
+	}
+	add_attr(b, "hostname", h.len ? h.buf : "localhost");
+	bf_buf_release(&h);
+}
+
+/* Seconds as the schema's time: digits, a point, three decimals. */
+static void add_time(struct bf_buf *b, double s)
+{
+	bf_buf_addf(b, " time=\"%.3f\"", isfinite(s) && s > 0 ? s : 0.0);
+}
+
+/* A <testsuite> start tag with its counts, time, timestamp and host. */
+static void open_suite(struct bf_buf *b, const char *name, const size_t n[4],
+                       const json_t *result)
+{
+	bf_buf_addstr(b, "  <testsuite");
+	add_attr(b, "name", name);
+	bf_buf_addf(b,
+	            " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+	            "skipped=\"%zu\"",
+	            n[0], n[1], n[2], n[3]);
+	add_time(b, 0);
+	add_timestamp(b, result);
+	add_hostname(b, result);
+	bf_buf_addstr(b, ">\n");
+}
+
+/* <testcase classname=".." name=".." time="0.000"> */
+static void open_case(struct bf_buf *b, const char *classname, const char *name)
+{
+	bf_buf_addstr(b, "    <testcase");
+	add_attr(b, "classname", classname);
+	add_attr(b, "name", name);
+	add_time(b, 0);
+	bf_buf_addstr(b, ">\n");
+}
+
+/* <TAG type=".." message=".."/>, or with text when text is not NULL. */
+static void add_problem(struct bf_buf *b, const char *tag, const char *type,
+                        const char *msg, const char *text)
+{
+	bf_buf_addf(b, "      <%s", tag);
+	if (type)
+		add_attr(b, "type", type);
+	add_attr(b, "message", msg);
+	if (!text) {
+		bf_buf_addstr(b, "/>\n");
+		return;
+	}
+	bf_buf_addch(b, '>');
+	add_xml(b, text, false);
+	bf_buf_addf(b, "</%s>\n", tag);
+}
+
+static void add_out(struct bf_buf *b, const char *text)
+{
+	bf_buf_addstr(b, "      <system-out>");
+	add_xml(b, text, false);
+	bf_buf_addstr(b, "</system-out>\n");
+}
+
+/* The distinct values of key (suites), in the order they first appear. */
+static json_t *suites_of(const json_t *results, const char *key)
 {
 	json_t *names = json_array(), *r, *n;
 	size_t i, j;
 
 	json_array_foreach(results, i, r)
 	{
-		const char *s = bf_json_str_or(r, "benchmark", "benchfarm");
+		const char *s = bf_json_str_or(r, key, "benchfarm");
 		bool seen = false;
 
 		json_array_foreach(names, j, n) seen |=
@@ -89,14 +205,14 @@ static json_t *suites_of(const json_t *results)
 	return names;
 }
 
-static void add_numbers(struct bf_buf *b, const json_t *r)
+/* The verdict and the numbers of a result, as text, into t. */
+static void numbers(struct bf_buf *t, const json_t *r)
 {
-	struct bf_buf t = BF_BUF_INIT;
 	const char *unit = bf_json_str_or(r, "unit", "");
 
-	bf_buf_addf(&t, "%s: ", bf_json_str_or(r, "verdict", "error"));
-	bf_rep_change(&t, r);
-	bf_buf_addf(&t,
+	bf_buf_addf(t, "%s: ", bf_json_str_or(r, "verdict", "error"));
+	bf_rep_change(t, r);
+	bf_buf_addf(t,
 	            "\nbase median %.6g %s over %lld runs, patch median "
 	            "%.6g %s over %lld runs",
 	            bf_rep_num(json_object_get(r, "base"), "median"), unit,
@@ -105,65 +221,56 @@ static void add_numbers(struct bf_buf *b, const json_t *r)
 	            bf_rep_num(json_object_get(r, "patch"), "median"), unit,
 	            (long long)json_integer_value(
 	                    json_object_get(json_object_get(r, "patch"), "n")));
-	add_xml(b, t.buf, false);
-	bf_buf_release(&t);
 }
 
 static void add_case(struct bf_buf *b, const json_t *r)
 {
-	struct bf_buf name = BF_BUF_INIT, msg = BF_BUF_INIT;
+	struct bf_buf name = BF_BUF_INIT, msg = BF_BUF_INIT, t = BF_BUF_INIT;
 
 	bf_buf_addf(&name, "%s %s", bf_json_str_or(r, "name", "?"),
 	            bf_json_str_or(r, "metric", "?"));
-	bf_buf_addstr(b, "    <testcase");
-	add_attr(b, "classname", bf_json_str_or(r, "benchmark", "benchfarm"));
-	add_attr(b, "name", name.buf);
-	bf_buf_addstr(b, ">\n");
+	open_case(b, bf_json_str_or(r, "benchmark", "benchfarm"), name.buf);
+	numbers(&t, r);
 	if (is_error(r)) {
 		bf_buf_addstr(&msg, "not measured (infrastructure): ");
 		bf_buf_addstr(&msg, bf_json_str_or(r, "error", "no samples"));
-		bf_buf_addstr(b, "      <error type=\"infrastructure\"");
-		add_attr(b, "message", msg.buf);
-		bf_buf_addstr(b, "/>\n");
+		add_problem(b, "error", "infrastructure", msg.buf, NULL);
 	} else {
 		if (is_failure(r)) {
 			bf_buf_addstr(&msg, "regressed: ");
 			bf_rep_change(&msg, r);
-			bf_buf_addstr(b, "      <failure type=\"regression\"");
-			add_attr(b, "message", msg.buf);
-			bf_buf_addstr(b, ">");
-			add_numbers(b, r);
-			bf_buf_addstr(b, "</failure>\n");
+			add_problem(b, "failure", "regression", msg.buf, t.buf);
+		} else if (is_skipped(r)) {
+			bf_buf_addstr(&msg, "not conclusive: too few or too "
+			                    "noisy samples to tell (");
+			bf_rep_change(&msg, r);
+			bf_buf_addstr(&msg, "); more repeats may decide");
+			add_problem(b, "skipped", NULL, msg.buf, NULL);
 		}
-		bf_buf_addstr(b, "      <system-out>");
-		add_numbers(b, r);
-		bf_buf_addstr(b, "</system-out>\n");
+		add_out(b, t.buf);
 	}
 	bf_buf_addstr(b, "    </testcase>\n");
 	bf_buf_release(&name);
 	bf_buf_release(&msg);
+	bf_buf_release(&t);
 }
 
-static void add_suite(struct bf_buf *b, const char *suite,
+static void add_suite(struct bf_buf *b, const char *suite, const json_t *result,
                       const json_t *results)
 {
-	size_t i, tests = 0, failures = 0, errors = 0;
+	size_t i, n[4] = { 0, 0, 0, 0 };
 	json_t *r;
 
 	json_array_foreach(results, i, r)
 	{
 		if (strcmp(bf_json_str_or(r, "benchmark", "benchfarm"), suite))
 			continue;
-		tests++;
-		failures += is_failure(r);
-		errors += is_error(r);
+		n[0]++;
+		n[1] += is_failure(r);
+		n[2] += is_error(r);
+		n[3] += is_skipped(r);
 	}
-	bf_buf_addstr(b, "  <testsuite");
-	add_attr(b, "name", suite);
-	bf_buf_addf(b,
-	            " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
-	            "skipped=\"0\">\n",
-	            tests, failures, errors);
+	open_suite(b, suite, n, result);
 	json_array_foreach(
 	        results, i,
 	        r) if (!strcmp(bf_json_str_or(r, "benchmark", "benchfarm"),
@@ -181,17 +288,12 @@ static size_t add_infra_suite(struct bf_buf *b, const json_t *result)
 
 	if (!n)
 		return 0;
-	bf_buf_addf(b,
-	            "  <testsuite name=\"benchfarm.infrastructure\" "
-	            "tests=\"%zu\" failures=\"0\" errors=\"%zu\" "
-	            "skipped=\"0\">\n",
-	            n, n);
+	open_suite(b, "benchfarm.infrastructure",
+	           (const size_t[4]){ n, 0, n, 0 }, result);
 	if (stopped) {
-		bf_buf_addstr(b, "    <testcase classname=\"benchfarm."
-		                 "infrastructure\" name=\"stopped early\">\n"
-		                 "      <error type=\"infrastructure\"");
-		add_attr(b, "message", stopped);
-		bf_buf_addstr(b, "/>\n    </testcase>\n");
+		open_case(b, "benchfarm.infrastructure", "stopped early");
+		add_problem(b, "error", "infrastructure", stopped, NULL);
+		bf_buf_addstr(b, "    </testcase>\n");
 	}
 	json_array_foreach(errors, i, e)
 	{
@@ -203,50 +305,263 @@ static size_t add_infra_suite(struct bf_buf *b, const json_t *result)
 		            (long long)json_integer_value(
 		                    json_object_get(e, "repeat")) +
 		                    1);
-		bf_buf_addstr(b, "    <testcase classname=\"benchfarm."
-		                 "infrastructure\"");
-		add_attr(b, "name", name.buf);
-		bf_buf_addstr(b, ">\n      <error");
-		add_attr(b, "type", bf_json_str_or(e, "code", "infra"));
-		add_attr(b, "message", bf_json_str_or(e, "message", ""));
-		bf_buf_addstr(b, "/>\n    </testcase>\n");
+		open_case(b, "benchfarm.infrastructure", name.buf);
+		add_problem(b, "error", bf_json_str_or(e, "code", "infra"),
+		            bf_json_str_or(e, "message", ""), NULL);
+		bf_buf_addstr(b, "    </testcase>\n");
 		bf_buf_release(&name);
 	}
 	bf_buf_addstr(b, "  </testsuite>\n");
 	return n;
 }
 
-static int junit_run(struct bf_report *r, struct bf_err *err, void *payload)
+/* A compare result: n = tests, failures, errors, skipped. */
+static int compare_body(struct bf_buf *b, const json_t *result, size_t n[4],
+                        struct bf_err *err)
 {
-	const json_t *result = bf_report_result(r);
 	const json_t *results;
-	struct bf_buf body = BF_BUF_INIT, *out;
-	size_t i, infra, tests = 0, failures = 0, errors = 0;
+	size_t i, infra;
 	json_t *suites, *s, *res;
 	int ret;
 
-	(void)payload;
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
 	json_array_foreach(results, i, res)
 	{
-		tests++;
-		failures += is_failure(res);
-		errors += is_error(res);
+		n[0]++;
+		n[1] += is_failure(res);
+		n[2] += is_error(res);
+		n[3] += is_skipped(res);
 	}
-	suites = suites_of(results);
+	suites = suites_of(results, "benchmark");
 	json_array_foreach(suites, i, s)
-	        add_suite(&body, json_string_value(s), results);
+	        add_suite(b, json_string_value(s), result, results);
 	json_decref(suites);
-	infra = add_infra_suite(&body, result);
+	infra = add_infra_suite(b, result);
+	n[0] += infra;
+	n[2] += infra;
+	return 0;
+}
+
+/* A commit shortened for a test name. */
+static void add_short(struct bf_buf *b, const char *commit)
+{
+	bf_buf_addf(b, "%.12s", commit);
+}
+
+/*
+ * One alert: a new regression fails; an alert marked ignored, or one an
+ * earlier run raised (known), is skipped with that reason; a new
+ * improvement passes.
+ */
+static int alert_state(const json_t *a)
+{
+	if (json_is_true(json_object_get(a, "ignored")))
+		return 3;
+	if (!json_is_true(json_object_get(a, "new")))
+		return 3;
+	return !strcmp(bf_json_str_or(a, "direction", ""), "regressed");
+}
+
+static void add_alert(struct bf_buf *b, const json_t *a)
+{
+	struct bf_buf name = BF_BUF_INIT, t = BF_BUF_INIT;
+	const json_t *detail = json_object_get(a, "detail");
+	const char *culprit = bf_json_str_or(a, "culprit", NULL);
+	int state = alert_state(a);
+
+	bf_buf_addf(&name, "%s %s at ", bf_json_str_or(a, "benchmark", "?"),
+	            bf_json_str_or(a, "metric", "?"));
+	add_short(&name, bf_json_str_or(a, "commit_lo", "?"));
+	bf_buf_addstr(&name, "..");
+	add_short(&name, bf_json_str_or(a, "commit_hi", "?"));
+	bf_buf_addf(&t, "%s %+.1f%% between %s and %s (score %.3g",
+	            bf_json_str_or(a, "direction", "?"),
+	            100 * bf_rep_num(a, "size"),
+	            bf_json_str_or(a, "commit_lo", "?"),
+	            bf_json_str_or(a, "commit_hi", "?"),
+	            bf_rep_num(a, "score"));
+	if (isfinite(bf_rep_num(detail, "before")))
+		bf_buf_addf(&t, "; before %.6g %s, after %.6g %s",
+		            bf_rep_num(detail, "before"),
+		            bf_json_str_or(a, "unit", ""),
+		            bf_rep_num(detail, "after"),
+		            bf_json_str_or(a, "unit", ""));
+	bf_buf_addch(&t, ')');
+	if (culprit)
+		bf_buf_addf(&t, "; culprit %s", culprit);
+	open_case(b, bf_json_str_or(a, "suite", "benchfarm"), name.buf);
+	if (state == 1) {
+		bf_buf_reset(&name);
+		bf_buf_addstr(&name, "new alert: ");
+		bf_buf_add(&name, t.buf, t.len);
+		add_problem(b, "failure", "regression", name.buf, t.buf);
+	} else if (state == 3) {
+		add_problem(b, "skipped", NULL,
+		            json_is_true(json_object_get(a, "ignored"))
+		                    ? "ignored: marked as no regression"
+		                    : "known: raised by an earlier run",
+		            NULL);
+	}
+	add_out(b, t.buf);
+	bf_buf_addstr(b, "    </testcase>\n");
+	bf_buf_release(&name);
+	bf_buf_release(&t);
+}
+
+/*
+ * A detect result: a suite per benchmark suite with alerts, a case per
+ * alert; without any alert one passing case says what was looked at.
+ */
+static int detect_body(struct bf_buf *b, const json_t *result, size_t n[4])
+{
+	const json_t *alerts = json_object_get(result, "alerts");
+	json_t *suites = suites_of(alerts, "suite"), *s, *a;
+	size_t i, j;
+
+	json_array_foreach(suites, i, s)
+	{
+		const char *suite = json_string_value(s);
+		size_t k[4] = { 0, 0, 0, 0 };
+
+		json_array_foreach(alerts, j, a)
+		{
+			int st = alert_state(a);
+
+			if (strcmp(bf_json_str_or(a, "suite", "benchfarm"),
+			           suite))
+				continue;
+			k[0]++;
+			k[1] += st == 1;
+			k[3] += st == 3;
+		}
+		open_suite(b, suite, k, result);
+		json_array_foreach(
+		        alerts, j,
+		        a) if (!strcmp(bf_json_str_or(a, "suite", "benchfarm"),
+		                       suite)) add_alert(b, a);
+		bf_buf_addstr(b, "  </testsuite>\n");
+		for (j = 0; j < 4; j++)
+			n[j] += k[j];
+	}
+	json_decref(suites);
+	if (!n[0]) {
+		struct bf_buf name = BF_BUF_INIT;
+
+		bf_buf_addf(&name, "no alert in %lld series over %lld commits",
+		            (long long)json_integer_value(
+		                    json_object_get(result, "series")),
+		            (long long)json_integer_value(
+		                    json_object_get(result, "commits")));
+		open_suite(b, "benchfarm.detect",
+		           (const size_t[4]){ 1, 0, 0, 0 }, result);
+		open_case(b, "benchfarm.detect", name.buf);
+		bf_buf_addstr(b, "    </testcase>\n  </testsuite>\n");
+		bf_buf_release(&name);
+		n[0] = 1;
+	}
+	return 0;
+}
+
+/*
+ * A bisect result: one suite, a case per probed commit; a bad commit
+ * (it shows the change) fails, one that could not be judged or must be
+ * measured again is skipped, a good one passes. The culprit, or the
+ * candidates left, are the suite's output.
+ */
+static int bisect_body(struct bf_buf *b, const json_t *result, size_t n[4])
+{
+	const char *suite = bf_json_str_or(result, "benchmark", "benchfarm");
+	const json_t *probes = json_object_get(result, "probes"), *p;
+	struct bf_buf t = BF_BUF_INIT, name = BF_BUF_INIT;
+	size_t i;
+
+	json_array_foreach(probes, i, p)
+	{
+		const char *o = bf_json_str_or(p, "outcome", "");
+
+		n[0]++;
+		n[1] += !strcmp(o, "bad");
+		n[3] += !strcmp(o, "skip") || !strcmp(o, "again");
+	}
+	open_suite(b, suite, n, result);
+	json_array_foreach(probes, i, p)
+	{
+		const char *o = bf_json_str_or(p, "outcome", "");
+		const json_t *s = json_object_get(p, "series");
+
+		bf_buf_reset(&name);
+		bf_buf_reset(&t);
+		if (json_is_string(json_object_get(result, "series")))
+			bf_buf_addf(&name, "%s %s at ",
+			            bf_json_str_or(result, "series", "?"),
+			            bf_json_str_or(result, "metric", "?"));
+		add_short(&name, bf_json_str_or(p, "commit", "?"));
+		bf_buf_addf(&t, "%s: %s", bf_json_str_or(p, "commit", "?"), o);
+		if (json_is_object(s)) {
+			bf_buf_addstr(&t, ", ");
+			numbers(&t, s);
+		}
+		open_case(b, suite, name.buf);
+		if (!strcmp(o, "bad"))
+			add_problem(b, "failure", "regression", t.buf, t.buf);
+		else if (!strcmp(o, "skip") || !strcmp(o, "again"))
+			add_problem(b, "skipped", NULL,
+			            !strcmp(o, "again")
+			                    ? "not conclusive: measured again"
+			                    : bf_json_str_or(p, "reason",
+			                                     "skipped"),
+			            NULL);
+		add_out(b, t.buf);
+		bf_buf_addstr(b, "    </testcase>\n");
+	}
+	bf_buf_reset(&t);
+	if (json_is_string(json_object_get(result, "culprit")))
+		bf_buf_addf(&t, "culprit: %s",
+		            bf_json_str_or(result, "culprit", ""));
+	else if (json_array_size(json_object_get(result, "candidates")))
+		bf_buf_addf(
+		        &t, "no single culprit: %zu candidates",
+		        json_array_size(json_object_get(result, "candidates")));
+	else
+		bf_buf_addstr(&t, "no culprit: the change did not reproduce");
+	bf_buf_addstr(b, "    <system-out>");
+	add_xml(b, t.buf, false);
+	bf_buf_addstr(b, "</system-out>\n  </testsuite>\n");
+	bf_buf_release(&t);
+	bf_buf_release(&name);
+	return 0;
+}
+
+static int junit_run(struct bf_report *r, struct bf_err *err, void *payload)
+{
+	const json_t *result = bf_report_result(r);
+	const char *kind = bf_json_str_or(result, "kind", "");
+	struct bf_buf body = BF_BUF_INIT, *out;
+	size_t n[4] = { 0, 0, 0, 0 };
+	int ret;
+
+	(void)payload;
+	if (!strcmp(kind, "detect"))
+		ret = detect_body(&body, result, n);
+	else if (!strcmp(kind, "bisect"))
+		ret = bisect_body(&body, result, n);
+	else
+		ret = compare_body(&body, result, n, err);
+	if (ret) {
+		bf_buf_release(&body);
+		return ret;
+	}
 	out = bf_report_add_output(r, "junit.xml");
 	bf_buf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	                   "<testsuites");
 	add_attr(out, "name",
 	         bf_report_opts(r)->check_name ? bf_report_opts(r)->check_name
 	                                       : "benchfarm");
-	bf_buf_addf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\">\n",
-	            tests + infra, failures, errors + infra);
+	bf_buf_addf(out, " tests=\"%zu\" failures=\"%zu\" errors=\"%zu\"", n[0],
+	            n[1], n[2]);
+	add_time(out, bf_rep_num(json_object_get(result, "summary"), "wall_s"));
+	bf_buf_addstr(out, ">\n");
 	if (body.len)
 		bf_buf_add(out, body.buf, body.len);
 	bf_buf_addstr(out, "</testsuites>\n");
@@ -258,6 +573,6 @@ const struct bf_plugin bf_plugin_junit = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "junit",
 	.summary = "JUnit XML: a regression is a failing test case",
-	.kinds = "compare",
+	.kinds = "compare,detect,bisect",
 	.run = junit_run,
 };

@@ -191,13 +191,40 @@ static void add_percent(struct bf_buf *b, double f)
 		bf_buf_addstr(b, "–");
 }
 
-static void add_row(struct bf_buf *b, const json_t *r)
+/*
+ * Whether the results come from more than one suite: then two suites'
+ * benchmarks of one name would give rows that look the same, so each
+ * row names its suite in a column of its own.
+ */
+static bool several_suites(const json_t *results)
+{
+	const char *first = NULL;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *s = bf_json_str_or(r, "benchmark", "");
+
+		if (!first)
+			first = s;
+		else if (strcmp(first, s))
+			return true;
+	}
+	return false;
+}
+
+static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 	const char *verdict = bf_json_str_or(r, "verdict", "error");
 	bool bold = !strcmp(verdict, "regressed");
 
 	bf_buf_addstr(b, "| ");
+	if (suite) {
+		add_name(b, bf_json_str_or(r, "benchmark", "?"));
+		bf_buf_addstr(b, " | ");
+	}
 	add_name(b, bf_json_str_or(r, "name", "?"));
 	bf_buf_addstr(b, " | ");
 	add_name(b, bf_json_str_or(r, "metric", "?"));
@@ -230,9 +257,13 @@ static void add_row(struct bf_buf *b, const json_t *r)
 	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
 }
 
-/* The rows whose verdict ranks within [lo, hi], in rank order. */
+/*
+ * The rows whose verdict ranks within [lo, hi], in rank order; with a
+ * suite column when the results come from several suites.
+ */
 static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 {
+	bool suite = several_suites(results);
 	size_t rows = 0;
 
 	for (int k = lo; k <= hi; k++) {
@@ -244,13 +275,16 @@ static size_t add_table(struct bf_buf *b, const json_t *results, int lo, int hi)
 			if (rank(bf_json_str_or(r, "verdict", "error")) != k)
 				continue;
 			if (!rows++)
-				bf_buf_addstr(
-				        b, "| benchmark | metric | base | "
-				           "patch | change [95% CI] | p "
-				           "(adj.) | verdict |\n"
-				           "|---|---|---:|---:|---:|---:|---|"
-				           "\n");
-			add_row(b, r);
+				bf_buf_addf(
+				        b,
+				        "| %sbenchmark | metric | base | "
+				        "patch | change [95%% CI] | p "
+				        "(adj.) | verdict |\n"
+				        "|%s---|---|---:|---:|---:|---:|---|"
+				        "\n",
+				        suite ? "suite | " : "",
+				        suite ? "---|" : "");
+			add_row(b, r, suite);
 		}
 	}
 	return rows;
@@ -572,22 +606,95 @@ static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
 	}
 }
 
+/* bisect: the culprit (or what is left), and every probed commit. */
+static void add_bisect(struct bf_buf *b, const json_t *result, const char *link)
+{
+	const json_t *probes = json_object_get(result, "probes");
+	const json_t *cand = json_object_get(result, "candidates");
+	size_t i;
+	json_t *p;
+
+	bf_buf_addstr(b, "## benchfarm: bisect of ");
+	add_name(b, bf_json_str_or(result, "benchmark", "?"));
+	if (json_is_string(json_object_get(result, "series"))) {
+		bf_buf_addstr(b, " / ");
+		add_name(b, bf_json_str_or(result, "series", "?"));
+		bf_buf_addch(b, ' ');
+		add_name(b, bf_json_str_or(result, "metric", "?"));
+	}
+	if (json_is_string(json_object_get(result, "culprit"))) {
+		bf_buf_addstr(b, ": culprit ");
+		add_commit(b, bf_json_str_or(result, "culprit", "?"));
+	} else if (json_array_size(cand)) {
+		bf_buf_addf(b, ": %zu candidate%s, no single culprit",
+		            json_array_size(cand),
+		            plural((long long)json_array_size(cand)));
+	} else {
+		bf_buf_addstr(b, ": no culprit, the change did not reproduce");
+	}
+	bf_buf_addstr(b, "\n\ngood ");
+	add_commit(b, bf_json_str_or(result, "good", "?"));
+	bf_buf_addstr(b, " → bad ");
+	add_commit(b, bf_json_str_or(result, "bad", "?"));
+	bf_buf_addf(b, ", %lld commits", integer(result, "commits"));
+	if (json_is_string(json_object_get(result, "direction"))) {
+		bf_buf_addstr(b, ", ");
+		add_name(b, bf_json_str_or(result, "direction", "?"));
+	}
+	bf_buf_addstr(b, ".\n\n");
+	add_link(b, link);
+	json_array_foreach(cand, i, p)
+	{
+		bf_buf_addstr(b, i ? ", " : "Candidates: ");
+		add_commit(b, json_is_string(p) ? json_string_value(p) : "?");
+	}
+	if (json_array_size(cand))
+		bf_buf_addstr(b, "\n\n");
+	if (!json_array_size(probes))
+		return;
+	bf_buf_addstr(b, "| commit | verdict | change [95% CI] | outcome |\n"
+	                 "|---|---|---:|---|\n");
+	json_array_foreach(probes, i, p)
+	{
+		const json_t *s = json_object_get(p, "series");
+
+		bf_buf_addstr(b, "| ");
+		add_commit(b, bf_json_str_or(p, "commit", "?"));
+		bf_buf_addstr(b, " | ");
+		add_name(b, bf_json_str_or(p, "verdict", "?"));
+		bf_buf_addstr(b, " | ");
+		add_percent(b, num(s, "effect"));
+		if (isfinite(num(s, "ci_low")) && isfinite(num(s, "ci_high"))) {
+			bf_buf_addstr(b, " [");
+			add_percent(b, num(s, "ci_low"));
+			bf_buf_addstr(b, ", ");
+			add_percent(b, num(s, "ci_high"));
+			bf_buf_addch(b, ']');
+		}
+		bf_buf_addstr(b, " | ");
+		add_name(b, bf_json_str_or(p, "outcome", "?"));
+		if (json_is_string(json_object_get(p, "reason"))) {
+			bf_buf_addstr(b, ": ");
+			add_text(b, bf_json_str_or(p, "reason", ""));
+		}
+		bf_buf_addstr(b, " |\n");
+	}
+}
+
 static char *render(const json_t *result, const char *check_name,
                     const char *link)
 {
 	struct bf_buf b = BF_BUF_INIT;
+	const char *kind = bf_json_str_or(result, "kind", "");
 
 	add_marker(&b, check_name);
-	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
+	if (!strcmp(kind, "detect"))
 		add_detect(&b, result, link);
+	else if (!strcmp(kind, "bisect"))
+		add_bisect(&b, result, link);
 	else
 		add_compare(&b, result, link);
 	return bf_buf_detach(&b, NULL);
-}
-
-char *bf_report_markdown(const json_t *result)
-{
-	return render(result, NULL, NULL);
 }
 
 char *bf_report_markdown_named(const json_t *result, const char *check_name,
@@ -605,7 +712,7 @@ static int markdown_run(struct bf_report *r, struct bf_err *err, void *payload)
 
 	(void)payload;
 	/* a compare result without its results array is not one */
-	if (strcmp(bf_json_str_or(result, "kind", ""), "detect") &&
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "compare") &&
 	    (ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = render(result, o->check_name, o->link);
@@ -618,6 +725,6 @@ const struct bf_plugin bf_plugin_markdown = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "markdown",
 	.summary = "the review comment body (GitHub, GitLab, Gerrit)",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = markdown_run,
 };

@@ -222,6 +222,10 @@ struct bf_bench_context {
 	bool sustained; /* the busy-spin thread runs */
 	bool priority_raised; /* nice -20 was allowed */
 	char device[256], model[256], fingerprint[512];
+	/* android.os.Build's, from root/system/build.prop on Android;
+	 * elsewhere "unknown" (Build.UNKNOWN) and sdk -1 */
+	char brand[128], build_id[128], build_type[64], codename[64];
+	long long sdk;
 };
 
 /* Reads root/sys/devices/system/cpu and root/proc (root "" is /). */

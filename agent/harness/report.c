@@ -179,6 +179,44 @@ static long long mem_total(const char *root)
 	return kb > 0 ? kb * 1024 : -1;
 }
 
+/*
+ * key's value from root/system/build.prop (Android's system properties,
+ * "key=value" lines, as android.os.Build reads them) into out, or
+ * "unknown" as Build.UNKNOWN.
+ */
+static void build_prop(char *out, size_t len, const char *root, const char *key)
+{
+	char line[512], path[1024];
+	size_t n = strlen(key);
+	FILE *f;
+
+	snprintf(out, len, "unknown");
+	snprintf(path, sizeof(path), "%s/system/build.prop", root);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == '=') {
+			line[strcspn(line, "\r\n")] = '\0';
+			if (line[n + 1])
+				snprintf(out, len, "%s", line + n + 1);
+			break;
+		}
+	if (f)
+		fclose(f);
+}
+
+static void probe_build(struct bf_bench_context *c, const char *root)
+{
+	char sdk[32];
+
+	build_prop(c->brand, sizeof(c->brand), root, "ro.product.brand");
+	build_prop(c->build_id, sizeof(c->build_id), root, "ro.build.id");
+	build_prop(c->build_type, sizeof(c->build_type), root, "ro.build.type");
+	build_prop(c->codename, sizeof(c->codename), root,
+	           "ro.build.version.codename");
+	build_prop(sdk, sizeof(sdk), root, "ro.build.version.sdk");
+	c->sdk = number(sdk);
+}
+
 void bf_bench__context_probe(struct bf_bench_context *c, const char *root)
 {
 	char path[1024], dir[512];
@@ -212,6 +250,7 @@ void bf_bench__context_probe(struct bf_bench_context *c, const char *root)
 		memset(&u, 0, sizeof(u));
 	snprintf(c->fingerprint, sizeof(c->fingerprint), "%s/%s/%s", u.sysname,
 	         u.release, u.machine);
+	probe_build(c, root);
 }
 
 static void put_str(FILE *f, const char *s)
@@ -236,22 +275,61 @@ static const char *yes(bool b)
 	return b ? "true" : "false";
 }
 
+/*
+ * The context as AndroidX's BenchmarkData.Context (json/BenchmarkData.kt)
+ * declares it: every field it requires, so Jetpack's own readers (Moshi,
+ * which refuses a document without one) read the file. What a Linux
+ * machine does not have is written as Jetpack writes an unknown:
+ * Build.UNKNOWN ("unknown") strings, artMainlineVersion -1 ("not
+ * found"), compilationMode "unknown" (no ART compiles a C benchmark);
+ * osCodenameAbbreviated follows Jetpack's rule, the first letter of the
+ * codename, or of the build id on a release ("REL") build.
+ */
 static void write_context(FILE *f, const struct bf_bench_context *c)
 {
-	fputs("{\n  \"context\": {\n    \"build\": {\n      \"device\": ", f);
+	const char *from =
+	        strcmp(c->codename, "REL") ? c->codename : c->build_id;
+	char abbr[8] = "";
+	size_t n = 0;
+
+	/* the first character, whole (a UTF-8 sequence is not cut) */
+	if (from[0])
+		for (n = 1; n < sizeof(abbr) - 1 &&
+		            ((unsigned char)from[n] & 0xC0) == 0x80;
+		     n++)
+			;
+	memcpy(abbr, from, n);
+	abbr[n] = '\0';
+
+	fputs("{\n  \"context\": {\n    \"build\": {\n      \"brand\": ", f);
+	put_str(f, c->brand);
+	fputs(",\n      \"device\": ", f);
 	put_str(f, c->device);
-	fputs(",\n      \"model\": ", f);
-	put_str(f, c->model);
 	fputs(",\n      \"fingerprint\": ", f);
 	put_str(f, c->fingerprint);
+	fputs(",\n      \"id\": ", f);
+	put_str(f, c->build_id);
+	fputs(",\n      \"model\": ", f);
+	put_str(f, c->model);
+	fputs(",\n      \"type\": ", f);
+	put_str(f, c->build_type);
+	fputs(",\n      \"version\": {\n        \"codename\": ", f);
+	put_str(f, c->codename);
 	fprintf(f,
-	        "\n    },\n    \"cpuCoreCount\": %lld,\n"
+	        ",\n        \"sdk\": %lld\n      }\n    },\n"
+	        "    \"cpuCoreCount\": %lld,\n"
 	        "    \"cpuLocked\": %s,\n    \"cpuMaxFreqHz\": %lld,\n"
 	        "    \"memTotalBytes\": %lld,\n"
 	        "    \"sustainedPerformanceModeEnabled\": %s,\n"
+	        "    \"artMainlineVersion\": -1,\n"
+	        "    \"osCodenameAbbreviated\": ",
+	        c->sdk, c->cpu_cores, yes(c->cpu_locked), c->cpu_max_freq_hz,
+	        c->mem_total_bytes, yes(c->sustained));
+	put_str(f, abbr);
+	fprintf(f,
+	        ",\n    \"compilationMode\": \"unknown\",\n"
 	        "    \"threadPriorityRaised\": %s\n  },\n",
-	        c->cpu_cores, yes(c->cpu_locked), c->cpu_max_freq_hz,
-	        c->mem_total_bytes, yes(c->sustained), yes(c->priority_raised));
+	        yes(c->priority_raised));
 }
 
 /* {"arg": "V"} for one argument, {"arg0": "V0", "arg1": ...} for more. */

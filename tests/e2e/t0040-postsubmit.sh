@@ -296,6 +296,21 @@ jq_check "every probe has its evidence" \
 	'(.probes | length) >= 4 and all(.probes[]; .verdict != null and .series.p_value != null)' \
 	"$T/bisect.json"
 grep_file "the culprit is printed" "^culprit: $C17" "$OUT"
+# The real bisect result through the reporters: JUnit valid against
+# Jenkins' schema with the culprit's probe failing, markdown naming it.
+expect_exit 0 "report renders the bisect" "$BF" report -f junit,markdown \
+	-i "$T/bisect.json" --output-dir "$T/bisect-report"
+if command -v xmllint >/dev/null 2>&1; then
+	check "its junit.xml is valid against junit-10.xsd" xmllint --noout \
+		--schema "$BF_SRC/tests/fixtures/report/junit-10.xsd" \
+		"$T/bisect-report/junit.xml"
+	xmllint --xpath 'string(//testcase[failure][last()]/@name)' \
+		"$T/bisect-report/junit.xml" 2>/dev/null |
+		grep -q "$(echo "$C17" | cut -c1-12)\$" &&
+		t_ok "the culprit's probe fails" || t_fail "the culprit's probe does not fail"
+fi
+grep_file "the markdown names the culprit" \
+	"culprit \`$(echo "$C17" | cut -c1-12)\`" "$T/bisect-report/report.md"
 
 # A commit in the range that does not build is skipped, as git bisect
 # skip does, not the end of the bisect: on a branch from commit 12, b4

@@ -206,6 +206,33 @@ if command -v c++ >/dev/null 2>&1 && [ -f /usr/include/benchmark/benchmark.h ]; 
 	[ $rc -le 1 ] && [ -s "$T/rep2/exec-keep.out" ] &&
 		t_ok "an exec reporter in an empty PATH entry's directory runs" ||
 		t_fail "exec:keep through an empty PATH entry: exit $rc"
+	# The config's review settings reach every markdown compare writes:
+	# --markdown FILE, stdout and --report markdown carry the same marker,
+	# headline and link as `report --format markdown -c`, so a pipeline
+	# that posts any of them updates one comment.
+	printf 'review:\n  check_name: perf/pixel-7\n  link: https://ci.example/run/9\n' \
+		>>"$T/repo/benchfarm.yaml"
+	(cd "$T/repo" && "$BF" compare -c benchfarm.yaml --base main \
+		--patch patch -n 3 --warmup 0 --markdown "$T/cmp.md" \
+		--json "$T/cmp.json" --report markdown --report-dir "$T/rep3" \
+		>/dev/null 2>"$T/cmp.err")
+	rc=$?
+	[ $rc -le 1 ] && t_ok "compare with review settings (exit $rc)" ||
+		{ cat "$T/cmp.err"; t_fail "compare with review settings exit $rc"; }
+	[ "$(head -1 "$T/cmp.md")" = \
+		"<!-- benchfarm:report name=perf/pixel-7 -->" ] &&
+		t_ok "compare --markdown has review.check_name's marker" ||
+		t_fail "compare --markdown's first line: $(head -1 "$T/cmp.md")"
+	grep_file "compare --markdown has review.link" \
+		'^\[Full results\](<https://ci.example/run/9>)$' "$T/cmp.md"
+	cmp -s "$T/cmp.md" "$T/rep3/report.md" &&
+		t_ok "compare --markdown is byte for byte --report markdown" ||
+		t_fail "compare --markdown and --report markdown differ"
+	"$BF" report -f markdown -c "$T/repo/benchfarm.yaml" \
+		-i "$T/cmp.json" -o "$T/again.md" 2>"$ERR"
+	cmp -s "$T/cmp.md" "$T/again.md" &&
+		t_ok "and byte for byte report --format markdown -c" ||
+		t_fail "compare --markdown and report --format markdown differ"
 else
 	echo "ok 999 # skip no C++ compiler or Google Benchmark"
 fi

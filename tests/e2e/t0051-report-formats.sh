@@ -1,20 +1,21 @@
 #!/bin/sh
 # Every format through the CLI, each output checked by a real parser
 # against what its consumer documents: JSON by jq, JUnit XML by xmllint
-# against a JUnit schema, GitHub workflow commands and OpenMetrics by
+# against Jenkins' JUnit schema, GitHub workflow commands and OpenMetrics by
 # their line grammars. From all four compare fixtures, hostile names
 # included.
 . "$(dirname "$0")/lib.sh"
 
 FX="$BF_SRC/tests/fixtures/report"
-XSD="$FX/junit.xsd"
-# The schema names the test that uses it: that test must exist.
+XSD="$FX/junit-10.xsd" # Jenkins' (xunit plugin), vendored
+# The schema names the tests that use it: those tests must exist.
 for t in $(grep -o 'tests/e2e/t[0-9]*-[a-z0-9-]*\.sh' "$XSD"); do
-	[ -f "$BF_SRC/$t" ] && t_ok "junit.xsd names $t, which exists" ||
-		t_fail "junit.xsd names $t, which does not exist"
+	[ -f "$BF_SRC/$t" ] && t_ok "junit-10.xsd names $t, which exists" ||
+		t_fail "junit-10.xsd names $t, which does not exist"
 done
 grep -q "tests/e2e/$(basename "$0")" "$XSD" &&
-	t_ok "junit.xsd names this test" || t_fail "junit.xsd does not name $0"
+	t_ok "junit-10.xsd names this test" ||
+	t_fail "junit-10.xsd does not name $0"
 have_xmllint=1
 command -v xmllint >/dev/null 2>&1 || have_xmllint=0
 
@@ -103,10 +104,31 @@ lines=$(wc -l <"$D/github-commands.txt")
 [ "$lines" -eq $((n + e)) ] && t_ok "one command per flagged result and failure ($lines)" ||
 	t_fail "$lines command lines for $n results and $e failures"
 
-# A format that does not render a kind says so.
-expect_exit 2 "junit does not render detect results" "$BF" report \
-	-f junit -i "$FX/detect.json"
-grep_file "it names what it renders" "renders compare results, not 'detect'" "$ERR"
+# A format that does not render a kind says so, and names those that do.
+expect_exit 2 "skia-perf does not render detect results" "$BF" report \
+	-f skia-perf -i "$FX/detect.json"
+grep_file "it names what it renders" \
+	"skia-perf: reporter 'skia-perf' renders compare results, not 'detect'; formats for detect results: .*markdown.*junit" \
+	"$ERR"
 expect_exit 0 "markdown renders detect results" "$BF" report \
 	-f markdown -i "$FX/detect.json"
 grep_file "with the alerts" "^| micro / alpha | value |" "$OUT"
+
+# Every format of a list is checked before anything is written: one that
+# cannot render this kind of result, wherever it stands in the list,
+# leaves the directory unmade (it used to hold the formats before it).
+for list in markdown,junit,skia-perf skia-perf,markdown markdown,json,bmf; do
+	expect_exit 2 "$list on a detect result: exit 2" "$BF" report \
+		-f "$list" -i "$FX/detect.json" --output-dir "$T/half-$list"
+	[ ! -e "$T/half-$list" ] && t_ok "$list: nothing written" ||
+		t_fail "$list: wrote $(ls "$T/half-$list" | tr '\n' ' ')"
+done
+# The formats that render detect and bisect results render them together.
+for fx in detect bisect; do
+	expect_exit 0 "markdown,junit,json on a $fx result" "$BF" report \
+		-f markdown,junit,json -i "$FX/$fx.json" --output-dir "$T/all-$fx"
+	for f in report.md junit.xml result.json; do
+		[ -s "$T/all-$fx/$f" ] && t_ok "$fx: $f written" ||
+			t_fail "$fx: no $f"
+	done
+done

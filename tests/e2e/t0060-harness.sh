@@ -35,6 +35,36 @@ jq_check "Jetpack's schema: context and four benchmarks of one run each" \
 jq_check "parameters as Jetpack writes them" \
 	'[.benchmarks[] | select(.name == "fill/4096")][0].params == {"arg": "4096"}' \
 	"$T/dry.json"
+# Every field AndroidX's own reader (BenchmarkData.kt, as the schema in
+# tests/fixtures/jetpack transcribes it) requires, with its type: the
+# schema accepts the reference's newest example and refuses the older
+# shapes that lack the newer context fields, so it can fail.
+JSCHEMA="$BF_SRC/tests/fixtures/jetpack/benchmarkdata.schema.json"
+# valid FILE: python's jsonschema validates FILE against JSCHEMA.
+valid() {
+	python3 -c 'import json, sys, jsonschema
+v = jsonschema.Draft7Validator(json.load(open(sys.argv[1])))
+errs = sorted(v.iter_errors(json.load(open(sys.argv[2]))), key=str)
+for e in errs[:5]:
+    print("#   " + "/".join(map(str, e.absolute_path)) + ": " + e.message)
+sys.exit(1 if errs else 0)' "$JSCHEMA" "$1"
+}
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	valid "$T/dry.json" &&
+		t_ok "AndroidX's BenchmarkData reads it: every required field, typed" ||
+		t_fail "the --out file lacks what BenchmarkData requires"
+	jq_check "unknowns as Jetpack writes them" \
+		'.context.artMainlineVersion == -1 and .context.compilationMode == "unknown" and (.context.build | .brand == "unknown" and .id == "unknown" and .type == "unknown" and .version == {"codename": "unknown", "sdk": -1}) and .context.osCodenameAbbreviated == "u"' \
+		"$T/dry.json"
+	valid "$BF_SRC/tests/fixtures/jetpack/g5_example.json" >/dev/null &&
+		t_ok "the schema accepts Jetpack's newest example" ||
+		t_fail "the schema refuses Jetpack's newest example"
+	valid "$BF_SRC/tests/fixtures/jetpack/g3_example.json" >/dev/null &&
+		t_fail "the schema accepts a file without artMainlineVersion" ||
+		t_ok "the schema refuses a file without artMainlineVersion"
+else
+	echo "ok 999 # skip no python3 jsonschema"
+fi
 expect_exit 0 "the agent's jetpack parser reads it unchanged" "$BFA" parse \
 	--format jetpack "$T/dry.json"
 jq_check "as four benchmarks named class.name" \

@@ -74,8 +74,24 @@ jq_check "leaf's self time is most of run's inclusive time" \
 
 expect_exit 0 "trace chrome" "$BF" trace chrome "$T/a.trace" -o "$T/a.json"
 jq_check "Chrome trace events: 14 complete leaf events on 3 threads" \
-	'([.traceEvents[] | select(.name == "leaf" and .ph == "X")] | length) == 14 and ([.traceEvents[].tid] | unique | length) == 3 and all(.traceEvents[]; .dur >= 0 and .ts >= 0)' \
+	'([.traceEvents[] | select(.name == "leaf" and .ph == "X")] | length) == 14 and ([.traceEvents[] | select(.ph == "X") | .tid] | unique | length) == 3 and all(.traceEvents[] | select(.ph == "X"); .dur >= 0 and .ts >= 0)' \
 	"$T/a.json"
+# Metadata events by the Trace Event Format's rules: "ph" "M", a name
+# among the five it defines, a pid, args with the name (a string) or
+# the sort_index (an integer), a tid for the thread ones; one
+# process_name for the process, one thread_name per thread that has
+# events, named as fold and top name it.
+jq_check "metadata events follow the format's rules" \
+	'[.traceEvents[] | select(.ph == "M")] | length > 0 and all(.[]; (.name | IN("process_name", "process_labels", "process_sort_index", "thread_name", "thread_sort_index")) and (.pid | type == "number") and (.args | type == "object") and (if (.name | test("_name$")) then (.args.name | type == "string" and length > 0) else (.args.sort_index | type == "number") end) and (if (.name | startswith("thread_")) then (.tid | type == "number") else true end))' \
+	"$T/a.json"
+jq_check "the process is named after the traced program" \
+	'[.traceEvents[] | select(.ph == "M" and .name == "process_name")] | length == 1 and .[0].args.name == "ct"' \
+	"$T/a.json"
+jq_check "each thread with events has one thread_name, thread-N" \
+	'([.traceEvents[] | select(.ph == "X") | [.pid, .tid]] | unique) as $threads | [.traceEvents[] | select(.ph == "M" and .name == "thread_name")] as $names | ($names | length) == ($threads | length) and all($threads[]; . as $t | [$names[] | select([.pid, .tid] == $t)] | length == 1 and .[0].args.name == "thread-\($t[1])")' \
+	"$T/a.json"
+jq_check "the metadata comes before the events it names" \
+	'[.traceEvents[].ph] | (index("X")) > (rindex("M"))' "$T/a.json"
 
 expect_exit 0 "trace svg" "$BF" trace svg "$T/a.trace" -o "$T/a.svg"
 if command -v xmllint >/dev/null 2>&1; then

@@ -427,6 +427,65 @@ static void test_harness__json_read_by_agent_parser(void **state)
 	free(text);
 }
 
+/* Write the context c with no result; the caller frees the text. */
+static char *context_json(const struct bf_bench_context *c)
+{
+	FILE *f = tmpfile();
+	size_t len;
+	char *text;
+
+	assert_non_null(f);
+	assert_int_equal(bf_bench__write_json(f, c, NULL, 0, "c"), 0);
+	text = slurp(f, &len);
+	fclose(f);
+	return text;
+}
+
+/*
+ * The context fields BenchmarkData.Context requires, and Jetpack's
+ * osCodenameAbbreviated: the codename's first character, the build id's
+ * on a release build.
+ */
+static void test_harness__json_context_fields(void **state)
+{
+	struct bf_bench_context c;
+	char *text;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	snprintf(c.brand, sizeof(c.brand), "google");
+	snprintf(c.build_id, sizeof(c.build_id), "AP2A.240805.005");
+	snprintf(c.build_type, sizeof(c.build_type), "user");
+	snprintf(c.codename, sizeof(c.codename), "REL");
+	c.sdk = 34;
+	text = context_json(&c);
+	assert_non_null(strstr(text, "\"brand\": \"google\",\n"));
+	assert_non_null(strstr(text, "\"id\": \"AP2A.240805.005\",\n"));
+	assert_non_null(strstr(text, "\"type\": \"user\",\n"));
+	assert_non_null(strstr(text, "\"version\": {\n        \"codename\": "
+	                             "\"REL\",\n        \"sdk\": 34\n      }"));
+	assert_non_null(strstr(text, "\"artMainlineVersion\": -1,\n"));
+	assert_non_null(strstr(text, "\"osCodenameAbbreviated\": \"A\",\n"));
+	assert_non_null(strstr(text, "\"compilationMode\": \"unknown\",\n"));
+	free(text);
+	snprintf(c.codename, sizeof(c.codename), "Baklava");
+	text = context_json(&c);
+	assert_non_null(strstr(text, "\"osCodenameAbbreviated\": \"B\",\n"));
+	free(text);
+	/* a character is not cut, a quote is escaped */
+	snprintf(c.codename, sizeof(c.codename),
+	         "\xc3\xa9"
+	         "clair");
+	text = context_json(&c);
+	assert_non_null(
+	        strstr(text, "\"osCodenameAbbreviated\": \"\xc3\xa9\",\n"));
+	free(text);
+	snprintf(c.codename, sizeof(c.codename), "\"q");
+	text = context_json(&c);
+	assert_non_null(strstr(text, "\"osCodenameAbbreviated\": \"\\\"\",\n"));
+	free(text);
+}
+
 /*
  * A locale with a decimal comma: an installed one, else de_DE compiled
  * by localedef (libc-bin; its source from Debian's locales package,
@@ -640,6 +699,23 @@ static void test_harness__context_probe(void **state)
 	assert_int_equal(c.mem_total_bytes, 1024000);
 	assert_true(c.cpu_locked);
 	assert_string_equal(c.model, "Test CPU 9");
+	assert_string_equal(c.brand, "unknown"); /* no build.prop: Linux */
+	assert_int_equal(c.sdk, -1);
+	bf_fs_rmtree(root, NULL);
+
+	/* Android: android.os.Build's values, from the system properties */
+	fresh_root();
+	fixture("system/build.prop",
+	        "# begin build properties\nro.build.id=AP2A.240805.005\n"
+	        "ro.build.type=user\nro.product.brand=google\n"
+	        "ro.build.version.sdk=34\nro.build.version.codename=REL\n"
+	        "ro.build.version.sdk_int_full=1\n");
+	bf_bench__context_probe(&c, root);
+	assert_string_equal(c.brand, "google");
+	assert_string_equal(c.build_id, "AP2A.240805.005");
+	assert_string_equal(c.build_type, "user");
+	assert_string_equal(c.codename, "REL");
+	assert_int_equal(c.sdk, 34);
 	bf_fs_rmtree(root, NULL);
 
 	/* nothing readable: unknowns, as Jetpack writes them */
@@ -649,6 +725,8 @@ static void test_harness__context_probe(void **state)
 	assert_int_equal(c.mem_total_bytes, -1);
 	assert_false(c.cpu_locked);
 	assert_string_equal(c.model, "unknown");
+	assert_string_equal(c.build_id, "unknown");
+	assert_string_equal(c.codename, "unknown");
 	root[0] = '\0';
 }
 
@@ -674,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_harness__table),
 		cmocka_unit_test(test_harness__cpu_locked_rule),
 		cmocka_unit_test(test_harness__context_probe),
+		cmocka_unit_test(test_harness__json_context_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,13 +74,15 @@ static void test_junit__failures_and_errors(void **state)
 	assert_int_equal(strncmp(x,
 	                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
 	                         "\n<testsuites name=\"benchfarm\" "
-	                         "tests=\"4\" failures=\"1\" errors=\"0\">",
-	                         102),
+	                         "tests=\"4\" failures=\"1\" errors=\"0\" "
+	                         "time=\"12.500\">",
+	                         116),
 	                 0);
 	assert_int_equal(count(x, "<testcase "), 4);
 	assert_int_equal(count(x, "<failure "), 1);
 	assert_non_null(strstr(x, "<testcase classname=\"micro\" "
-	                          "name=\"BM_sort/1024 real_time\">\n      "
+	                          "name=\"BM_sort/1024 real_time\" "
+	                          "time=\"0.000\">\n      "
 	                          "<failure type=\"regression\" "
 	                          "message=\"regressed: +12.3% [+8.0%, "
 	                          "+17.0%], p 0.002\">"));
@@ -90,7 +92,8 @@ static void test_junit__failures_and_errors(void **state)
 	/* infrastructure: errors, never failures, in their own suite */
 	d = load("compare-infra");
 	x = render(&bf_plugin_junit, d, "junit.xml");
-	assert_non_null(strstr(x, "tests=\"4\" failures=\"0\" errors=\"3\">"));
+	assert_non_null(strstr(x, "tests=\"4\" failures=\"0\" errors=\"3\" "
+	                          "time="));
 	assert_int_equal(count(x, "<failure"), 0);
 	assert_int_equal(count(x, "<error type=\"infrastructure\""), 2);
 	assert_non_null(strstr(x, "<testsuite name=\"benchfarm."

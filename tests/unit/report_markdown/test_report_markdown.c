@@ -100,8 +100,8 @@ static void test_markdown__marker_is_the_first_line(void **state)
 	                 0);
 	assert_int_equal(strstr(text, "-->") - text, 38);
 	free(text);
-	/* the default name, as bf_report_markdown gives it */
-	text = bf_report_markdown(d);
+	/* the default name */
+	text = bf_report_markdown_named(d, NULL, NULL);
 	assert_int_equal(
 	        strncmp(text, "<!-- benchfarm:report name=benchfarm -->\n", 41),
 	        0);
@@ -205,8 +205,8 @@ static void test_markdown__hostile_names_stay_in_their_cells(void **state)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p);
 
-		if (*p == '|')
-			assert_int_equal(pipes(p, len), 8);
+		if (*p == '|') /* several suites: a suite column */
+			assert_int_equal(pipes(p, len), 9);
 		p += len + (nl != NULL);
 	}
 	assert_null(strstr(text, "<script"));
@@ -218,6 +218,37 @@ static void test_markdown__hostile_names_stay_in_their_cells(void **state)
 	/* HTML comments from a name cannot hide the rest of the comment */
 	assert_null(strstr(text + 4, "<!--"));
 	free(text);
+}
+
+/*
+ * Two suites with a benchmark of the same name: each row names its
+ * suite, so the two rows differ; one suite: no suite column.
+ */
+static void test_markdown__same_name_in_two_suites(void **state)
+{
+	json_t *d = load("compare-regressed"), *results, *twin;
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char *text, *one;
+
+	(void)state;
+	one = render(d, &o);
+	assert_non_null(strstr(one, "| benchmark | metric | base |"));
+	assert_null(strstr(one, "| suite |"));
+	results = json_object_get(d, "results");
+	twin = json_deep_copy(json_array_get(results, 1)); /* BM_sort/1024 */
+	json_object_set_new(twin, "benchmark", json_string("macro"));
+	json_array_append_new(results, twin);
+	text = render(d, &o);
+	assert_non_null(strstr(text, "| suite | benchmark | metric | base |"
+	                             " patch | change [95% CI] | p (adj.) |"
+	                             " verdict |\n|---|---|---|---:|"));
+	assert_non_null(
+	        strstr(text, "| micro | BM\\_sort/1024 | real\\_time |"));
+	assert_non_null(
+	        strstr(text, "| macro | BM\\_sort/1024 | real\\_time |"));
+	free(one);
+	free(text);
+	json_decref(d);
 }
 
 /*
@@ -399,6 +430,7 @@ int main(void)
 		cmocka_unit_test(
 		        test_markdown__hostile_names_stay_in_their_cells),
 		cmocka_unit_test(test_markdown__no_mentions_no_autolinks),
+		cmocka_unit_test(test_markdown__same_name_in_two_suites),
 		cmocka_unit_test(
 		        test_markdown__long_names_are_cut_at_a_character),
 		cmocka_unit_test(test_markdown__link_only_when_http),
