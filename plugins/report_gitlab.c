@@ -14,8 +14,10 @@
  *
  * gitlab-note.md  the note body: the review comment with its marker, so
  *                 the pipeline edits its own note (plugins/ci/gitlab),
- *                 cut at a line to GitLab's limit for a note (1,000,000
- *                 characters; a longer one is refused whole)
+ *                 and the review.link line, cut at a line to GitLab's
+ *                 limit for a note (1,000,000 characters; a longer one is
+ *                 refused whole): what the pipeline posts, never the
+ *                 uncut report.md
  * metrics.txt     GitLab's metrics report (artifacts:reports:metrics),
  *                 OpenMetrics text: per result the patch's median and the
  *                 change against the base, labelled by suite, benchmark,
@@ -24,6 +26,14 @@
  *
  * Metrics whose value is not finite are left out: OpenMetrics allows
  * NaN, GitLab's widget compares strings and would show it as a change.
+ *
+ * For the same reason values are rounded to what the data supports, so
+ * that noise does not make every metric "changed": to one digit below
+ * the leading digit of the result's uncertainty, the half-width of the
+ * confidence interval of its change (ci_low, ci_high), in the value's
+ * units (times the base median for a median); at least 2 and at most 6
+ * significant digits, 4 when the result has no interval. 54,130 ns with
+ * an interval of +8% to +17% on a base of 48,200 is "54100".
  */
 
 /*
@@ -70,6 +80,7 @@ struct family {
 	const char *name;
 	const char *help;
 	double (*value)(const json_t *r);
+	bool relative; /* the uncertainty is the CI's, not times the base */
 };
 
 static double patch_median(const json_t *r)
@@ -98,14 +109,47 @@ static double regressed(const json_t *r)
 
 static const struct family families[] = {
 	{ "benchfarm_patch_median", "median of the patch's runs, in unit",
-	  patch_median },
+	  patch_median, false },
 	{ "benchfarm_base_median", "median of the base's runs, in unit",
-	  base_median },
+	  base_median, false },
 	{ "benchfarm_change_ratio",
-	  "change of the median against the base (0.1: 10% larger)", effect },
+	  "change of the median against the base (0.1: 10% larger)", effect,
+	  true },
 	{ "benchfarm_regressed", "1 when the benchmark regressed, else 0",
-	  regressed },
+	  regressed, true },
 };
+
+#define SIG_MIN     2
+#define SIG_MAX     6
+#define SIG_DEFAULT 4 /* without a confidence interval */
+
+/* The significant digits v supports with uncertainty u (see the top). */
+static int sig_digits(double v, double u)
+{
+	int n;
+
+	if (!isfinite(u) || u <= 0)
+		return SIG_DEFAULT;
+	if (v == 0)
+		return 1;
+	n = (int)floor(log10(fabs(v))) - (int)floor(log10(u)) + 2;
+	return n < SIG_MIN ? SIG_MIN : n > SIG_MAX ? SIG_MAX : n;
+}
+
+/* v rounded to what r's interval supports, in the shortest form. */
+static void add_value(struct bf_buf *b, double v, const json_t *r,
+                      const struct family *f)
+{
+	double u = (bf_rep_num(r, "ci_high") - bf_rep_num(r, "ci_low")) / 2;
+	char tmp[64];
+
+	if (!f->relative)
+		u *= fabs(base_median(r));
+	snprintf(tmp, sizeof(tmp), "%.*e", sig_digits(v, u) - 1, v);
+	v = strtod(tmp, NULL);
+	/* a short decimal comes back whole from 15 digits; never "-0" */
+	bf_buf_addf(b, "%.15g", v == 0 ? 0.0 : v);
+}
 
 static void add_metrics(struct bf_buf *b, const json_t *results)
 {
@@ -124,7 +168,9 @@ static void add_metrics(struct bf_buf *b, const json_t *results)
 				continue;
 			bf_buf_addstr(b, families[f].name);
 			add_labels(b, r);
-			bf_buf_addf(b, " %.15g\n", v);
+			bf_buf_addch(b, ' ');
+			add_value(b, v, r, &families[f]);
+			bf_buf_addch(b, '\n');
 		}
 	}
 	bf_buf_addstr(b, "# EOF\n");
@@ -133,6 +179,7 @@ static void add_metrics(struct bf_buf *b, const json_t *results)
 static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *result = bf_report_result(r);
+	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results;
 	char *md, *cut;
 	int ret;
@@ -140,8 +187,7 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 	(void)payload;
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
-	md = bf_report_markdown_named(result, bf_report_opts(r)->check_name,
-	                              NULL);
+	md = bf_report_markdown_named(result, o->check_name, o->link);
 	cut = bf_rep_cut_markdown(md, GL_NOTE_MAX, true,
 	                          "\n…(cut to GitLab's limit for a note; the "
 	                          "whole result is the job's JSON)\n");

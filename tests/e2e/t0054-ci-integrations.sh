@@ -271,6 +271,7 @@ benchmarks:
   - {name: micro, command: [sh, bench.sh], format: lines}
 runs: {repeats: 5, warmup: 0}
 checks: {battery_min: 0, suppress: [load, throttle, battery, clocks]}
+review: {link: "https://ci.example.com/pipelines/7"}
 X
 sed 's/^project: .*/project: {repo: ., target_branch: main, build: [sh, -c, "echo ::error::pwned-by-build; exit 1"]}/' \
 	"$R/benchfarm.yaml" >"$R/broken.yaml"
@@ -604,7 +605,7 @@ X
 	jq_check "gitlab: base is the MR diff base, patch the pipeline commit" \
 		".base.commit == \"$MAIN\" and .patch.commit == \"$PATCH\"" \
 		"$R/benchfarm-report/result.json"
-	for f in report.md metrics.txt junit.xml; do
+	for f in report.md gitlab-note.md metrics.txt junit.xml; do
 		[ -s "$R/benchfarm-report/$f" ] && t_ok "gitlab: $f written" ||
 			t_fail "gitlab: no $f"
 	done
@@ -613,11 +614,13 @@ X
 		 .[0].query.page == "1" and .[1].query.page == "2" and
 		 all(.[]; .private_token == "secret-token")' "$T/requests.jsonl"
 	jq -s -j '.[2].body' "$T/requests.jsonl" >"$T/gl-posted.md"
-	if cmp -s "$T/gl-posted.md" "$R/benchfarm-report/report.md"; then
-		t_ok "gitlab: the note is the markdown report, byte for byte"
+	if cmp -s "$T/gl-posted.md" "$R/benchfarm-report/gitlab-note.md"; then
+		t_ok "gitlab: the note is gitlab-note.md (capped), byte for byte"
 	else
-		t_fail "gitlab: the posted note differs from report.md"
+		t_fail "gitlab: the posted note differs from gitlab-note.md"
 	fi
+	grep_file "gitlab: the note keeps the review.link line" \
+		'https://ci\.example\.com/pipelines/7' "$T/gl-posted.md"
 	: >"$T/requests.jsonl"
 	gl_run "$T/gl2.log" GITLAB_TOKEN=secret-token
 	jq_slurp_check "gitlab: the second run finds the note and PUTs it" \

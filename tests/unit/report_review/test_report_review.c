@@ -806,8 +806,8 @@ static void test_gitlab__note_and_metrics(void **state)
 		"unit=\"ns\"}",
 	};
 	const char *fam[][6] = {
-		{ "patch_median", "median of the patch's runs, in unit",
-		  "1521.5", "54130", "1302000000", "824" },
+		{ "patch_median", "median of the patch's runs, in unit", "1522",
+		  "54100", "1302000000", "824" },
 		{ "base_median", "median of the base's runs, in unit", "1520",
 		  "48200", "1200000000", "800" },
 		{ "change_ratio",
@@ -914,6 +914,58 @@ static void test_gitlab__non_numbers_left_out(void **state)
 	json_decref(d);
 }
 
+/*
+ * GitLab's metrics widget compares values as strings: a value printed to
+ * 15 digits is "changed" on every run. Rounded to what the interval
+ * supports, noise inside it prints the same; without an interval, 4
+ * significant digits.
+ */
+static void test_gitlab__metrics_rounded_to_the_interval(void **state)
+{
+	static const double noisy[] = { 54130, 54131.700000000004, 54110.3,
+		                        54149.99 };
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	struct outputs o;
+	json_t *d;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(noisy); i++) {
+		d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:f, s:f, s:f, "
+		              "s:{s:f}, s:{s:f}}]}",
+		              "kind", "compare", "results", "name", "s",
+		              "metric", "t", "verdict", "regressed", "effect",
+		              noisy[i] / 48200.000000000007 - 1, "ci_low", 0.08,
+		              "ci_high", 0.17, "base", "median",
+		              48200.000000000007, "patch", "median", noisy[i]);
+		render_ok(&o, &bf_plugin_gitlab, d, &opts);
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_patch_median{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 54100\n"));
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_base_median{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 48200\n"));
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_change_ratio{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 0.123\n"));
+		outputs_free(&o);
+		json_decref(d);
+	}
+	/* no interval (a result of an older version): 4 digits */
+	d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:f, s:{s:f}, s:{s:f}}]}",
+	              "kind", "compare", "results", "name", "s", "metric", "t",
+	              "verdict", "same", "effect", -0.0123456789, "base",
+	              "median", 0.000123456789, "patch", "median", 1234.56789);
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	assert_non_null(strstr(o.text[1], "} 1235\n"));
+	assert_non_null(strstr(o.text[1], "} 0.0001235\n"));
+	assert_non_null(strstr(o.text[1], "} -0.01235\n"));
+	outputs_free(&o);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -938,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__note_capped),
+		cmocka_unit_test(test_gitlab__metrics_rounded_to_the_interval),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
 		cmocka_unit_test(test_gitlab__non_numbers_left_out),
 	};
