@@ -84,7 +84,7 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	expect_exit 0 "$fx: report --format github" "$BF" report -c "$CFG" \
 		--no-post --format github --input "$J" --output-dir "$D"
 	for f in github-check.json github-summary.md github-commands.txt \
-		github-comment.md; do
+		github-comment.md github-check-updates.json; do
 		[ -f "$D/$f" ] && t_ok "$fx: $f written" || t_fail "$fx: no $f"
 	done
 	# The PR comment is the markdown report, byte for byte, when it fits.
@@ -271,6 +271,60 @@ fi
 grep_file "its label is escaped, # made fullwidth" \
 	'^benchfarm_patch_median{suite="micro",benchmark="BM_a＃b \\"q\\" \\\\ x",' \
 	"$T/hash/metrics.txt"
+
+# The check run against GitHub's own request schemas (octokit's OpenAPI
+# description, tests/fixtures/report/github-check-run.schema.json), with
+# python3-jsonschema: 177 annotations, as in a real run that lost 127 of
+# them, go as a check of 50 and three updates of 50, 50 and 27.
+# check_run_valid CREATE [UPDATES]: prints the first error.
+check_run_valid() {
+	python3 - "$FX/github-check-run.schema.json" "$@" <<'X'
+import json, sys
+from jsonschema import Draft4Validator
+s = json.load(open(sys.argv[1]))
+docs = [("create", json.load(open(sys.argv[2])))]
+if len(sys.argv) > 3:
+    docs += [("update", u) for u in json.load(open(sys.argv[3]))]
+for kind, d in docs:
+    for e in Draft4Validator(s[kind]).iter_errors(d):
+        print("%s: %s at %s" % (kind, e.message[:200], list(e.path)))
+        sys.exit(1)
+X
+}
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	jq '.results = [range(177) as $i | .results[1] |
+		.name = "BM_sort/\($i)" | .source.line = $i + 1]' \
+		"$FX/compare-regressed.json" >"$T/177.json"
+	expect_exit 0 "177 regressions" "$BF" report -c "$CFG" --no-post \
+		-f github -i "$T/177.json" --output-dir "$T/177"
+	for fx in compare-regressed compare-clean compare-infra compare-hostile 177; do
+		d=$T/$fx
+		if check_run_valid "$d/github-check.json" \
+			"$d/github-check-updates.json" >"$T/why"; then
+			t_ok "$fx: the check run and its updates fit GitHub's schemas"
+		else
+			sed 's/^/#   /' "$T/why"
+			t_fail "$fx: a check-run payload GitHub would refuse"
+		fi
+	done
+	jq_check "177: 50 annotations in the check run" \
+		'.output.annotations | length == 50' "$T/177/github-check.json"
+	jq_check "177: and 50, 50 and 27 in three updates, in order" \
+		'[.[].output.annotations | length] == [50, 50, 27] and
+		 [.[].output.annotations[0].start_line] == [51, 101, 151]' \
+		"$T/177/github-check-updates.json"
+	jq -s '[.[0].output.annotations[], .[1][].output.annotations[]] |
+		[.[].start_line] == [range(1; 178)]' "$T/177/github-check.json" \
+		"$T/177/github-check-updates.json" >"$T/all"
+	grep_file "177: every annotation is sent, once each" '^true$' "$T/all"
+	jq '.output.annotations += .output.annotations[:1]' \
+		"$T/177/github-check.json" >"$T/51.json"
+	check_run_valid "$T/51.json" >/dev/null &&
+		t_fail "the schema check accepts 51 annotations in a request" ||
+		t_ok "the schema check rejects 51 annotations in a request"
+else
+	echo "ok 950 # skip python3-jsonschema not installed"
+fi
 
 # The grammar checks can fail.
 printf '# TYPE a gauge\na{x="1} 2\n# EOF\n' >"$T/bad1"

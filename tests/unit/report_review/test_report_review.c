@@ -40,8 +40,8 @@ static json_t *load(const char *name)
 /* Every output of p on d, as NUL-terminated strings, in order. */
 struct outputs {
 	size_t n;
-	char *name[4];
-	char *text[4];
+	char *name[6];
+	char *text[6];
 };
 
 static int render(struct outputs *o, const struct bf_plugin *p, json_t *d,
@@ -54,7 +54,7 @@ static int render(struct outputs *o, const struct bf_plugin *p, json_t *d,
 	memset(o, 0, sizeof(*o));
 	ret = bf_report_render(&r, p, d, opts, host_mock_init(&m), err);
 	if (!ret) {
-		for (o->n = 0; o->n < 4 && bf_report_output(r, o->n); o->n++) {
+		for (o->n = 0; o->n < 6 && bf_report_output(r, o->n); o->n++) {
 			const struct bf_buf *b = bf_report_output(r, o->n);
 
 			o->name[o->n] = strdup(bf_report_output_name(r, o->n));
@@ -155,10 +155,12 @@ static void test_github__outputs_and_check_fields(void **state)
 	opts.check_name = "perf/pixel";
 	opts.link = "https://ci.example.com/7";
 	render_ok(&o, &bf_plugin_github, d, &opts);
-	assert_int_equal(o.n, 4);
+	assert_int_equal(o.n, 5);
 	assert_string_equal(o.name[1], "github-summary.md");
 	assert_string_equal(o.name[2], "github-commands.txt");
 	assert_string_equal(o.name[3], "github-comment.md");
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	assert_string_equal(o.text[4], "[]\n"); /* two annotations: none */
 	/* the comment is report.md: marker, link and all, when it fits */
 	{
 		char *md = bf_report_markdown_named(d, "perf/pixel",
@@ -567,26 +569,39 @@ static void test_github__annotation_paths_stay_in_the_repository(void **state)
 	}
 }
 
-static void test_github__annotations_capped_at_50(void **state)
+/* Document of n improvements, then one regression, all at b.yaml. */
+static json_t *improvements(int n)
 {
-	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	json_t *d = json_pack("{s:s, s:s, s:[]}", "kind", "compare", "config",
 	                      "b.yaml", "results");
-	json_t *res = json_object_get(d, "results"), *c;
-	struct outputs o;
+	json_t *res = json_object_get(d, "results");
 	char name[32];
 
-	(void)state;
-	for (int i = 0; i < 60; i++) {
+	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "i%02d", i);
 		json_array_append_new(
 		        res, json_pack("{s:s, s:s, s:s}", "name", name,
 		                       "verdict", "improved", "metric", "m"));
 	}
-	/* the one regression comes last in the document, first in output */
 	json_array_append_new(res,
 	                      json_pack("{s:s, s:s, s:s}", "name", "reg",
 	                                "verdict", "regressed", "metric", "m"));
+	return d;
+}
+
+/*
+ * GitHub takes 50 annotations a request: the check has the first 50,
+ * regressions first, and github-check-updates.json the rest in PATCH
+ * bodies of 50 each, in order; none is dropped.
+ */
+static void test_github__annotations_in_batches_of_50(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = improvements(176), *c, *u, *out = NULL;
+	struct outputs o;
+	size_t i;
+
+	(void)state;
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
 	assert_int_equal(nannotations(c), 50);
@@ -595,8 +610,69 @@ static void test_github__annotations_capped_at_50(void **state)
 	                    "failure");
 	assert_string_equal(str(annotation(c, 1), "title"), "?/i00 m");
 	assert_string_equal(str(annotation(c, 49), "title"), "?/i48 m");
-	/* the commands are not capped: all 61 */
-	assert_int_equal(count(o.text[2], "\n"), 61);
+	/* 177 annotations: 50 in the check, 50 + 50 + 27 in three updates */
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	u = json_loads(o.text[4], 0, NULL);
+	assert_int_equal(json_array_size(u), 3);
+	json_array_foreach(u, i, out)
+	{
+		const json_t *a;
+
+		assert_int_equal(json_object_size(out), 1); /* output only */
+		out = json_object_get(out, "output");
+		assert_string_equal(str(out, "title"),
+		                    str(output_of(c), "title"));
+		assert_string_equal(str(out, "summary"),
+		                    str(output_of(c), "summary"));
+		a = json_object_get(out, "annotations");
+		assert_int_equal(json_array_size(a), i < 2 ? 50 : 27);
+		assert_string_equal(str(json_array_get(a, 0), "title"),
+		                    i == 0   ? "?/i49 m"
+		                    : i == 1 ? "?/i99 m"
+		                             : "?/i149 m");
+	}
+	assert_string_equal(
+	        str(json_array_get(json_object_get(out, "annotations"), 26),
+	            "title"),
+	        "?/i175 m");
+	/* nothing left out, nothing said about it */
+	assert_null(strstr(str(output_of(c), "summary"), "left out"));
+	/* the commands are not capped: all 177 */
+	assert_int_equal(count(o.text[2], "\n"), 177);
+	json_decref(u);
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* Past 1000 annotations (20 requests) the summary says how many. */
+static void test_github__annotations_left_out_are_counted(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = improvements(1099), *c, *u;
+	const char *sum;
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	u = json_loads(o.text[4], 0, NULL);
+	assert_int_equal(nannotations(c), 50);
+	assert_int_equal(json_array_size(u), 19);
+	assert_string_equal(
+	        str(json_array_get(
+	                    json_object_get(output_of(json_array_get(u, 18)),
+	                                    "annotations"),
+	                    49),
+	            "title"),
+	        "?/i998 m");
+	sum = str(output_of(c), "summary");
+	assert_non_null(strstr(sum, "\n100 annotations left out: GitHub takes "
+	                            "50 a request and benchfarm sends at most "
+	                            "1000; the job's step summary has every "
+	                            "result.\n"));
+	assert_true(utf8_chars(sum) <= 65535);
+	json_decref(u);
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
@@ -979,7 +1055,8 @@ int main(void)
 		cmocka_unit_test(test_github__commands_cannot_be_injected),
 		cmocka_unit_test(test_github__long_title_cut),
 		cmocka_unit_test(test_github__no_path_no_annotation),
-		cmocka_unit_test(test_github__annotations_capped_at_50),
+		cmocka_unit_test(test_github__annotations_in_batches_of_50),
+		cmocka_unit_test(test_github__annotations_left_out_are_counted),
 		cmocka_unit_test(test_report_util__repo_paths),
 		cmocka_unit_test(
 		        test_github__annotation_paths_stay_in_the_repository),
