@@ -18,9 +18,32 @@ grep -q "tests/e2e/$(basename "$0")" "$XSD" &&
 have_xmllint=1
 command -v xmllint >/dev/null 2>&1 || have_xmllint=0
 
+# perf_check FX FILE: Skia Perf's ingestion format version 1 as Perf's
+# own schema (perf/go/ingest/format/formatSchema.json) states it: only
+# the keys version, git_hash, issue, patchset, key, results and links;
+# version 1; issue and patchset strings; string keys and links; each
+# result a key with measurements of {value: string, measurement:
+# number} and nothing else. And Perf's rule for keys: [A-Za-z0-9._-].
+perf_check() {
+	jq_check "$1: skia-perf.json is Perf format version 1" '
+		(keys - ["version", "git_hash", "issue", "patchset", "key", "results", "links"]) == [] and
+		.version == 1 and (.git_hash | test("^[0-9a-f]{40}$")) and
+		((.issue // "") | type == "string") and ((.patchset // "") | type == "string") and
+		(.key | type == "object" and all(.[]; type == "string")) and
+		((.links // {}) | type == "object" and all(.[]; type == "string")) and
+		(.results | type == "array") and
+		all(.results[]; (keys - ["key", "measurement", "measurements"]) == [] and
+			(.key | to_entries | all(.key + .value | test("^[A-Za-z0-9._-]+$"))) and
+			all(.measurements[][]; keys == ["measurement", "value"] and
+				(.value | type == "string") and (.measurement | type == "number")))' \
+		"$2"
+}
+
 for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	D="$T/$fx"
-	expect_exit 0 "$fx: every format at once" "$BF" report \
+	# (the change a comparison measured, for skia-perf's trybot fields)
+	BENCHFARM_PERF_ISSUE=4711 BENCHFARM_PERF_PATCHSET=3 \
+		expect_exit 0 "$fx: every format at once" "$BF" report \
 		-f markdown,github,gitlab,gerrit,junit,skia-perf,bmf,json \
 		-i "$FX/$fx.json" --output-dir "$D"
 
@@ -69,8 +92,9 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 		"$D/gerrit-review.json"
 
 	# Skia Perf format version 1 and Bencher Metric Format.
-	jq_check "$fx: skia-perf.json is Perf format version 1" \
-		'.version == 1 and (.git_hash | test("^[0-9a-f]{40}$")) and (.key | type == "object") and all(.results[]; (.key | to_entries | all(.key + .value | test("^[A-Za-z0-9._-]+$"))) and all(.measurements.stat[]; (.value | type == "string") and (.measurement | type == "number")))' \
+	perf_check "$fx" "$D/skia-perf.json"
+	jq_check "$fx: a trybot result: the base commit, issue and patchset" \
+		'.git_hash == "1111111111111111111111111111111111111111" and .issue == "4711" and .patchset == "3"' \
 		"$D/skia-perf.json"
 	jq_check "$fx: bmf.json is Bencher Metric Format" \
 		'type == "object" and all(.[]; type == "object" and all(.[]; (.value | type == "number") and ((.lower_value // 0) | type == "number") and ((.upper_value // 0) | type == "number")))' \
@@ -110,3 +134,33 @@ grep_file "it names what it renders" "renders compare results, not 'detect'" "$E
 expect_exit 0 "markdown renders detect results" "$BF" report \
 	-f markdown -i "$FX/detect.json"
 grep_file "with the alerts" "^| micro / alpha | value |" "$OUT"
+
+# A postsubmit run (kind "run"): its commit is one Perf and Bencher can
+# place, so skia-perf and bmf render it, without any change.
+D="$T/run"
+expect_exit 0 "run: skia-perf and bmf render a postsubmit run" "$BF" report \
+	-f skia-perf,bmf -i "$FX/run.json" --output-dir "$D"
+perf_check run "$D/skia-perf.json"
+jq_check "run: git_hash is the run's commit, no trybot fields" \
+	'.git_hash == "3333333333333333333333333333333333333333" and
+	 (has("issue") or has("patchset") | not) and (.results | length) == 4 and
+	 .results[0].measurements.stat[0] == {"value": "median", "measurement": 48250}' \
+	"$D/skia-perf.json"
+jq_check "run: bmf has its medians, MB/s apart from ops/s, latency in ns" \
+	'.["micro/BM_sort/1024"].real_time == {"value": 48250, "lower_value": 48100, "upper_value": 48700} and
+	 (.["io/copy"] | keys) == ["throughput-mb-s"] and
+	 .["io/open"].latency.value == 12500 and
+	 .["micro/BM_hash"].throughput.value == 1200000000' "$D/bmf.json"
+
+# A comparison without a known change: Perf would retry the unmerged
+# commit, then drop the file; skia-perf says why instead (exit 2).
+expect_exit 2 "skia-perf refuses a comparison without a change" \
+	"$BF" report -f skia-perf -i "$FX/compare-regressed.json"
+grep_file "and says what to give" \
+	"unmerged patch.*BENCHFARM_PERF_ISSUE.*'run' result" "$ERR"
+GITHUB_REF=refs/pull/58/merge expect_exit 0 "a GitHub pull request's" \
+	"$BF" report -f skia-perf -i "$FX/compare-regressed.json" \
+	--output-dir "$T/gh58"
+jq_check "is issue 58, patchset the patch commit" \
+	'.issue == "58" and .patchset == "2222222222222222222222222222222222222222"' \
+	"$T/gh58/skia-perf.json"
