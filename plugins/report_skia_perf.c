@@ -233,7 +233,7 @@ static int trybot(struct bf_buf *issue, struct bf_buf *ps, const json_t *result,
 		if (!valid_id(i) || !valid_id(p))
 			return bf_err_set(
 			        err, BF_EINVAL,
-			        "skia-perf: $" ISSUE_ENV " and $" PATCHSET_ENV
+			        "$" ISSUE_ENV " and $" PATCHSET_ENV
 			        " must both be set, each 1 to %d characters of "
 			        "[A-Za-z0-9._-] (got '%.40s' and '%.40s')",
 			        ID_MAX, i ? i : "", p ? p : "");
