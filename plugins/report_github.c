@@ -30,6 +30,16 @@
  *                      GitHub's limit for a comment, which refuses a
  *                      longer one; plugins/ci/github-action posts it
  *
+ * A detect result (postsubmit: the alerts of the branch's history, kind
+ * "detect") has the same outputs: the check run on the commit the job
+ * ran for ($GITHUB_SHA; else the newest commit of its first alert), a
+ * "failure" when a new regression alert was raised (one not ignored),
+ * else "success"; its summary and the comment are the markdown report of
+ * the alerts; a workflow command per new alert (::error for a
+ * regression, ::notice for an improvement) naming its commit range and
+ * the culprit when a bisect found one. Alerts point at no file, so
+ * the check has no annotations.
+ *
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
@@ -481,6 +491,159 @@ static bool check_json(json_t **check, json_t **updates, const json_t *result,
 	return ok;
 }
 
+/* An alert raised by this detect and not ignored. */
+static bool fresh(const json_t *a)
+{
+	return json_is_true(json_object_get(a, "new")) &&
+	       !json_is_true(json_object_get(a, "ignored"));
+}
+
+static size_t count_fresh(const json_t *alerts, const char *direction)
+{
+	size_t i, n = 0;
+	json_t *a;
+
+	json_array_foreach(alerts, i, a)
+	{
+		n += fresh(a) &&
+		     !strcmp(bf_json_str_or(a, "direction", ""), direction);
+	}
+	return n;
+}
+
+/* "2 new regression alerts, 1 new improvement alert over 40 commits" */
+static char *detect_title(const json_t *result, const json_t *alerts)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	size_t reg = count_fresh(alerts, "regressed");
+	size_t imp = count_fresh(alerts, "improved");
+
+	if (reg)
+		add_plural(&b, reg, "new regression alert");
+	if (reg && imp)
+		bf_buf_addstr(&b, ", ");
+	if (imp)
+		add_plural(&b, imp, "new improvement alert");
+	if (!reg && !imp)
+		bf_buf_addstr(&b, "No new alerts");
+	bf_buf_addf(&b, " over %lld commits",
+	            (long long)json_integer_value(
+	                    json_object_get(result, "commits")));
+	return bf_buf_detach(&b, NULL);
+}
+
+/* The commit a detect's check goes on (see the top); "" when none. */
+static const char *detect_sha(const json_t *alerts, const struct bf_host *h)
+{
+	const char *sha = h->getenv ? h->getenv("GITHUB_SHA") : NULL;
+
+	if (sha && *sha)
+		return sha;
+	return bf_json_str_or(json_array_get(alerts, 0), "commit_hi", "");
+}
+
+/* One workflow command per new alert, regressions first. */
+static void add_detect_commands(struct bf_buf *b, const json_t *result,
+                                const json_t *alerts)
+{
+	static const char *const dirs[] = { "regressed", "improved" };
+
+	for (size_t k = 0; k < BF_ARRAY_SIZE(dirs); k++) {
+		size_t i;
+		json_t *a;
+
+		json_array_foreach(alerts, i, a)
+		{
+			const json_t *bis = json_object_get(a, "bisect");
+			struct bf_buf t = BF_BUF_INIT, m = BF_BUF_INIT;
+			const char *culprit =
+			        bf_json_str_or(bis, "culprit", NULL);
+			double size = bf_rep_num(a, "size");
+
+			if (!fresh(a) ||
+			    strcmp(bf_json_str_or(a, "direction", ""), dirs[k]))
+				continue;
+			bf_buf_addf(&t, "benchfarm: %s/%s %s",
+			            bf_json_str_or(a, "suite", "?"),
+			            bf_json_str_or(a, "benchmark", "?"),
+			            bf_json_str_or(a, "metric", "?"));
+			bf_buf_addf(&m, "%s", dirs[k]);
+			if (isfinite(size))
+				bf_buf_addf(&m, " %+.1f%%", size * 100);
+			bf_buf_addf(&m, " between %.12s and %.12s",
+			            bf_json_str_or(a, "commit_lo", "?"),
+			            bf_json_str_or(a, "commit_hi", "?"));
+			if (culprit)
+				bf_buf_addf(&m, "; culprit %.12s", culprit);
+			bf_buf_addf(&m, " (detector %s)",
+			            bf_json_str_or(result, "detector", "?"));
+			bf_buf_addf(b, "::%s title=", k ? "notice" : "error");
+			add_property(b, t.buf);
+			bf_buf_addstr(b, "::");
+			add_data(b, m.buf);
+			bf_buf_addch(b, '\n');
+			bf_buf_release(&t);
+			bf_buf_release(&m);
+		}
+	}
+}
+
+/* The outputs for a detect result (see the top). */
+static int github_detect(struct bf_report *r, const json_t *result,
+                         const struct bf_report_opts *o, struct bf_err *err)
+{
+	const json_t *alerts = json_object_get(result, "alerts");
+	char *md = bf_report_markdown_named(result, o->check_name, NULL);
+	char *t = detect_title(result, alerts), *sum, *cut;
+	json_t *check;
+	int ret;
+
+	sum = bf_rep_cut_markdown(md, GH_SUMMARY_MAX, true,
+	                          "\n…(cut to GitHub's limit for a check run; "
+	                          "the whole report is in the job's step "
+	                          "summary)\n");
+	check = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:[]}}", "name",
+	                  o->check_name ? o->check_name : "benchfarm",
+	                  "head_sha", detect_sha(alerts, bf_report_host(r)),
+	                  "status", "completed", "conclusion",
+	                  count_fresh(alerts, "regressed") ? "failure"
+	                                                   : "success",
+	                  "output", "title", t, "summary", sum, "annotations");
+	if (check && is_http(o->link) &&
+	    json_object_set_new(check, "details_url", json_string(o->link))) {
+		json_decref(check);
+		check = NULL;
+	}
+	free(t);
+	free(sum);
+	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
+	                      check, "github-check.json", err);
+	if (ret) {
+		free(md);
+		return ret;
+	}
+	cut = bf_rep_cut_markdown(
+	        md, GH_STEP_SUMMARY_MAX, false,
+	        "\n…(cut to GitHub's 1 MiB limit for a step "
+	        "summary; the whole result is the job's JSON)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
+	free(cut);
+	free(md);
+	add_detect_commands(bf_report_add_output(r, "github-commands.txt"),
+	                    result, alerts);
+	md = bf_report_markdown_named(result, o->check_name, o->link);
+	cut = bf_rep_cut_markdown(
+	        md, GH_COMMENT_MAX, true,
+	        "\n…(cut to GitHub's limit for a comment; the "
+	        "whole report is in the job's step summary)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
+	free(cut);
+	free(md);
+	return bf_rep_add_json(
+	        bf_report_add_output(r, "github-check-updates.json"),
+	        json_array(), "github-check-updates.json", err);
+}
+
 static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *result = bf_report_result(r);
@@ -491,6 +654,8 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	int ret;
 
 	(void)payload;
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
+		return github_detect(r, result, o, err);
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = bf_report_markdown_named(result, o->check_name, NULL);
@@ -532,6 +697,6 @@ const struct bf_plugin bf_plugin_github = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "github",
 	.summary = "check-run payload, step summary and workflow commands",
-	.kinds = "compare",
+	.kinds = "compare,detect",
 	.run = github_run,
 };

@@ -24,6 +24,14 @@
  *                 metric and unit; GitLab shows how each moved against
  *                 the target branch's pipeline. Ends with "# EOF".
  *
+ * A detect result (postsubmit alerts, kind "detect") has the same two
+ * files: the note is the markdown report of its alerts, and metrics.txt
+ * has per alert benchfarm_alert_change_ratio (its size: 0.1 is 10%
+ * larger) and benchfarm_alert_new (1 for an alert this run raised and
+ * nobody ignored, else 0), labelled by suite, benchmark, metric, unit,
+ * direction and commit (the first commit after the change: one series
+ * can have alerts at two commits), ratios to 4 significant digits.
+ *
  * Metrics whose value is not finite are left out: OpenMetrics allows
  * NaN, GitLab's widget compares strings and would show it as a change.
  *
@@ -176,6 +184,56 @@ static void add_metrics(struct bf_buf *b, const json_t *results)
 	bf_buf_addstr(b, "# EOF\n");
 }
 
+/* One sample of an alert's family: name{labels} value. */
+static void add_alert_sample(struct bf_buf *b, const char *family,
+                             const json_t *a, double v)
+{
+	char tmp[64];
+
+	bf_buf_addf(b, "%s{", family);
+	add_label(b, "suite", bf_json_str_or(a, "suite", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "benchmark", bf_json_str_or(a, "benchmark", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "metric", bf_json_str_or(a, "metric", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "unit", bf_json_str_or(a, "unit", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "direction", bf_json_str_or(a, "direction", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "commit", bf_json_str_or(a, "commit_hi", ""));
+	snprintf(tmp, sizeof(tmp), "%.*e", SIG_DEFAULT - 1, v);
+	v = strtod(tmp, NULL);
+	bf_buf_addf(b, "} %.15g\n", v == 0 ? 0.0 : v);
+}
+
+static void add_alert_metrics(struct bf_buf *b, const json_t *alerts)
+{
+	size_t i;
+	json_t *a;
+
+	bf_buf_addstr(b, "# TYPE benchfarm_alert_change_ratio gauge\n"
+	                 "# HELP benchfarm_alert_change_ratio change of the "
+	                 "series at the alert (0.1: 10% larger)\n");
+	json_array_foreach(alerts, i, a)
+	{
+		if (isfinite(bf_rep_num(a, "size")))
+			add_alert_sample(b, "benchfarm_alert_change_ratio", a,
+			                 bf_rep_num(a, "size"));
+	}
+	bf_buf_addstr(b, "# TYPE benchfarm_alert_new gauge\n"
+	                 "# HELP benchfarm_alert_new 1 when this run raised "
+	                 "the alert and it is not ignored, else 0\n");
+	json_array_foreach(alerts, i, a)
+	{
+		add_alert_sample(
+		        b, "benchfarm_alert_new", a,
+		        json_is_true(json_object_get(a, "new")) &&
+		                !json_is_true(json_object_get(a, "ignored")));
+	}
+	bf_buf_addstr(b, "# EOF\n");
+}
+
 static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *result = bf_report_result(r);
@@ -184,8 +242,10 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 	char *md, *cut;
 	int ret;
 
+	bool detect = !strcmp(bf_json_str_or(result, "kind", ""), "detect");
+
 	(void)payload;
-	if ((ret = bf_rep_results(&results, result, err)))
+	if (!detect && (ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = bf_report_markdown_named(result, o->check_name, o->link);
 	cut = bf_rep_cut_markdown(md, GL_NOTE_MAX, true,
@@ -194,7 +254,11 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), cut);
 	free(cut);
 	free(md);
-	add_metrics(bf_report_add_output(r, "metrics.txt"), results);
+	if (detect)
+		add_alert_metrics(bf_report_add_output(r, "metrics.txt"),
+		                  json_object_get(result, "alerts"));
+	else
+		add_metrics(bf_report_add_output(r, "metrics.txt"), results);
 	return 0;
 }
 
@@ -202,6 +266,6 @@ const struct bf_plugin bf_plugin_gitlab = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "gitlab",
 	.summary = "merge-request note and OpenMetrics metrics.txt",
-	.kinds = "compare",
+	.kinds = "compare,detect",
 	.run = gitlab_run,
 };

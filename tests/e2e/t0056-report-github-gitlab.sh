@@ -347,7 +347,47 @@ echo '{"kind": "compare"}' >"$T/nores.json"
 for f in github gitlab; do
 	expect_exit 2 "$f: no results" "$BF" report -f "$f" -i "$T/nores.json"
 	grep_file "$f: the missing field is named" 'no "results" array' "$ERR"
-	expect_exit 2 "$f: a detect result" "$BF" report -f "$f" \
-		-i "$FX/detect.json"
-	grep_file "$f: the kind is named" "not 'detect'" "$ERR"
 done
+
+# A detect result (postsubmit alerts): what a reader of a push pipeline
+# expects on GitHub and GitLab, in the consumers' formats.
+D="$T/detect"
+GITHUB_SHA=feedfacefeedfacefeedfacefeedfacefeedface expect_exit 0 \
+	"detect: report --format github,gitlab" "$BF" report -c "$CFG" \
+	--no-post -f github,gitlab -i "$FX/detect.json" --output-dir "$D"
+jq_check "detect: a failing check on the job's commit, titled by alerts" \
+	'.conclusion == "failure" and .status == "completed" and
+	 .head_sha == "feedfacefeedfacefeedfacefeedfacefeedface" and
+	 .output.title == "1 new regression alert over 40 commits" and
+	 .output.annotations == [] and
+	 (.output.summary | startswith("<!-- benchfarm:report name=perf/pixel -->\n## benchfarm: 1 new alert over 40 commits\n"))' \
+	"$D/github-check.json"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if check_run_valid "$D/github-check.json" "$D/github-check-updates.json" \
+		>"$T/why"; then
+		t_ok "detect: the check run fits GitHub's schema"
+	else
+		sed 's/^/#   /' "$T/why"
+		t_fail "detect: a check run GitHub would refuse"
+	fi
+fi
+if is_commands "$D/github-commands.txt" &&
+	[ "$(wc -l <"$D/github-commands.txt")" -eq 1 ]; then
+	t_ok "detect: one workflow command, for the new regression"
+else
+	t_fail "detect: github-commands.txt"
+fi
+grep_file "detect: it names the series and the commits" \
+	'^::error title=benchfarm%3A micro/alpha value::regressed +14.4%25 between b2854137dc88 and 24d4f7149a14' \
+	"$D/github-commands.txt"
+grep_file "detect: the GitLab note is the alerts' report with its link" \
+	'https://ci.example.com/benchfarm/7' "$D/gitlab-note.md"
+if is_openmetrics "$D/metrics.txt" >"$T/why"; then
+	t_ok "detect: metrics.txt is OpenMetrics text"
+else
+	sed 's/^/#   /' "$T/why"
+	t_fail "detect: metrics.txt is not OpenMetrics text"
+fi
+grep_file "detect: a metric per alert" \
+	'^benchfarm_alert_new{suite="micro",benchmark="alpha",metric="value",unit="ns",direction="regressed",commit="24d4f7149a14b5054e477622e6cefb5f7eeed423"} 1$' \
+	"$D/metrics.txt"

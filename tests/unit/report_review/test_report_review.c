@@ -820,8 +820,10 @@ static void test_review__bad_documents_are_errors(void **state)
 		assert_int_equal(render(&o, p[i], s, &opts, &err), BF_EINVAL);
 		assert_non_null(strstr(err.msg, "no \"results\" array"));
 		bf_err_clear(&err);
-		assert_int_not_equal(render(&o, p[i], det, &opts, &err), 0);
-		assert_non_null(strstr(err.msg, "not 'detect'"));
+		/* a detect result without its alerts is not one */
+		json_object_del(det, "alerts");
+		assert_int_equal(render(&o, p[i], det, &opts, &err), BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"alerts\" array"));
 		bf_err_clear(&err);
 	}
 	json_decref(det);
@@ -1042,6 +1044,105 @@ static void test_gitlab__metrics_rounded_to_the_interval(void **state)
 	json_decref(d);
 }
 
+/*
+ * A detect result (postsubmit alerts) is rendered for GitHub as for a
+ * comparison: a check run (failure on a new regression alert), the
+ * markdown of the alerts, a command per new alert; none for an ignored.
+ */
+static void test_github__detect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("detect"), *c, *a;
+	struct outputs o;
+	char *md;
+
+	(void)state;
+	opts.link = "https://ci.example.com/9";
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_int_equal(o.n, 5);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "failure");
+	assert_string_equal(str(c, "head_sha"),
+	                    "24d4f7149a14b5054e477622e6cefb5f7eeed423");
+	assert_string_equal(str(c, "details_url"), "https://ci.example.com/9");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "1 new regression alert over 40 commits");
+	assert_int_equal(nannotations(c), 0);
+	md = bf_report_markdown_named(d, NULL, NULL);
+	assert_string_equal(str(output_of(c), "summary"), md);
+	assert_string_equal(o.text[1], md);
+	free(md);
+	/* beta's improvement is ignored: no command for it */
+	assert_string_equal(o.text[2],
+	                    "::error title=benchfarm%3A micro/alpha value::"
+	                    "regressed +14.4%25 between b2854137dc88 and "
+	                    "24d4f7149a14 (detector jetpack)\n");
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	assert_string_equal(o.text[4], "[]\n");
+	json_decref(c);
+	outputs_free(&o);
+	/* bisected: the culprit is named; nothing new: a success */
+	a = json_array_get(json_object_get(d, "alerts"), 0);
+	json_object_set_new(
+	        a, "bisect",
+	        json_pack("{s:s}", "culprit",
+	                  "abcdef0123456789abcdef0123456789abcdef01"));
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_non_null(strstr(o.text[2], "; culprit abcdef012345 (detector"));
+	outputs_free(&o);
+	json_object_set_new(a, "new", json_false());
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "success");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "No new alerts over 40 commits");
+	assert_string_equal(o.text[2], "");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* On GitLab: the note of the alerts, and a metric per alert. */
+static void test_gitlab__detect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("detect");
+	struct outputs o;
+	char *md;
+
+	(void)state;
+	opts.link = "https://ci.example.com/9";
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	md = bf_report_markdown_named(d, NULL, "https://ci.example.com/9");
+	assert_string_equal(o.text[0], md);
+	free(md);
+	assert_string_equal(
+	        o.text[1],
+	        "# TYPE benchfarm_alert_change_ratio gauge\n"
+	        "# HELP benchfarm_alert_change_ratio change of the series at "
+	        "the alert (0.1: 10% larger)\n"
+	        "benchfarm_alert_change_ratio{suite=\"micro\",benchmark="
+	        "\"alpha\",metric=\"value\",unit=\"ns\",direction="
+	        "\"regressed\",commit=\"24d4f7149a14b5054e477622e6cefb5f7eeed"
+	        "423\"} 0.144\n"
+	        "benchfarm_alert_change_ratio{suite=\"micro\",benchmark="
+	        "\"beta\",metric=\"value\",unit=\"ns\",direction="
+	        "\"improved\",commit=\"c696b4261618a6d0fd8b1bf88c42b9fe06b7dd6"
+	        "c\"} -0.09616\n"
+	        "# TYPE benchfarm_alert_new gauge\n"
+	        "# HELP benchfarm_alert_new 1 when this run raised the alert "
+	        "and it is not ignored, else 0\n"
+	        "benchfarm_alert_new{suite=\"micro\",benchmark=\"alpha\","
+	        "metric=\"value\",unit=\"ns\",direction=\"regressed\","
+	        "commit=\"24d4f7149a14b5054e477622e6cefb5f7eeed423\"} 1\n"
+	        "benchfarm_alert_new{suite=\"micro\",benchmark=\"beta\","
+	        "metric=\"value\",unit=\"ns\",direction=\"improved\","
+	        "commit=\"c696b4261618a6d0fd8b1bf88c42b9fe06b7dd6c\"} 0\n"
+	        "# EOF\n");
+	outputs_free(&o);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1067,6 +1168,8 @@ int main(void)
 		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__note_capped),
+		cmocka_unit_test(test_github__detect_result),
+		cmocka_unit_test(test_gitlab__detect_result),
 		cmocka_unit_test(test_gitlab__metrics_rounded_to_the_interval),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
 		cmocka_unit_test(test_gitlab__non_numbers_left_out),
