@@ -9,6 +9,10 @@
 # through the devices' transport: strict host keys, the configured key,
 # no shell on our side.
 . "$(dirname "$0")/lib.sh"
+# The CI's and the reporters' variables would change what is rendered.
+unset GITHUB_SHA GITHUB_REF CI_MERGE_REQUEST_IID CHANGE_ID \
+	GERRIT_CHANGE_NUMBER GERRIT_PATCHSET_NUMBER BENCHFARM_PERF_ISSUE \
+	BENCHFARM_PERF_PATCHSET BENCHFARM_GERRIT_COMMENTS
 
 need_sshd
 SSHD_SH="$BF_SRC/ci/sshd.sh"

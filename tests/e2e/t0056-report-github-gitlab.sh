@@ -6,6 +6,10 @@
 # nothing GitLab's line parser would cut. Hostile names stay one command
 # per line.
 . "$(dirname "$0")/lib.sh"
+# The CI's and the reporters' variables would change what is rendered.
+unset GITHUB_SHA GITHUB_REF CI_MERGE_REQUEST_IID CHANGE_ID \
+	GERRIT_CHANGE_NUMBER GERRIT_PATCHSET_NUMBER BENCHFARM_PERF_ISSUE \
+	BENCHFARM_PERF_PATCHSET BENCHFARM_GERRIT_COMMENTS
 
 FX="$BF_SRC/tests/fixtures/report"
 CFG="$FX/golden/benchfarm.yaml"
