@@ -40,6 +40,14 @@
  * the culprit when a bisect found one. Alerts point at no file, so
  * the check has no annotations.
  *
+ * A bisect result (`benchfarm bisect --json`, kind "bisect") likewise:
+ * the check run on the job's commit ($GITHUB_SHA; else the culprit, else
+ * the bad commit), a "failure" when it found the commit of a regression
+ * ("success" for an improvement's, "neutral" when it found none), titled
+ * by its verdict, its summary the bisect's report (the range, the culprit
+ * or candidates and every probe: bf_rep_bisect_markdown); one workflow
+ * command with the culprit.
+ *
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
@@ -588,6 +596,72 @@ static void add_detect_commands(struct bf_buf *b, const json_t *result,
 	}
 }
 
+/* The outputs for a bisect result (see the top). */
+static int github_bisect(struct bf_report *r, const json_t *result,
+                         const struct bf_report_opts *o, struct bf_err *err)
+{
+	const struct bf_host *h = bf_report_host(r);
+	const char *sha = h->getenv ? h->getenv("GITHUB_SHA") : NULL;
+	const char *concl = bf_rep_bisect_conclusion(result);
+	char *md = bf_rep_bisect_markdown(result, o->check_name, NULL);
+	char *raw = bf_rep_bisect_title(result), *t, *sum, *cut;
+	struct bf_buf c = BF_BUF_INIT;
+	json_t *check;
+	int ret;
+
+	if (!sha || !*sha)
+		sha = bf_json_str_or(result, "culprit",
+		                     bf_json_str_or(result, "bad", ""));
+	t = clean_cut(raw, GH_TITLE_MAX - 3, true);
+	sum = bf_rep_cut_markdown(md, GH_SUMMARY_MAX, true,
+	                          "\n…(cut to GitHub's limit for a check run; "
+	                          "the whole result is the job's JSON)\n");
+	check = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:[]}}", "name",
+	                  o->check_name ? o->check_name : "benchfarm",
+	                  "head_sha", sha, "status", "completed", "conclusion",
+	                  concl, "output", "title", t, "summary", sum,
+	                  "annotations");
+	if (check && is_http(o->link) &&
+	    json_object_set_new(check, "details_url", json_string(o->link))) {
+		json_decref(check);
+		check = NULL;
+	}
+	free(t);
+	free(sum);
+	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
+	                      check, "github-check.json", err);
+	if (!ret) {
+		bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), md);
+		if (strcmp(concl, "neutral")) {
+			bf_buf_addf(&c, "::%s title=",
+			            !strcmp(concl, "failure") ? "error"
+			                                      : "notice");
+			add_property(&c, "benchfarm: bisect");
+			bf_buf_addstr(&c, "::");
+			add_data(&c, raw);
+			bf_buf_addch(&c, '\n');
+		}
+		bf_buf_add(bf_report_add_output(r, "github-commands.txt"),
+		           c.buf ? c.buf : "", c.len);
+		free(md);
+		md = bf_rep_bisect_markdown(result, o->check_name, o->link);
+		cut = bf_rep_cut_markdown(
+		        md, GH_COMMENT_MAX, true,
+		        "\n…(cut to GitHub's limit for a comment; the "
+		        "whole report is in the job's step summary)\n");
+		bf_buf_addstr(bf_report_add_output(r, "github-comment.md"),
+		              cut);
+		free(cut);
+		ret = bf_rep_add_json(
+		        bf_report_add_output(r, "github-check-updates.json"),
+		        json_array(), "github-check-updates.json", err);
+	}
+	bf_buf_release(&c);
+	free(raw);
+	free(md);
+	return ret;
+}
+
 /* The outputs for a detect result (see the top). */
 static int github_detect(struct bf_report *r, const json_t *result,
                          const struct bf_report_opts *o, struct bf_err *err)
@@ -656,6 +730,8 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	(void)payload;
 	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
 		return github_detect(r, result, o, err);
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "bisect"))
+		return github_bisect(r, result, o, err);
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = bf_report_markdown_named(result, o->check_name, NULL);
@@ -697,6 +773,6 @@ const struct bf_plugin bf_plugin_github = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "github",
 	.summary = "check-run payload, step summary and workflow commands",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = github_run,
 };

@@ -32,6 +32,11 @@
  * direction and commit (the first commit after the change: one series
  * can have alerts at two commits), ratios to 4 significant digits.
  *
+ * A bisect result (kind "bisect"): the note is the bisect's report
+ * (bf_rep_bisect_markdown), and metrics.txt has benchfarm_bisect_culprits
+ * (1 for a culprit, the number of candidates, 0 for none) labelled by
+ * suite, series, metric and direction.
+ *
  * Metrics whose value is not finite are left out: OpenMetrics allows
  * NaN, GitLab's widget compares strings and would show it as a change.
  *
@@ -234,6 +239,27 @@ static void add_alert_metrics(struct bf_buf *b, const json_t *alerts)
 	bf_buf_addstr(b, "# EOF\n");
 }
 
+static void add_bisect_metrics(struct bf_buf *b, const json_t *result)
+{
+	size_t n = json_is_string(json_object_get(result, "culprit"))
+	                   ? 1
+	                   : json_array_size(
+	                             json_object_get(result, "candidates"));
+
+	bf_buf_addstr(b, "# TYPE benchfarm_bisect_culprits gauge\n"
+	                 "# HELP benchfarm_bisect_culprits commits the bisect "
+	                 "could not tell apart as the change's (1: the "
+	                 "culprit)\nbenchfarm_bisect_culprits{");
+	add_label(b, "suite", bf_json_str_or(result, "benchmark", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "series", bf_json_str_or(result, "series", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "metric", bf_json_str_or(result, "metric", ""));
+	bf_buf_addch(b, ',');
+	add_label(b, "direction", bf_json_str_or(result, "direction", ""));
+	bf_buf_addf(b, "} %zu\n# EOF\n", n);
+}
+
 static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 {
 	const json_t *result = bf_report_result(r);
@@ -243,18 +269,23 @@ static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)
 	int ret;
 
 	bool detect = !strcmp(bf_json_str_or(result, "kind", ""), "detect");
+	bool bisect = !strcmp(bf_json_str_or(result, "kind", ""), "bisect");
 
 	(void)payload;
-	if (!detect && (ret = bf_rep_results(&results, result, err)))
+	if (!detect && !bisect && (ret = bf_rep_results(&results, result, err)))
 		return ret;
-	md = bf_report_markdown_named(result, o->check_name, o->link);
+	md = bisect ? bf_rep_bisect_markdown(result, o->check_name, o->link)
+	            : bf_report_markdown_named(result, o->check_name, o->link);
 	cut = bf_rep_cut_markdown(md, GL_NOTE_MAX, true,
 	                          "\n…(cut to GitLab's limit for a note; the "
 	                          "whole result is the job's JSON)\n");
 	bf_buf_addstr(bf_report_add_output(r, "gitlab-note.md"), cut);
 	free(cut);
 	free(md);
-	if (detect)
+	if (bisect)
+		add_bisect_metrics(bf_report_add_output(r, "metrics.txt"),
+		                   result);
+	else if (detect)
 		add_alert_metrics(bf_report_add_output(r, "metrics.txt"),
 		                  json_object_get(result, "alerts"));
 	else
@@ -266,6 +297,6 @@ const struct bf_plugin bf_plugin_gitlab = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "gitlab",
 	.summary = "merge-request note and OpenMetrics metrics.txt",
-	.kinds = "compare,detect",
+	.kinds = "compare,detect,bisect",
 	.run = gitlab_run,
 };

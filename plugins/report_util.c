@@ -1,5 +1,6 @@
 #include "report_util.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -229,5 +230,217 @@ char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
 	while (open-- > 0)
 		bf_buf_addstr(&b, close);
 	bf_buf_addstr(&b, note);
+	return bf_buf_detach(&b, NULL);
+}
+
+/* ---- bisect results ---- */
+
+static const char *bisect_state(const json_t *result, size_t *n)
+{
+	const json_t *cand = json_object_get(result, "candidates");
+
+	*n = json_array_size(cand);
+	if (json_is_string(json_object_get(result, "culprit")))
+		return "culprit";
+	return *n ? "candidates" : "none";
+}
+
+/* "micro alpha value regressed" (raw). */
+static void add_bisect_series(struct bf_buf *b, const json_t *result)
+{
+	bf_buf_addf(b, "%s %s %s %s", bf_json_str_or(result, "benchmark", "?"),
+	            bf_json_str_or(result, "series", "?"),
+	            bf_json_str_or(result, "metric", "?"),
+	            bf_json_str_or(result, "direction", "?"));
+}
+
+char *bf_rep_bisect_title(const json_t *result)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	size_t n;
+	const char *st = bisect_state(result, &n);
+
+	if (!strcmp(st, "culprit"))
+		bf_buf_addf(&b, "culprit %.12s: ",
+		            bf_json_str_or(result, "culprit", "?"));
+	else if (!strcmp(st, "candidates"))
+		bf_buf_addf(&b, "culprit among %zu commits: ", n);
+	if (strcmp(st, "none"))
+		add_bisect_series(&b, result);
+	else if (json_is_string(json_object_get(result, "direction")))
+		bf_buf_addstr(&b, "no culprit: no commit of the range could be "
+		                  "judged");
+	else
+		bf_buf_addf(&b,
+		            "no culprit: no change between %.12s and %.12s "
+		            "to bisect",
+		            bf_json_str_or(result, "good", "?"),
+		            bf_json_str_or(result, "bad", "?"));
+	return bf_buf_detach(&b, NULL);
+}
+
+const char *bf_rep_bisect_conclusion(const json_t *result)
+{
+	size_t n;
+	const char *dir = bf_json_str_or(result, "direction", "");
+
+	if (!strcmp(bisect_state(result, &n), "none"))
+		return "neutral";
+	if (!strcmp(dir, "regressed"))
+		return "failure";
+	return !strcmp(dir, "improved") ? "success" : "neutral";
+}
+
+/* s with every control character a space. */
+static void add_block_text(struct bf_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		bf_buf_addch(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
+	}
+}
+
+/* A number of a probe's evidence as a percentage, or "?". */
+static void add_probe_pct(struct bf_buf *b, const json_t *s, const char *k)
+{
+	double v = bf_rep_num(s, k);
+
+	if (isfinite(v))
+		bf_buf_addf(b, "%+.1f%%", v * 100);
+	else
+		bf_buf_addch(b, '?');
+}
+
+static void add_bisect_block(struct bf_buf *b, const json_t *result)
+{
+	const json_t *probes = json_object_get(result, "probes"), *p, *c;
+	size_t i, n;
+	const char *st = bisect_state(result, &n);
+
+	bf_buf_addstr(b, "suite:      ");
+	add_block_text(b, bf_json_str_or(result, "benchmark", "?"));
+	bf_buf_addstr(b, "\nseries:     ");
+	add_block_text(b, bf_json_str_or(result, "series", "?"));
+	bf_buf_addch(b, ' ');
+	add_block_text(b, bf_json_str_or(result, "metric", "?"));
+	bf_buf_addstr(b, " (");
+	add_block_text(b, bf_json_str_or(result, "direction", "not confirmed"));
+	bf_buf_addstr(b, ")\ngood:       ");
+	add_block_text(b, bf_json_str_or(result, "good", "?"));
+	bf_buf_addstr(b, "\nbad:        ");
+	add_block_text(b, bf_json_str_or(result, "bad", "?"));
+	bf_buf_addf(b, "\ncommits:    %lld\n",
+	            (long long)json_integer_value(
+	                    json_object_get(result, "commits")));
+	if (!strcmp(st, "culprit")) {
+		bf_buf_addstr(b, "culprit:    ");
+		add_block_text(b, bf_json_str_or(result, "culprit", "?"));
+		bf_buf_addch(b, '\n');
+	} else if (!strcmp(st, "candidates")) {
+		bf_buf_addstr(b, "candidates:");
+		json_array_foreach(json_object_get(result, "candidates"), i, c)
+		{
+			bf_buf_addch(b, ' ');
+			add_block_text(b, json_is_string(c)
+			                          ? json_string_value(c)
+			                          : "?");
+		}
+		bf_buf_addch(b, '\n');
+	} else {
+		bf_buf_addstr(b, "culprit:    none\n");
+	}
+	if (json_array_size(probes))
+		bf_buf_addstr(b, "probes:\n");
+	json_array_foreach(probes, i, p)
+	{
+		const json_t *s = json_object_get(p, "series");
+
+		bf_buf_addstr(b, "  ");
+		add_block_text(b, bf_json_str_or(p, "commit", "?"));
+		bf_buf_addstr(b, "  ");
+		add_block_text(b, bf_json_str_or(p, "verdict", "?"));
+		if (json_is_object(s)) {
+			bf_buf_addch(b, ' ');
+			add_probe_pct(b, s, "effect");
+			bf_buf_addstr(b, " [");
+			add_probe_pct(b, s, "ci_low");
+			bf_buf_addstr(b, ", ");
+			add_probe_pct(b, s, "ci_high");
+			bf_buf_addch(b, ']');
+		}
+		bf_buf_addstr(b, " -> ");
+		add_block_text(b, bf_json_str_or(p, "outcome", "?"));
+		if (json_is_string(json_object_get(p, "reason"))) {
+			bf_buf_addstr(b, " (");
+			add_block_text(b, bf_json_str_or(p, "reason", ""));
+			bf_buf_addch(b, ')');
+		}
+		bf_buf_addch(b, '\n');
+	}
+}
+
+/* The longest run of backticks in s. */
+static size_t longest_backticks(const char *s)
+{
+	size_t best = 0, run = 0;
+
+	for (; *s; s++) {
+		run = *s == '`' ? run + 1 : 0;
+		best = run > best ? run : best;
+	}
+	return best;
+}
+
+char *bf_rep_bisect_markdown(const json_t *result, const char *check_name,
+                             const char *link)
+{
+	struct bf_buf b = BF_BUF_INIT, block = BF_BUF_INIT;
+	const char *name = check_name ? check_name : "benchfarm";
+	size_t n, fence;
+	const char *st = bisect_state(result, &n);
+
+	/* the marker as the markdown report writes it: [A-Za-z0-9._/-] */
+	bf_buf_addstr(&b, "<!-- benchfarm:report name=");
+	for (const char *s = name; *s; s++)
+		bf_buf_addch(&b, (isalnum((unsigned char)*s) &&
+		                  (unsigned char)*s < 0x80) ||
+		                                 *s == '.' || *s == '/' ||
+		                                 *s == '_' ||
+		                                 (*s == '-' && s[1] != '-')
+		                         ? *s
+		                         : '_');
+	bf_buf_addstr(&b, " -->\n## benchfarm bisect: ");
+	if (!strcmp(st, "culprit"))
+		bf_buf_addstr(&b, "culprit found");
+	else if (!strcmp(st, "candidates"))
+		bf_buf_addf(&b, "culprit among %zu commits", n);
+	else
+		bf_buf_addstr(&b, "no culprit");
+	bf_buf_addstr(&b, "\n\n");
+	if (link &&
+	    (!strncmp(link, "https://", 8) || !strncmp(link, "http://", 7))) {
+		bf_buf_addstr(&b, "[Full results](<");
+		for (; *link; link++) {
+			unsigned char c = (unsigned char)*link;
+
+			if (c <= 0x20 || c == 0x7f || strchr("<>\"'`", c))
+				bf_buf_addf(&b, "%%%02X", c);
+			else
+				bf_buf_addch(&b, (char)c);
+		}
+		bf_buf_addstr(&b, ">)\n\n");
+	}
+	add_bisect_block(&block, result);
+	fence = longest_backticks(block.buf) + 1;
+	fence = fence < 3 ? 3 : fence;
+	for (size_t i = 0; i < fence; i++)
+		bf_buf_addch(&b, '`');
+	bf_buf_addstr(&b, "text\n");
+	bf_buf_add(&b, block.buf, block.len);
+	for (size_t i = 0; i < fence; i++)
+		bf_buf_addch(&b, '`');
+	bf_buf_addch(&b, '\n');
+	bf_buf_release(&block);
 	return bf_buf_detach(&b, NULL);
 }

@@ -106,4 +106,31 @@ void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max);
 char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
                           const char *note);
 
+/*
+ * A bisect result (kind "bisect", `benchfarm bisect --json`): its verdict
+ * in one line, raw (the caller escapes): "culprit 0123456789ab: micro
+ * alpha value regressed", "culprit among 3 commits: ...", or "no
+ * culprit: ..." when the change between good and bad was not confirmed.
+ * Caller frees.
+ */
+char *bf_rep_bisect_title(const json_t *result);
+
+/*
+ * The check's conclusion for a bisect: "failure" when it found the
+ * commit (or commits) of a regression, "success" for an improvement's,
+ * "neutral" when it found none.
+ */
+const char *bf_rep_bisect_conclusion(const json_t *result);
+
+/*
+ * The review comment of a bisect: the marker line of check_name (as the
+ * markdown report's), a heading, the link when it is http(s), and the
+ * range, series, culprit or candidates and every probe with its
+ * evidence in a fenced block (longer than any run of backticks in it,
+ * control characters as spaces), so no name from the repository is
+ * markdown or HTML. Caller frees.
+ */
+char *bf_rep_bisect_markdown(const json_t *result, const char *check_name,
+                             const char *link);
+
 #endif /* BF_REPORT_UTIL_H */

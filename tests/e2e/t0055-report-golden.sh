@@ -18,7 +18,7 @@ FX="$BF_SRC/tests/fixtures/report"
 G="$FX/golden"
 CFG="$G/benchfarm.yaml"
 
-for fx in compare-regressed compare-clean compare-infra compare-hostile detect; do
+for fx in compare-regressed compare-clean compare-infra compare-hostile detect bisect; do
 	[ -d "$G/$fx" ] || continue
 	for dir in "$G/$fx"/*/; do
 		fmt=$(basename "$dir")

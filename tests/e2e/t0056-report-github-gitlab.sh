@@ -395,3 +395,35 @@ fi
 grep_file "detect: a metric per alert" \
 	'^benchfarm_alert_new{suite="micro",benchmark="alpha",metric="value",unit="ns",direction="regressed",commit="24d4f7149a14b5054e477622e6cefb5f7eeed423"} 1$' \
 	"$D/metrics.txt"
+
+# A bisect result (benchfarm bisect --json): the culprit, on GitHub and
+# GitLab, in the consumers' formats.
+D="$T/bisect"
+expect_exit 0 "bisect: report --format github,gitlab" "$BF" report \
+	-c "$CFG" --no-post -f github,gitlab -i "$FX/bisect.json" \
+	--output-dir "$D"
+jq_check "bisect: a failing check on the culprit, titled by it" \
+	'.conclusion == "failure" and
+	 .head_sha == "cccccccccccccccccccccccccccccccccccccccc" and
+	 .output.title == "culprit cccccccccccc: micro alpha value regressed"' \
+	"$D/github-check.json"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if check_run_valid "$D/github-check.json" "$D/github-check-updates.json" \
+		>"$T/why"; then
+		t_ok "bisect: the check run fits GitHub's schema"
+	else
+		sed 's/^/#   /' "$T/why"
+		t_fail "bisect: a check run GitHub would refuse"
+	fi
+fi
+is_commands "$D/github-commands.txt" &&
+	t_ok "bisect: github-commands.txt is workflow commands" ||
+	t_fail "bisect: github-commands.txt"
+grep_file "bisect: the note names the culprit" \
+	'^culprit:    cccccccccccccccccccccccccccccccccccccccc$' "$D/gitlab-note.md"
+if is_openmetrics "$D/metrics.txt" >"$T/why"; then
+	t_ok "bisect: metrics.txt is OpenMetrics text"
+else
+	sed 's/^/#   /' "$T/why"
+	t_fail "bisect: metrics.txt is not OpenMetrics text"
+fi

@@ -1143,6 +1143,75 @@ static void test_gitlab__detect_result(void **state)
 	json_decref(d);
 }
 
+/*
+ * A bisect result: the check on the culprit, a failure for a regression's;
+ * names from the repository stay inside a fence longer than any run of
+ * backticks in them, so they are never markdown; candidates and no
+ * culprit are said so.
+ */
+static void test_review__bisect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("bisect"), *c;
+	struct outputs o;
+	const char *fence;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "head_sha"),
+	                    "cccccccccccccccccccccccccccccccccccccccc");
+	assert_string_equal(str(c, "conclusion"), "failure");
+	assert_string_equal(
+	        str(output_of(c), "title"),
+	        "culprit cccccccccccc: micro alpha value regressed");
+	assert_string_equal(str(output_of(c), "summary"), o.text[1]);
+	assert_non_null(strstr(o.text[1], "\n  dddddddddddddddddddddddddddddd"
+	                                  "dddddddddd  skipped -> skip (does "
+	                                  "not build)\n"));
+	assert_string_equal(o.text[2], "::error title=benchfarm%3A bisect::"
+	                               "culprit cccccccccccc: micro alpha "
+	                               "value regressed\n");
+	json_decref(c);
+	outputs_free(&o);
+	/* a hostile series: inside a fence of four, no raw HTML or link */
+	json_object_set_new(d, "series",
+	                    json_string("a```<img src=x>[l](http://e)\x1b"));
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	fence = strstr(o.text[0], "\n````text\n");
+	assert_non_null(fence);
+	assert_non_null(strstr(fence, "\n````\n"));
+	assert_null(strstr(o.text[0], "\x1b"));
+	assert_string_equal(o.text[1] + strlen(o.text[1]) - 6, "# EOF\n");
+	assert_non_null(strstr(o.text[1], "direction=\"regressed\"} 1\n"));
+	outputs_free(&o);
+	/* candidates: a failure among them; none: neutral, no command */
+	json_object_set_new(d, "culprit", json_null());
+	json_object_set_new(d, "candidates", json_pack("[s, s]", "dd", "cc"));
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "head_sha"),
+	                    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	assert_int_equal(strncmp(str(output_of(c), "title"),
+	                         "culprit among 2 commits: ", 25),
+	                 0);
+	assert_non_null(strstr(o.text[1], "\ncandidates: dd cc\n"));
+	json_decref(c);
+	outputs_free(&o);
+	json_object_del(d, "candidates");
+	json_object_del(d, "direction");
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "neutral");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "no culprit: no change between aaaaaaaaaaaa and "
+	                    "bbbbbbbbbbbb to bisect");
+	assert_string_equal(o.text[2], "");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1169,6 +1238,7 @@ int main(void)
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__note_capped),
 		cmocka_unit_test(test_github__detect_result),
+		cmocka_unit_test(test_review__bisect_result),
 		cmocka_unit_test(test_gitlab__detect_result),
 		cmocka_unit_test(test_gitlab__metrics_rounded_to_the_interval),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
