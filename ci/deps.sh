@@ -11,7 +11,7 @@ PKGS="gcc make pkg-config git
 libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
-libxml2-utils chromium uftrace valgrind
+libxml2-utils chromium uftrace valgrind python3-jsonschema
 libclang-rt-14-dev"
 
 missing=

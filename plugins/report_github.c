@@ -13,7 +13,15 @@
  * github-check.json    the body of "create a check run" (POST
  *                      /repos/OWNER/REPO/check-runs): name, head_sha,
  *                      status, conclusion, details_url and output
- *                      {title, summary, annotations}
+ *                      {title, summary, annotations}, with the first 50
+ *                      annotations
+ * github-check-updates.json
+ *                      a JSON array of bodies of "update a check run"
+ *                      (PATCH .../check-runs/ID), {output: {title,
+ *                      summary, annotations}}, one per further 50
+ *                      annotations, which GitHub appends to the run's;
+ *                      [] when the first request holds them all.
+ *                      plugins/ci/github-action sends them in order
  * github-summary.md    for $GITHUB_STEP_SUMMARY: the review comment
  * github-commands.txt  workflow commands (::error, ::warning, ::notice)
  *                      that annotate the run without an API token
@@ -21,6 +29,24 @@
  *                      (report.md, with its marker and link) cut to
  *                      GitHub's limit for a comment, which refuses a
  *                      longer one; plugins/ci/github-action posts it
+ *
+ * A detect result (postsubmit: the alerts of the branch's history, kind
+ * "detect") has the same outputs: the check run on the commit the job
+ * ran for ($GITHUB_SHA; else the newest commit of its first alert), a
+ * "failure" when a new regression alert was raised (one not ignored),
+ * else "success"; its summary and the comment are the markdown report of
+ * the alerts; a workflow command per new alert (::error for a
+ * regression, ::notice for an improvement) naming its commit range and
+ * the culprit when a bisect found one. Alerts point at no file, so
+ * the check has no annotations.
+ *
+ * A bisect result (`benchfarm bisect --json`, kind "bisect") likewise:
+ * the check run on the job's commit ($GITHUB_SHA; else the culprit, else
+ * the bad commit), a "failure" when it found the commit of a regression
+ * ("success" for an improvement's, "neutral" when it found none), titled
+ * by its verdict, its summary the bisect's report (the range, the culprit
+ * or candidates and every probe, as the markdown report renders it); one workflow
+ * command with the culprit.
  *
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
@@ -32,18 +58,22 @@
  *
  * GitHub's limits: output.summary 65535 characters, a comment 65536, an
  * annotation's title 255, 50 annotations a request, a step summary 1 MiB
- * (a bigger one is dropped whole). Longer markdown is cut at a line with a note
+ * (a bigger one is dropped whole). At most GH_ANNOTATIONS_TOTAL
+ * annotations are made (20 requests); when there are more, the check's
+ * summary ends saying how many were left out and that the step summary
+ * has every result. Longer markdown is cut at a line with a note
  * saying so; annotations and commands come regressions first, as GitHub shows
  * only the first ten of each level per step. Commands are escaped as
  * @actions/core escapes them, so no name can start a second command or
  * end a property; other control characters become spaces.
  */
 
-#define GH_TITLE_MAX       255 /* annotation and output title */
-#define GH_SUMMARY_MAX     65535 /* output.summary, in characters */
-#define GH_COMMENT_MAX     65536 /* an issue or PR comment, in characters */
-#define GH_MESSAGE_MAX     4096 /* ours, per annotation */
-#define GH_ANNOTATIONS_MAX 50 /* per request */
+#define GH_TITLE_MAX         255 /* annotation and output title */
+#define GH_SUMMARY_MAX       65535 /* output.summary, in characters */
+#define GH_COMMENT_MAX       65536 /* an issue or PR comment, in characters */
+#define GH_MESSAGE_MAX       4096 /* ours, per annotation */
+#define GH_ANNOTATIONS_MAX   50 /* per request */
+#define GH_ANNOTATIONS_TOTAL 1000 /* in all: 20 requests */
 /* bytes; a bigger step summary is not shown at all */
 #define GH_STEP_SUMMARY_MAX (1024 * 1024)
 
@@ -225,14 +255,17 @@ static json_t *annotation(const json_t *result, const json_t *r, const char *v,
 }
 
 /*
- * Annotations, regressions first, at most GH_ANNOTATIONS_MAX; a result
+ * Annotations, regressions first, at most GH_ANNOTATIONS_TOTAL; a result
  * with no file to point at (no source, config path absolute) has none.
- * NULL when one cannot be made (a text that is not UTF-8).
+ * *left_out counts those past the total. NULL when one cannot be made
+ * (a text that is not UTF-8).
  */
-static json_t *annotations(const json_t *result, const json_t *results)
+static json_t *annotations(const json_t *result, const json_t *results,
+                           size_t *left_out)
 {
 	json_t *arr = json_array();
 
+	*left_out = 0;
 	for (size_t k = 0; k < BF_ARRAY_SIZE(order); k++) {
 		size_t i;
 		json_t *r;
@@ -243,18 +276,34 @@ static json_t *annotations(const json_t *result, const json_t *results)
 			const char *path;
 			long line;
 
-			if (strcmp(v, order[k]) ||
-			    json_array_size(arr) >= GH_ANNOTATIONS_MAX)
+			if (strcmp(v, order[k]))
 				continue;
 			path = bf_rep_source(result, r, &line);
-			if (path && json_array_append_new(
-			                    arr, annotation(result, r, v, path,
-			                                    line))) {
+			if (!path)
+				continue;
+			if (json_array_size(arr) >= GH_ANNOTATIONS_TOTAL) {
+				(*left_out)++;
+				continue;
+			}
+			if (json_array_append_new(
+			            arr,
+			            annotation(result, r, v, path, line))) {
 				json_decref(arr);
 				return NULL;
 			}
 		}
 	}
+	return arr;
+}
+
+/* Annotations from..from+GH_ANNOTATIONS_MAX of all, a new array. */
+static json_t *batch(const json_t *all, size_t from)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = from;
+	     i < json_array_size(all) && i < from + GH_ANNOTATIONS_MAX; i++)
+		json_array_append(arr, json_array_get(all, i));
 	return arr;
 }
 
@@ -393,39 +442,280 @@ static bool is_http(const char *s)
 	return s && (!strncmp(s, "https://", 8) || !strncmp(s, "http://", 7));
 }
 
-/* The check run's body; NULL when a text in it is not UTF-8. */
-static json_t *check_json(const json_t *result, const json_t *results,
-                          const struct bf_report_opts *o, const char *md)
+/*
+ * The check run's body, into *check, and the bodies of its updates with
+ * the annotations past the first 50, into *updates; false when a text in
+ * them is not UTF-8.
+ */
+static bool check_json(json_t **check, json_t **updates, const json_t *result,
+                       const json_t *results, const struct bf_report_opts *o,
+                       const char *md)
 {
-	char *t = title(result, results);
-	char *sum = bf_rep_cut_markdown(
-	        md, GH_SUMMARY_MAX, true,
-	        "\n…(cut to GitHub's limit for a check run; "
-	        "the whole report is in the job's step "
-	        "summary)\n");
-	json_t *check, *output;
-	bool ok = true;
+	char *t = title(result, results), *sum;
+	size_t left_out;
+	json_t *all = annotations(result, results, &left_out), *output;
+	struct bf_buf left = BF_BUF_INIT, b = BF_BUF_INIT;
+	bool ok = all != NULL;
 
-	check = json_pack(
+	if (left_out)
+		bf_buf_addf(&left,
+		            "\n%zu annotation%s left out: GitHub takes 50 a "
+		            "request and benchfarm sends at most %d; the job's "
+		            "step summary has every result.\n",
+		            left_out, left_out == 1 ? "" : "s",
+		            GH_ANNOTATIONS_TOTAL);
+	sum = bf_rep_cut_markdown(md, GH_SUMMARY_MAX - left.len, true,
+	                          "\n…(cut to GitHub's limit for a check run; "
+	                          "the whole report is in the job's step "
+	                          "summary)\n");
+	bf_buf_addstr(&b, sum);
+	bf_buf_add(&b, left.buf, left.len);
+	free(sum);
+	sum = bf_buf_detach(&b, NULL);
+	bf_buf_release(&left);
+	*check = json_pack(
 	        "{s:s, s:s, s:s, s:s}", "name",
 	        o->check_name ? o->check_name : "benchfarm", "head_sha",
 	        bf_json_str_or(json_object_get(result, "patch"), "commit", ""),
 	        "status", "completed", "conclusion",
 	        conclusion(result, results));
-	if (check && is_http(o->link))
-		ok = !json_object_set_new(check, "details_url",
-		                          json_string(o->link));
+	*updates = json_array();
+	if (*check && is_http(o->link))
+		ok &= !json_object_set_new(*check, "details_url",
+		                           json_string(o->link));
 	output = json_pack("{s:s, s:s, s:o}", "title", t, "summary", sum,
-	                   "annotations", annotations(result, results));
+	                   "annotations", all ? batch(all, 0) : NULL);
 	/* takes output, even when check is NULL */
-	ok &= !json_object_set_new(check, "output", output);
-	if (!ok) {
+	ok &= !json_object_set_new(*check, "output", output);
+	for (size_t i = GH_ANNOTATIONS_MAX; ok && i < json_array_size(all);
+	     i += GH_ANNOTATIONS_MAX)
+		ok &= !json_array_append_new(
+		        *updates, json_pack("{s:{s:s, s:s, s:o}}", "output",
+		                            "title", t, "summary", sum,
+		                            "annotations", batch(all, i)));
+	json_decref(all);
+	free(t);
+	free(sum);
+	return ok;
+}
+
+/* An alert raised by this detect and not ignored. */
+static bool fresh(const json_t *a)
+{
+	return json_is_true(json_object_get(a, "new")) &&
+	       !json_is_true(json_object_get(a, "ignored"));
+}
+
+static size_t count_fresh(const json_t *alerts, const char *direction)
+{
+	size_t i, n = 0;
+	json_t *a;
+
+	json_array_foreach(alerts, i, a)
+	{
+		n += fresh(a) &&
+		     !strcmp(bf_json_str_or(a, "direction", ""), direction);
+	}
+	return n;
+}
+
+/* "2 new regression alerts, 1 new improvement alert over 40 commits" */
+static char *detect_title(const json_t *result, const json_t *alerts)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	size_t reg = count_fresh(alerts, "regressed");
+	size_t imp = count_fresh(alerts, "improved");
+
+	if (reg)
+		add_plural(&b, reg, "new regression alert");
+	if (reg && imp)
+		bf_buf_addstr(&b, ", ");
+	if (imp)
+		add_plural(&b, imp, "new improvement alert");
+	if (!reg && !imp)
+		bf_buf_addstr(&b, "No new alerts");
+	bf_buf_addf(&b, " over %lld commits",
+	            (long long)json_integer_value(
+	                    json_object_get(result, "commits")));
+	return bf_buf_detach(&b, NULL);
+}
+
+/* The commit a detect's check goes on (see the top); "" when none. */
+static const char *detect_sha(const json_t *alerts, const struct bf_host *h)
+{
+	const char *sha = h->getenv ? h->getenv("GITHUB_SHA") : NULL;
+
+	if (sha && *sha)
+		return sha;
+	return bf_json_str_or(json_array_get(alerts, 0), "commit_hi", "");
+}
+
+/* One workflow command per new alert, regressions first. */
+static void add_detect_commands(struct bf_buf *b, const json_t *result,
+                                const json_t *alerts)
+{
+	static const char *const dirs[] = { "regressed", "improved" };
+
+	for (size_t k = 0; k < BF_ARRAY_SIZE(dirs); k++) {
+		size_t i;
+		json_t *a;
+
+		json_array_foreach(alerts, i, a)
+		{
+			const json_t *bis = json_object_get(a, "bisect");
+			struct bf_buf t = BF_BUF_INIT, m = BF_BUF_INIT;
+			const char *culprit =
+			        bf_json_str_or(bis, "culprit", NULL);
+			double size = bf_rep_num(a, "size");
+
+			if (!fresh(a) ||
+			    strcmp(bf_json_str_or(a, "direction", ""), dirs[k]))
+				continue;
+			bf_buf_addf(&t, "benchfarm: %s/%s %s",
+			            bf_json_str_or(a, "suite", "?"),
+			            bf_json_str_or(a, "benchmark", "?"),
+			            bf_json_str_or(a, "metric", "?"));
+			bf_buf_addf(&m, "%s", dirs[k]);
+			if (isfinite(size))
+				bf_buf_addf(&m, " %+.1f%%", size * 100);
+			bf_buf_addf(&m, " between %.12s and %.12s",
+			            bf_json_str_or(a, "commit_lo", "?"),
+			            bf_json_str_or(a, "commit_hi", "?"));
+			if (culprit)
+				bf_buf_addf(&m, "; culprit %.12s", culprit);
+			bf_buf_addf(&m, " (detector %s)",
+			            bf_json_str_or(result, "detector", "?"));
+			bf_buf_addf(b, "::%s title=", k ? "notice" : "error");
+			add_property(b, t.buf);
+			bf_buf_addstr(b, "::");
+			add_data(b, m.buf);
+			bf_buf_addch(b, '\n');
+			bf_buf_release(&t);
+			bf_buf_release(&m);
+		}
+	}
+}
+
+/* The outputs for a bisect result (see the top). */
+static int github_bisect(struct bf_report *r, const json_t *result,
+                         const struct bf_report_opts *o, struct bf_err *err)
+{
+	const struct bf_host *h = bf_report_host(r);
+	const char *sha = h->getenv ? h->getenv("GITHUB_SHA") : NULL;
+	const char *concl = bf_rep_bisect_conclusion(result);
+	char *md = bf_report_markdown_named(result, o->check_name, NULL);
+	char *raw = bf_rep_bisect_title(result), *t, *sum, *cut;
+	struct bf_buf c = BF_BUF_INIT;
+	json_t *check;
+	int ret;
+
+	if (!sha || !*sha)
+		sha = bf_json_str_or(result, "culprit",
+		                     bf_json_str_or(result, "bad", ""));
+	t = clean_cut(raw, GH_TITLE_MAX - 3, true);
+	sum = bf_rep_cut_markdown(md, GH_SUMMARY_MAX, true,
+	                          "\n…(cut to GitHub's limit for a check run; "
+	                          "the whole result is the job's JSON)\n");
+	check = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:[]}}", "name",
+	                  o->check_name ? o->check_name : "benchfarm",
+	                  "head_sha", sha, "status", "completed", "conclusion",
+	                  concl, "output", "title", t, "summary", sum,
+	                  "annotations");
+	if (check && is_http(o->link) &&
+	    json_object_set_new(check, "details_url", json_string(o->link))) {
 		json_decref(check);
 		check = NULL;
 	}
 	free(t);
 	free(sum);
-	return check;
+	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
+	                      check, "github-check.json", err);
+	if (!ret) {
+		bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), md);
+		if (strcmp(concl, "neutral")) {
+			bf_buf_addf(&c, "::%s title=",
+			            !strcmp(concl, "failure") ? "error"
+			                                      : "notice");
+			add_property(&c, "benchfarm: bisect");
+			bf_buf_addstr(&c, "::");
+			add_data(&c, raw);
+			bf_buf_addch(&c, '\n');
+		}
+		bf_buf_add(bf_report_add_output(r, "github-commands.txt"),
+		           c.buf ? c.buf : "", c.len);
+		free(md);
+		md = bf_report_markdown_named(result, o->check_name, o->link);
+		cut = bf_rep_cut_markdown(
+		        md, GH_COMMENT_MAX, true,
+		        "\n…(cut to GitHub's limit for a comment; the "
+		        "whole report is in the job's step summary)\n");
+		bf_buf_addstr(bf_report_add_output(r, "github-comment.md"),
+		              cut);
+		free(cut);
+		ret = bf_rep_add_json(
+		        bf_report_add_output(r, "github-check-updates.json"),
+		        json_array(), "github-check-updates.json", err);
+	}
+	bf_buf_release(&c);
+	free(raw);
+	free(md);
+	return ret;
+}
+
+/* The outputs for a detect result (see the top). */
+static int github_detect(struct bf_report *r, const json_t *result,
+                         const struct bf_report_opts *o, struct bf_err *err)
+{
+	const json_t *alerts = json_object_get(result, "alerts");
+	char *md = bf_report_markdown_named(result, o->check_name, NULL);
+	char *t = detect_title(result, alerts), *sum, *cut;
+	json_t *check;
+	int ret;
+
+	sum = bf_rep_cut_markdown(md, GH_SUMMARY_MAX, true,
+	                          "\n…(cut to GitHub's limit for a check run; "
+	                          "the whole report is in the job's step "
+	                          "summary)\n");
+	check = json_pack("{s:s, s:s, s:s, s:s, s:{s:s, s:s, s:[]}}", "name",
+	                  o->check_name ? o->check_name : "benchfarm",
+	                  "head_sha", detect_sha(alerts, bf_report_host(r)),
+	                  "status", "completed", "conclusion",
+	                  count_fresh(alerts, "regressed") ? "failure"
+	                                                   : "success",
+	                  "output", "title", t, "summary", sum, "annotations");
+	if (check && is_http(o->link) &&
+	    json_object_set_new(check, "details_url", json_string(o->link))) {
+		json_decref(check);
+		check = NULL;
+	}
+	free(t);
+	free(sum);
+	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
+	                      check, "github-check.json", err);
+	if (ret) {
+		free(md);
+		return ret;
+	}
+	cut = bf_rep_cut_markdown(
+	        md, GH_STEP_SUMMARY_MAX, false,
+	        "\n…(cut to GitHub's 1 MiB limit for a step "
+	        "summary; the whole result is the job's JSON)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
+	free(cut);
+	free(md);
+	add_detect_commands(bf_report_add_output(r, "github-commands.txt"),
+	                    result, alerts);
+	md = bf_report_markdown_named(result, o->check_name, o->link);
+	cut = bf_rep_cut_markdown(
+	        md, GH_COMMENT_MAX, true,
+	        "\n…(cut to GitHub's limit for a comment; the "
+	        "whole report is in the job's step summary)\n");
+	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
+	free(cut);
+	free(md);
+	return bf_rep_add_json(
+	        bf_report_add_output(r, "github-check-updates.json"),
+	        json_array(), "github-check-updates.json", err);
 }
 
 static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
@@ -433,17 +723,27 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	const json_t *result = bf_report_result(r);
 	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results;
+	json_t *check, *updates;
 	char *md, *cut;
 	int ret;
 
 	(void)payload;
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "detect"))
+		return github_detect(r, result, o, err);
+	if (!strcmp(bf_json_str_or(result, "kind", ""), "bisect"))
+		return github_bisect(r, result, o, err);
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
 	md = bf_report_markdown_named(result, o->check_name, NULL);
+	if (!check_json(&check, &updates, result, results, o, md)) {
+		json_decref(check);
+		json_decref(updates);
+		check = updates = NULL; /* an error naming the file below */
+	}
 	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
-	                      check_json(result, results, o, md),
-	                      "github-check.json", err);
+	                      check, "github-check.json", err);
 	if (ret) {
+		json_decref(updates);
 		free(md);
 		return ret;
 	}
@@ -464,13 +764,15 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
 	free(cut);
 	free(md);
-	return 0;
+	return bf_rep_add_json(
+	        bf_report_add_output(r, "github-check-updates.json"), updates,
+	        "github-check-updates.json", err);
 }
 
 const struct bf_plugin bf_plugin_github = {
 	.abi = BF_PLUGIN_ABI,
 	.name = "github",
 	.summary = "check-run payload, step summary and workflow commands",
-	.kinds = "compare",
+	.kinds = "compare,detect,bisect",
 	.run = github_run,
 };

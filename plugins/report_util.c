@@ -1,5 +1,6 @@
 #include "report_util.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -230,4 +231,62 @@ char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
 		bf_buf_addstr(&b, close);
 	bf_buf_addstr(&b, note);
 	return bf_buf_detach(&b, NULL);
+}
+
+/* ---- bisect results ---- */
+
+static const char *bisect_state(const json_t *result, size_t *n)
+{
+	const json_t *cand = json_object_get(result, "candidates");
+
+	*n = json_array_size(cand);
+	if (json_is_string(json_object_get(result, "culprit")))
+		return "culprit";
+	return *n ? "candidates" : "none";
+}
+
+/* "micro alpha value regressed" (raw). */
+static void add_bisect_series(struct bf_buf *b, const json_t *result)
+{
+	bf_buf_addf(b, "%s %s %s %s", bf_json_str_or(result, "benchmark", "?"),
+	            bf_json_str_or(result, "series", "?"),
+	            bf_json_str_or(result, "metric", "?"),
+	            bf_json_str_or(result, "direction", "?"));
+}
+
+char *bf_rep_bisect_title(const json_t *result)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	size_t n;
+	const char *st = bisect_state(result, &n);
+
+	if (!strcmp(st, "culprit"))
+		bf_buf_addf(&b, "culprit %.12s: ",
+		            bf_json_str_or(result, "culprit", "?"));
+	else if (!strcmp(st, "candidates"))
+		bf_buf_addf(&b, "culprit among %zu commits: ", n);
+	if (strcmp(st, "none"))
+		add_bisect_series(&b, result);
+	else if (json_is_string(json_object_get(result, "direction")))
+		bf_buf_addstr(&b, "no culprit: no commit of the range could be "
+		                  "judged");
+	else
+		bf_buf_addf(&b,
+		            "no culprit: no change between %.12s and %.12s "
+		            "to bisect",
+		            bf_json_str_or(result, "good", "?"),
+		            bf_json_str_or(result, "bad", "?"));
+	return bf_buf_detach(&b, NULL);
+}
+
+const char *bf_rep_bisect_conclusion(const json_t *result)
+{
+	size_t n;
+	const char *dir = bf_json_str_or(result, "direction", "");
+
+	if (!strcmp(bisect_state(result, &n), "none"))
+		return "neutral";
+	if (!strcmp(dir, "regressed"))
+		return "failure";
+	return !strcmp(dir, "improved") ? "success" : "neutral";
 }

@@ -106,4 +106,20 @@ void bf_rep_add_cut(struct bf_buf *b, const char *s, size_t max);
 char *bf_rep_cut_markdown(const char *md, size_t max, bool chars,
                           const char *note);
 
+/*
+ * A bisect result (kind "bisect", `benchfarm bisect --json`): its verdict
+ * in one line, raw (the caller escapes): "culprit 0123456789ab: micro
+ * alpha value regressed", "culprit among 3 commits: ...", or "no
+ * culprit: ..." when the change between good and bad was not confirmed.
+ * Caller frees.
+ */
+char *bf_rep_bisect_title(const json_t *result);
+
+/*
+ * The check's conclusion for a bisect: "failure" when it found the
+ * commit (or commits) of a regression, "success" for an improvement's,
+ * "neutral" when it found none.
+ */
+const char *bf_rep_bisect_conclusion(const json_t *result);
+
 #endif /* BF_REPORT_UTIL_H */

@@ -189,8 +189,9 @@ jq_check "README: it uses the action and installs benchfarm first" \
 	 (map(strings | test("plugins/ci/github-action")) | index(true)) as $u |
 	 (map(strings | test("make .*install")) | index(true)) as $i |
 	 $u != null and $i != null and $i < $u' "$T/ghwf.json"
-jq_check "README: the permissions the comment needs" \
-	'.permissions["pull-requests"] == "write"' "$T/ghwf.json"
+jq_check "README: the permissions the comment and the check run need" \
+	'.permissions["pull-requests"] == "write" and
+	 .permissions.checks == "write"' "$T/ghwf.json"
 yaml_blocks "$CI/gitlab/README.md" "$T/glreadme"
 y2j glci "$T/glreadme.1.yml"
 jq_check "README: .gitlab-ci.yml includes the template and extends the job" \
@@ -271,6 +272,7 @@ benchmarks:
   - {name: micro, command: [sh, bench.sh], format: lines}
 runs: {repeats: 5, warmup: 0}
 checks: {battery_min: 0, suppress: [load, throttle, battery, clocks]}
+review: {link: "https://ci.example.com/pipelines/7"}
 X
 sed 's/^project: .*/project: {repo: ., target_branch: main, build: [sh, -c, "echo ::error::pwned-by-build; exit 1"]}/' \
 	"$R/benchfarm.yaml" >"$R/broken.yaml"
@@ -396,11 +398,23 @@ rc=$?
 	{ cat "$T/log2"; t_fail "comment step without gh: exit $rc"; }
 
 # A stand-in gh: records its arguments; `api ... --jq F` answers with
-# jq F over $T/comments.json (gh's own --jq is gojq, with $ENV too).
+# jq F over $T/comments.json (gh's own --jq is gojq, with $ENV too); a
+# check-run request's --input is kept as $T/gh-check-N.json, N from 1,
+# and its answer is the run's id, 555.
 mkdir -p "$T/fakegh"
 cat >"$T/fakegh/gh" <<X
 #!/bin/sh
 printf '%s\n' "\$*" >>"$T/gh.log"
+case "\$*" in
+*/check-runs*)
+	n=\$(grep -c check-runs "$T/gh.log")
+	while [ \$# -gt 0 ]; do
+		[ "\$1" = --input ] && cp "\$2" "$T/gh-check-\$n.json"
+		shift
+	done
+	echo 555
+	exit 0 ;;
+esac
 if [ "\$1 \$2" = "api --method" ]; then
 	for a in "\$@"; do
 		case \$a in body=@*) cp "\${a#body=@}" "$T/gh-patched.md" ;; esac
@@ -453,6 +467,48 @@ else
 	cat "$T/gh.log"
 	t_fail "gh: update in place (exit $rc)"
 fi
+
+# The check run: created with the first 50 annotations on the PR's head
+# commit, then one PATCH per 50 more. 120 regressions: 3 requests.
+jq '.results = [range(120) as $i | .results[1] |
+	.name = "BM_sort/\($i)" | .source.line = $i + 1]' \
+	"$BF_SRC/tests/fixtures/report/compare-regressed.json" >"$T/120.json"
+"$BF" report -f github -i "$T/120.json" --output-dir "$T/120" 2>/dev/null
+echo '{"report-dir": "'"$T/120"'", "result": "x"}' >"$T/out-compare.json"
+echo '{"token": "", "event": {"pull_request": {"number": 7,
+	"head": {"sha": "feedfacefeedfacefeedfacefeedfacefeedface"}}}}' \
+	>"$T/github.json"
+: >"$T/gh.log"
+PATH="$T/fakegh:$NOGH" gh_step check-run '{}' "$T/log5"
+rc=$?
+if [ $rc -eq 0 ] && [ "$(grep -c check-runs "$T/gh.log")" -eq 3 ] &&
+	grep -q "^api --method POST repos/octo/widgets/check-runs --input .* --jq .id$" "$T/gh.log" &&
+	[ "$(grep -c "^api --method PATCH repos/octo/widgets/check-runs/555 --input " "$T/gh.log")" -eq 2 ]
+then
+	t_ok "check run: one POST, then a PATCH of run 555 per 50 more"
+else
+	sed 's/^/#   /' "$T/gh.log" "$T/log5"
+	t_fail "check run: the requests (exit $rc)"
+fi
+jq_check "check run: on the PR's head commit, the first 50 annotations" \
+	'.head_sha == "feedfacefeedfacefeedfacefeedfacefeedface" and
+	 (.output.annotations | length) == 50' "$T/gh-check-1.json"
+jq -s '[.[0].output.annotations[], .[1].output.annotations[],
+	.[2].output.annotations[]] | [.[].start_line] == [range(1; 121)]' \
+	"$T/gh-check-1.json" "$T/gh-check-2.json" "$T/gh-check-3.json" \
+	>"$T/gh-all" 2>&1
+grep_file "check run: all 120 annotations sent, in order, once each" \
+	'^true$' "$T/gh-all"
+jq_check "check run: skipped when the input is false or without a result" \
+	'[.runs.steps[] | select(.id == "check-run")][0].if |
+	 contains("inputs.check-run == '"'"'true'"'"'") and
+	 contains("steps.compare.outputs.result != '"''"'") and
+	 contains("always()")' "$A"
+PATH="$NOGH" gh_step check-run '{}' "$T/log7"
+rc=$?
+[ $rc -eq 0 ] && grep -q "gh is not installed; no check run" "$T/log7" &&
+	t_ok "check run: no gh, skipped with a notice" ||
+	t_fail "check run without gh: exit $rc"
 
 # The last step: compare's status, unless fail-on-regression is false.
 verdict() {
@@ -604,7 +660,7 @@ X
 	jq_check "gitlab: base is the MR diff base, patch the pipeline commit" \
 		".base.commit == \"$MAIN\" and .patch.commit == \"$PATCH\"" \
 		"$R/benchfarm-report/result.json"
-	for f in report.md metrics.txt junit.xml; do
+	for f in report.md gitlab-note.md metrics.txt junit.xml; do
 		[ -s "$R/benchfarm-report/$f" ] && t_ok "gitlab: $f written" ||
 			t_fail "gitlab: no $f"
 	done
@@ -613,11 +669,13 @@ X
 		 .[0].query.page == "1" and .[1].query.page == "2" and
 		 all(.[]; .private_token == "secret-token")' "$T/requests.jsonl"
 	jq -s -j '.[2].body' "$T/requests.jsonl" >"$T/gl-posted.md"
-	if cmp -s "$T/gl-posted.md" "$R/benchfarm-report/report.md"; then
-		t_ok "gitlab: the note is the markdown report, byte for byte"
+	if cmp -s "$T/gl-posted.md" "$R/benchfarm-report/gitlab-note.md"; then
+		t_ok "gitlab: the note is gitlab-note.md (capped), byte for byte"
 	else
-		t_fail "gitlab: the posted note differs from report.md"
+		t_fail "gitlab: the posted note differs from gitlab-note.md"
 	fi
+	grep_file "gitlab: the note keeps the review.link line" \
+		'https://ci\.example\.com/pipelines/7' "$T/gl-posted.md"
 	: >"$T/requests.jsonl"
 	gl_run "$T/gl2.log" GITLAB_TOKEN=secret-token
 	jq_slurp_check "gitlab: the second run finds the note and PUTs it" \

@@ -9,6 +9,10 @@
 # in which nothing was compared (an empty results list), never says "no
 # regressions".
 . "$(dirname "$0")/lib.sh"
+# The CI's and the reporters' variables would change what is rendered.
+unset GITHUB_SHA GITHUB_REF CI_MERGE_REQUEST_IID CHANGE_ID \
+	GERRIT_CHANGE_NUMBER GERRIT_PATCHSET_NUMBER BENCHFARM_PERF_ISSUE \
+	BENCHFARM_PERF_PATCHSET BENCHFARM_GERRIT_COMMENTS
 
 FX="$BF_SRC/tests/fixtures/report"
 G="$FX/golden"

@@ -6,6 +6,10 @@
 # nothing GitLab's line parser would cut. Hostile names stay one command
 # per line.
 . "$(dirname "$0")/lib.sh"
+# The CI's and the reporters' variables would change what is rendered.
+unset GITHUB_SHA GITHUB_REF CI_MERGE_REQUEST_IID CHANGE_ID \
+	GERRIT_CHANGE_NUMBER GERRIT_PATCHSET_NUMBER BENCHFARM_PERF_ISSUE \
+	BENCHFARM_PERF_PATCHSET BENCHFARM_GERRIT_COMMENTS
 
 FX="$BF_SRC/tests/fixtures/report"
 CFG="$FX/golden/benchfarm.yaml"
@@ -84,7 +88,7 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	expect_exit 0 "$fx: report --format github" "$BF" report -c "$CFG" \
 		--no-post --format github --input "$J" --output-dir "$D"
 	for f in github-check.json github-summary.md github-commands.txt \
-		github-comment.md; do
+		github-comment.md github-check-updates.json; do
 		[ -f "$D/$f" ] && t_ok "$fx: $f written" || t_fail "$fx: no $f"
 	done
 	# The PR comment is the markdown report, byte for byte, when it fits.
@@ -146,8 +150,8 @@ for fx in compare-regressed compare-clean compare-infra compare-hostile; do
 	# GitLab: the note and OpenMetrics metrics.txt.
 	expect_exit 0 "$fx: report --format gitlab" "$BF" report -c "$CFG" \
 		--no-post --format gitlab --input "$J" --output-dir "$D"
-	cmp -s "$D/gitlab-note.md" "$D/github-summary.md" &&
-		t_ok "$fx: the note is the review comment" ||
+	cmp -s "$D/gitlab-note.md" "$D/github-comment.md" &&
+		t_ok "$fx: the note is the review comment, with its link" ||
 		t_fail "$fx: gitlab-note.md differs from the comment"
 	if is_openmetrics "$D/metrics.txt" >"$T/why"; then
 		t_ok "$fx: metrics.txt is OpenMetrics text"
@@ -199,7 +203,7 @@ grep_file "regressed: the error command at the source line" \
 	'^::error file=bench/sort_bench.cc,line=42,title=benchfarm%3A micro/BM_sort/1024 real_time::regressed: +12.3%25 ' \
 	"$D/github-commands.txt"
 grep_file "regressed: GitLab's patch median" \
-	'^benchfarm_patch_median{suite="micro",benchmark="BM_sort/1024",metric="real_time",unit="ns"} 54130$' \
+	'^benchfarm_patch_median{suite="micro",benchmark="BM_sort/1024",metric="real_time",unit="ns"} 54100$' \
 	"$D/metrics.txt"
 grep_file "regressed: and the change" \
 	'^benchfarm_change_ratio{suite="micro",benchmark="BM_sort/1024",metric="real_time",unit="ns"} 0.123$' \
@@ -272,6 +276,60 @@ grep_file "its label is escaped, # made fullwidth" \
 	'^benchfarm_patch_median{suite="micro",benchmark="BM_a＃b \\"q\\" \\\\ x",' \
 	"$T/hash/metrics.txt"
 
+# The check run against GitHub's own request schemas (octokit's OpenAPI
+# description, tests/fixtures/report/github-check-run.schema.json), with
+# python3-jsonschema: 177 annotations, as in a real run that lost 127 of
+# them, go as a check of 50 and three updates of 50, 50 and 27.
+# check_run_valid CREATE [UPDATES]: prints the first error.
+check_run_valid() {
+	python3 - "$FX/github-check-run.schema.json" "$@" <<'X'
+import json, sys
+from jsonschema import Draft4Validator
+s = json.load(open(sys.argv[1]))
+docs = [("create", json.load(open(sys.argv[2])))]
+if len(sys.argv) > 3:
+    docs += [("update", u) for u in json.load(open(sys.argv[3]))]
+for kind, d in docs:
+    for e in Draft4Validator(s[kind]).iter_errors(d):
+        print("%s: %s at %s" % (kind, e.message[:200], list(e.path)))
+        sys.exit(1)
+X
+}
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	jq '.results = [range(177) as $i | .results[1] |
+		.name = "BM_sort/\($i)" | .source.line = $i + 1]' \
+		"$FX/compare-regressed.json" >"$T/177.json"
+	expect_exit 0 "177 regressions" "$BF" report -c "$CFG" --no-post \
+		-f github -i "$T/177.json" --output-dir "$T/177"
+	for fx in compare-regressed compare-clean compare-infra compare-hostile 177; do
+		d=$T/$fx
+		if check_run_valid "$d/github-check.json" \
+			"$d/github-check-updates.json" >"$T/why"; then
+			t_ok "$fx: the check run and its updates fit GitHub's schemas"
+		else
+			sed 's/^/#   /' "$T/why"
+			t_fail "$fx: a check-run payload GitHub would refuse"
+		fi
+	done
+	jq_check "177: 50 annotations in the check run" \
+		'.output.annotations | length == 50' "$T/177/github-check.json"
+	jq_check "177: and 50, 50 and 27 in three updates, in order" \
+		'[.[].output.annotations | length] == [50, 50, 27] and
+		 [.[].output.annotations[0].start_line] == [51, 101, 151]' \
+		"$T/177/github-check-updates.json"
+	jq -s '[.[0].output.annotations[], .[1][].output.annotations[]] |
+		[.[].start_line] == [range(1; 178)]' "$T/177/github-check.json" \
+		"$T/177/github-check-updates.json" >"$T/all"
+	grep_file "177: every annotation is sent, once each" '^true$' "$T/all"
+	jq '.output.annotations += .output.annotations[:1]' \
+		"$T/177/github-check.json" >"$T/51.json"
+	check_run_valid "$T/51.json" >/dev/null &&
+		t_fail "the schema check accepts 51 annotations in a request" ||
+		t_ok "the schema check rejects 51 annotations in a request"
+else
+	echo "ok 950 # skip python3-jsonschema not installed"
+fi
+
 # The grammar checks can fail.
 printf '# TYPE a gauge\na{x="1} 2\n# EOF\n' >"$T/bad1"
 printf '# TYPE a gauge\na{x="1"} NaN\n# EOF\n' >"$T/bad2"
@@ -293,7 +351,80 @@ echo '{"kind": "compare"}' >"$T/nores.json"
 for f in github gitlab; do
 	expect_exit 2 "$f: no results" "$BF" report -f "$f" -i "$T/nores.json"
 	grep_file "$f: the missing field is named" 'no "results" array' "$ERR"
-	expect_exit 2 "$f: a detect result" "$BF" report -f "$f" \
-		-i "$FX/detect.json"
-	grep_file "$f: the kind is named" "not 'detect'" "$ERR"
 done
+
+# A detect result (postsubmit alerts): what a reader of a push pipeline
+# expects on GitHub and GitLab, in the consumers' formats.
+D="$T/detect"
+GITHUB_SHA=feedfacefeedfacefeedfacefeedfacefeedface expect_exit 0 \
+	"detect: report --format github,gitlab" "$BF" report -c "$CFG" \
+	--no-post -f github,gitlab -i "$FX/detect.json" --output-dir "$D"
+jq_check "detect: a failing check on the job's commit, titled by alerts" \
+	'.conclusion == "failure" and .status == "completed" and
+	 .head_sha == "feedfacefeedfacefeedfacefeedfacefeedface" and
+	 .output.title == "1 new regression alert over 40 commits" and
+	 .output.annotations == [] and
+	 (.output.summary | startswith("<!-- benchfarm:report name=perf/pixel -->\n## benchfarm: 1 new alert over 40 commits\n"))' \
+	"$D/github-check.json"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if check_run_valid "$D/github-check.json" "$D/github-check-updates.json" \
+		>"$T/why"; then
+		t_ok "detect: the check run fits GitHub's schema"
+	else
+		sed 's/^/#   /' "$T/why"
+		t_fail "detect: a check run GitHub would refuse"
+	fi
+fi
+if is_commands "$D/github-commands.txt" &&
+	[ "$(wc -l <"$D/github-commands.txt")" -eq 1 ]; then
+	t_ok "detect: one workflow command, for the new regression"
+else
+	t_fail "detect: github-commands.txt"
+fi
+grep_file "detect: it names the series and the commits" \
+	'^::error title=benchfarm%3A micro/alpha value::regressed +14.4%25 between b2854137dc88 and 24d4f7149a14' \
+	"$D/github-commands.txt"
+grep_file "detect: the GitLab note is the alerts' report with its link" \
+	'https://ci.example.com/benchfarm/7' "$D/gitlab-note.md"
+if is_openmetrics "$D/metrics.txt" >"$T/why"; then
+	t_ok "detect: metrics.txt is OpenMetrics text"
+else
+	sed 's/^/#   /' "$T/why"
+	t_fail "detect: metrics.txt is not OpenMetrics text"
+fi
+grep_file "detect: a metric per alert" \
+	'^benchfarm_alert_new{suite="micro",benchmark="alpha",metric="value",unit="ns",direction="regressed",commit="24d4f7149a14b5054e477622e6cefb5f7eeed423"} 1$' \
+	"$D/metrics.txt"
+
+# A bisect result (benchfarm bisect --json): the culprit, on GitHub and
+# GitLab, in the consumers' formats.
+D="$T/bisect"
+expect_exit 0 "bisect: report --format github,gitlab" "$BF" report \
+	-c "$CFG" --no-post -f github,gitlab -i "$FX/bisect.json" \
+	--output-dir "$D"
+jq_check "bisect: a failing check on the culprit, titled by it" \
+	'.conclusion == "failure" and
+	 .head_sha == "1717171717171717171717171717171717171717" and
+	 .output.title == "culprit 171717171717: micro alpha value regressed"' \
+	"$D/github-check.json"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	if check_run_valid "$D/github-check.json" "$D/github-check-updates.json" \
+		>"$T/why"; then
+		t_ok "bisect: the check run fits GitHub's schema"
+	else
+		sed 's/^/#   /' "$T/why"
+		t_fail "bisect: a check run GitHub would refuse"
+	fi
+fi
+is_commands "$D/github-commands.txt" &&
+	t_ok "bisect: github-commands.txt is workflow commands" ||
+	t_fail "bisect: github-commands.txt"
+grep_file "bisect: the note names the culprit" \
+	'^## benchfarm: bisect of micro / alpha value: culprit `171717171717`$' \
+	"$D/gitlab-note.md"
+if is_openmetrics "$D/metrics.txt" >"$T/why"; then
+	t_ok "bisect: metrics.txt is OpenMetrics text"
+else
+	sed 's/^/#   /' "$T/why"
+	t_fail "bisect: metrics.txt is not OpenMetrics text"
+fi

@@ -40,8 +40,8 @@ static json_t *load(const char *name)
 /* Every output of p on d, as NUL-terminated strings, in order. */
 struct outputs {
 	size_t n;
-	char *name[4];
-	char *text[4];
+	char *name[6];
+	char *text[6];
 };
 
 static int render(struct outputs *o, const struct bf_plugin *p, json_t *d,
@@ -54,7 +54,7 @@ static int render(struct outputs *o, const struct bf_plugin *p, json_t *d,
 	memset(o, 0, sizeof(*o));
 	ret = bf_report_render(&r, p, d, opts, host_mock_init(&m), err);
 	if (!ret) {
-		for (o->n = 0; o->n < 4 && bf_report_output(r, o->n); o->n++) {
+		for (o->n = 0; o->n < 6 && bf_report_output(r, o->n); o->n++) {
 			const struct bf_buf *b = bf_report_output(r, o->n);
 
 			o->name[o->n] = strdup(bf_report_output_name(r, o->n));
@@ -155,10 +155,12 @@ static void test_github__outputs_and_check_fields(void **state)
 	opts.check_name = "perf/pixel";
 	opts.link = "https://ci.example.com/7";
 	render_ok(&o, &bf_plugin_github, d, &opts);
-	assert_int_equal(o.n, 4);
+	assert_int_equal(o.n, 5);
 	assert_string_equal(o.name[1], "github-summary.md");
 	assert_string_equal(o.name[2], "github-commands.txt");
 	assert_string_equal(o.name[3], "github-comment.md");
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	assert_string_equal(o.text[4], "[]\n"); /* two annotations: none */
 	/* the comment is report.md: marker, link and all, when it fits */
 	{
 		char *md = bf_report_markdown_named(d, "perf/pixel",
@@ -567,26 +569,39 @@ static void test_github__annotation_paths_stay_in_the_repository(void **state)
 	}
 }
 
-static void test_github__annotations_capped_at_50(void **state)
+/* Document of n improvements, then one regression, all at b.yaml. */
+static json_t *improvements(int n)
 {
-	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	json_t *d = json_pack("{s:s, s:s, s:[]}", "kind", "compare", "config",
 	                      "b.yaml", "results");
-	json_t *res = json_object_get(d, "results"), *c;
-	struct outputs o;
+	json_t *res = json_object_get(d, "results");
 	char name[32];
 
-	(void)state;
-	for (int i = 0; i < 60; i++) {
+	for (int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "i%02d", i);
 		json_array_append_new(
 		        res, json_pack("{s:s, s:s, s:s}", "name", name,
 		                       "verdict", "improved", "metric", "m"));
 	}
-	/* the one regression comes last in the document, first in output */
 	json_array_append_new(res,
 	                      json_pack("{s:s, s:s, s:s}", "name", "reg",
 	                                "verdict", "regressed", "metric", "m"));
+	return d;
+}
+
+/*
+ * GitHub takes 50 annotations a request: the check has the first 50,
+ * regressions first, and github-check-updates.json the rest in PATCH
+ * bodies of 50 each, in order; none is dropped.
+ */
+static void test_github__annotations_in_batches_of_50(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = improvements(176), *c, *u, *out = NULL;
+	struct outputs o;
+	size_t i;
+
+	(void)state;
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
 	assert_int_equal(nannotations(c), 50);
@@ -595,8 +610,69 @@ static void test_github__annotations_capped_at_50(void **state)
 	                    "failure");
 	assert_string_equal(str(annotation(c, 1), "title"), "?/i00 m");
 	assert_string_equal(str(annotation(c, 49), "title"), "?/i48 m");
-	/* the commands are not capped: all 61 */
-	assert_int_equal(count(o.text[2], "\n"), 61);
+	/* 177 annotations: 50 in the check, 50 + 50 + 27 in three updates */
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	u = json_loads(o.text[4], 0, NULL);
+	assert_int_equal(json_array_size(u), 3);
+	json_array_foreach(u, i, out)
+	{
+		const json_t *a;
+
+		assert_int_equal(json_object_size(out), 1); /* output only */
+		out = json_object_get(out, "output");
+		assert_string_equal(str(out, "title"),
+		                    str(output_of(c), "title"));
+		assert_string_equal(str(out, "summary"),
+		                    str(output_of(c), "summary"));
+		a = json_object_get(out, "annotations");
+		assert_int_equal(json_array_size(a), i < 2 ? 50 : 27);
+		assert_string_equal(str(json_array_get(a, 0), "title"),
+		                    i == 0   ? "?/i49 m"
+		                    : i == 1 ? "?/i99 m"
+		                             : "?/i149 m");
+	}
+	assert_string_equal(
+	        str(json_array_get(json_object_get(out, "annotations"), 26),
+	            "title"),
+	        "?/i175 m");
+	/* nothing left out, nothing said about it */
+	assert_null(strstr(str(output_of(c), "summary"), "left out"));
+	/* the commands are not capped: all 177 */
+	assert_int_equal(count(o.text[2], "\n"), 177);
+	json_decref(u);
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* Past 1000 annotations (20 requests) the summary says how many. */
+static void test_github__annotations_left_out_are_counted(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = improvements(1099), *c, *u;
+	const char *sum;
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	u = json_loads(o.text[4], 0, NULL);
+	assert_int_equal(nannotations(c), 50);
+	assert_int_equal(json_array_size(u), 19);
+	assert_string_equal(
+	        str(json_array_get(
+	                    json_object_get(output_of(json_array_get(u, 18)),
+	                                    "annotations"),
+	                    49),
+	            "title"),
+	        "?/i998 m");
+	sum = str(output_of(c), "summary");
+	assert_non_null(strstr(sum, "\n100 annotations left out: GitHub takes "
+	                            "50 a request and benchfarm sends at most "
+	                            "1000; the job's step summary has every "
+	                            "result.\n"));
+	assert_true(utf8_chars(sum) <= 65535);
+	json_decref(u);
 	json_decref(c);
 	outputs_free(&o);
 	json_decref(d);
@@ -744,8 +820,10 @@ static void test_review__bad_documents_are_errors(void **state)
 		assert_int_equal(render(&o, p[i], s, &opts, &err), BF_EINVAL);
 		assert_non_null(strstr(err.msg, "no \"results\" array"));
 		bf_err_clear(&err);
-		assert_int_not_equal(render(&o, p[i], det, &opts, &err), 0);
-		assert_non_null(strstr(err.msg, "not 'detect'"));
+		/* a detect result without its alerts is not one */
+		json_object_del(det, "alerts");
+		assert_int_equal(render(&o, p[i], det, &opts, &err), BF_EINVAL);
+		assert_non_null(strstr(err.msg, "no \"alerts\" array"));
 		bf_err_clear(&err);
 	}
 	json_decref(det);
@@ -806,8 +884,8 @@ static void test_gitlab__note_and_metrics(void **state)
 		"unit=\"ns\"}",
 	};
 	const char *fam[][6] = {
-		{ "patch_median", "median of the patch's runs, in unit",
-		  "1521.5", "54130", "1302000000", "824" },
+		{ "patch_median", "median of the patch's runs, in unit", "1522",
+		  "54100", "1302000000", "824" },
 		{ "base_median", "median of the base's runs, in unit", "1520",
 		  "48200", "1200000000", "800" },
 		{ "change_ratio",
@@ -914,6 +992,226 @@ static void test_gitlab__non_numbers_left_out(void **state)
 	json_decref(d);
 }
 
+/*
+ * GitLab's metrics widget compares values as strings: a value printed to
+ * 15 digits is "changed" on every run. Rounded to what the interval
+ * supports, noise inside it prints the same; without an interval, 4
+ * significant digits.
+ */
+static void test_gitlab__metrics_rounded_to_the_interval(void **state)
+{
+	static const double noisy[] = { 54130, 54131.700000000004, 54110.3,
+		                        54149.99 };
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	struct outputs o;
+	json_t *d;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(noisy); i++) {
+		d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:f, s:f, s:f, "
+		              "s:{s:f}, s:{s:f}}]}",
+		              "kind", "compare", "results", "name", "s",
+		              "metric", "t", "verdict", "regressed", "effect",
+		              noisy[i] / 48200.000000000007 - 1, "ci_low", 0.08,
+		              "ci_high", 0.17, "base", "median",
+		              48200.000000000007, "patch", "median", noisy[i]);
+		render_ok(&o, &bf_plugin_gitlab, d, &opts);
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_patch_median{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 54100\n"));
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_base_median{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 48200\n"));
+		assert_non_null(strstr(o.text[1],
+		                       "\nbenchfarm_change_ratio{suite="
+		                       "\"\",benchmark=\"s\",metric="
+		                       "\"t\",unit=\"\"} 0.123\n"));
+		outputs_free(&o);
+		json_decref(d);
+	}
+	/* no interval (a result of an older version): 4 digits */
+	d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:f, s:{s:f}, s:{s:f}}]}",
+	              "kind", "compare", "results", "name", "s", "metric", "t",
+	              "verdict", "same", "effect", -0.0123456789, "base",
+	              "median", 0.000123456789, "patch", "median", 1234.56789);
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	assert_non_null(strstr(o.text[1], "} 1235\n"));
+	assert_non_null(strstr(o.text[1], "} 0.0001235\n"));
+	assert_non_null(strstr(o.text[1], "} -0.01235\n"));
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/*
+ * A detect result (postsubmit alerts) is rendered for GitHub as for a
+ * comparison: a check run (failure on a new regression alert), the
+ * markdown of the alerts, a command per new alert; none for an ignored.
+ */
+static void test_github__detect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("detect"), *c, *a;
+	struct outputs o;
+	char *md;
+
+	(void)state;
+	opts.link = "https://ci.example.com/9";
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_int_equal(o.n, 5);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "failure");
+	assert_string_equal(str(c, "head_sha"),
+	                    "24d4f7149a14b5054e477622e6cefb5f7eeed423");
+	assert_string_equal(str(c, "details_url"), "https://ci.example.com/9");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "1 new regression alert over 40 commits");
+	assert_int_equal(nannotations(c), 0);
+	md = bf_report_markdown_named(d, NULL, NULL);
+	assert_string_equal(str(output_of(c), "summary"), md);
+	assert_string_equal(o.text[1], md);
+	free(md);
+	/* beta's improvement is ignored: no command for it */
+	assert_string_equal(o.text[2],
+	                    "::error title=benchfarm%3A micro/alpha value::"
+	                    "regressed +14.4%25 between b2854137dc88 and "
+	                    "24d4f7149a14 (detector jetpack)\n");
+	assert_string_equal(o.name[4], "github-check-updates.json");
+	assert_string_equal(o.text[4], "[]\n");
+	json_decref(c);
+	outputs_free(&o);
+	/* bisected: the culprit is named; nothing new: a success */
+	a = json_array_get(json_object_get(d, "alerts"), 0);
+	json_object_set_new(
+	        a, "bisect",
+	        json_pack("{s:s}", "culprit",
+	                  "abcdef0123456789abcdef0123456789abcdef01"));
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_non_null(strstr(o.text[2], "; culprit abcdef012345 (detector"));
+	outputs_free(&o);
+	json_object_set_new(a, "new", json_false());
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "success");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "No new alerts over 40 commits");
+	assert_string_equal(o.text[2], "");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/* On GitLab: the note of the alerts, and a metric per alert. */
+static void test_gitlab__detect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("detect");
+	struct outputs o;
+	char *md;
+
+	(void)state;
+	opts.link = "https://ci.example.com/9";
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	md = bf_report_markdown_named(d, NULL, "https://ci.example.com/9");
+	assert_string_equal(o.text[0], md);
+	free(md);
+	assert_string_equal(
+	        o.text[1],
+	        "# TYPE benchfarm_alert_change_ratio gauge\n"
+	        "# HELP benchfarm_alert_change_ratio change of the series at "
+	        "the alert (0.1: 10% larger)\n"
+	        "benchfarm_alert_change_ratio{suite=\"micro\",benchmark="
+	        "\"alpha\",metric=\"value\",unit=\"ns\",direction="
+	        "\"regressed\",commit=\"24d4f7149a14b5054e477622e6cefb5f7eeed"
+	        "423\"} 0.144\n"
+	        "benchfarm_alert_change_ratio{suite=\"micro\",benchmark="
+	        "\"beta\",metric=\"value\",unit=\"ns\",direction="
+	        "\"improved\",commit=\"c696b4261618a6d0fd8b1bf88c42b9fe06b7dd6"
+	        "c\"} -0.09616\n"
+	        "# TYPE benchfarm_alert_new gauge\n"
+	        "# HELP benchfarm_alert_new 1 when this run raised the alert "
+	        "and it is not ignored, else 0\n"
+	        "benchfarm_alert_new{suite=\"micro\",benchmark=\"alpha\","
+	        "metric=\"value\",unit=\"ns\",direction=\"regressed\","
+	        "commit=\"24d4f7149a14b5054e477622e6cefb5f7eeed423\"} 1\n"
+	        "benchfarm_alert_new{suite=\"micro\",benchmark=\"beta\","
+	        "metric=\"value\",unit=\"ns\",direction=\"improved\","
+	        "commit=\"c696b4261618a6d0fd8b1bf88c42b9fe06b7dd6c\"} 0\n"
+	        "# EOF\n");
+	outputs_free(&o);
+	json_decref(d);
+}
+
+/*
+ * A bisect result: the check on the culprit, a failure for a regression's;
+ * names from the repository stay inside a fence longer than any run of
+ * backticks in them, so they are never markdown; candidates and no
+ * culprit are said so.
+ */
+static void test_review__bisect_result(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = load("bisect"), *c;
+	struct outputs o;
+	const char *fence;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "head_sha"),
+	                    "cccccccccccccccccccccccccccccccccccccccc");
+	assert_string_equal(str(c, "conclusion"), "failure");
+	assert_string_equal(
+	        str(output_of(c), "title"),
+	        "culprit cccccccccccc: micro alpha value regressed");
+	assert_string_equal(str(output_of(c), "summary"), o.text[1]);
+	assert_non_null(strstr(o.text[1], "\n  dddddddddddddddddddddddddddddd"
+	                                  "dddddddddd  skipped -> skip (does "
+	                                  "not build)\n"));
+	assert_string_equal(o.text[2], "::error title=benchfarm%3A bisect::"
+	                               "culprit cccccccccccc: micro alpha "
+	                               "value regressed\n");
+	json_decref(c);
+	outputs_free(&o);
+	/* a hostile series: inside a fence of four, no raw HTML or link */
+	json_object_set_new(d, "series",
+	                    json_string("a```<img src=x>[l](http://e)\x1b"));
+	render_ok(&o, &bf_plugin_gitlab, d, &opts);
+	fence = strstr(o.text[0], "\n````text\n");
+	assert_non_null(fence);
+	assert_non_null(strstr(fence, "\n````\n"));
+	assert_null(strstr(o.text[0], "\x1b"));
+	assert_string_equal(o.text[1] + strlen(o.text[1]) - 6, "# EOF\n");
+	assert_non_null(strstr(o.text[1], "direction=\"regressed\"} 1\n"));
+	outputs_free(&o);
+	/* candidates: a failure among them; none: neutral, no command */
+	json_object_set_new(d, "culprit", json_null());
+	json_object_set_new(d, "candidates", json_pack("[s, s]", "dd", "cc"));
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "head_sha"),
+	                    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	assert_int_equal(strncmp(str(output_of(c), "title"),
+	                         "culprit among 2 commits: ", 25),
+	                 0);
+	assert_non_null(strstr(o.text[1], "\ncandidates: dd cc\n"));
+	json_decref(c);
+	outputs_free(&o);
+	json_object_del(d, "candidates");
+	json_object_del(d, "direction");
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	c = check_of(&o);
+	assert_string_equal(str(c, "conclusion"), "neutral");
+	assert_string_equal(str(output_of(c), "title"),
+	                    "no culprit: no change between aaaaaaaaaaaa and "
+	                    "bbbbbbbbbbbb to bisect");
+	assert_string_equal(o.text[2], "");
+	json_decref(c);
+	outputs_free(&o);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -927,7 +1225,8 @@ int main(void)
 		cmocka_unit_test(test_github__commands_cannot_be_injected),
 		cmocka_unit_test(test_github__long_title_cut),
 		cmocka_unit_test(test_github__no_path_no_annotation),
-		cmocka_unit_test(test_github__annotations_capped_at_50),
+		cmocka_unit_test(test_github__annotations_in_batches_of_50),
+		cmocka_unit_test(test_github__annotations_left_out_are_counted),
 		cmocka_unit_test(test_report_util__repo_paths),
 		cmocka_unit_test(
 		        test_github__annotation_paths_stay_in_the_repository),
@@ -938,6 +1237,10 @@ int main(void)
 		cmocka_unit_test(test_github__text_not_utf8_is_an_error),
 		cmocka_unit_test(test_gitlab__note_and_metrics),
 		cmocka_unit_test(test_gitlab__note_capped),
+		cmocka_unit_test(test_github__detect_result),
+		cmocka_unit_test(test_review__bisect_result),
+		cmocka_unit_test(test_gitlab__detect_result),
+		cmocka_unit_test(test_gitlab__metrics_rounded_to_the_interval),
 		cmocka_unit_test(test_gitlab__labels_escaped_and_nan_left_out),
 		cmocka_unit_test(test_gitlab__non_numbers_left_out),
 	};
