@@ -45,8 +45,8 @@
  * the bad commit), a "failure" when it found the commit of a regression
  * ("success" for an improvement's, "neutral" when it found none), titled
  * by its verdict, its summary the bisect's report (the range, the culprit
- * or candidates and every probe, as the markdown report renders it); one workflow
- * command with the culprit.
+ * or candidates and every probe, as the markdown report renders it); one
+ * workflow command with the culprit.
  *
  * The check's conclusion follows the config's fail_on: a regression is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
