@@ -78,6 +78,52 @@ enum {
 	OPT_BISECT
 };
 
+static long long int_of(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/*
+ * One series: its points, what a step needs, the newest points that
+ * cannot be judged yet and its strongest statistic against the
+ * threshold, so that no step can be told from too little history.
+ */
+static void print_series(const json_t *s)
+{
+	const json_t *best = json_object_get(s, "strongest");
+	bool pval = !strcmp(bf_json_str_or(s, "statistic", ""), "p_value");
+	long long points = int_of(s, "points"), steps = int_of(s, "steps");
+	long long before = int_of(s, "needs_before");
+	long long after = int_of(s, "needs_after");
+	long long unjudged = int_of(s, "unjudged");
+	double thr = json_number_value(json_object_get(s, "threshold"));
+
+	printf("  series %s %s %s (%s is better): %lld point%s, %lld step%s",
+	       bf_json_str_or(s, "suite", "?"),
+	       bf_json_str_or(s, "benchmark", "?"),
+	       bf_json_str_or(s, "metric", "?"),
+	       bf_json_str_or(s, "better", "?"), points, points == 1 ? "" : "s",
+	       steps, steps == 1 ? "" : "s");
+	if (points < before + after) {
+		printf("; too few to judge: a step needs %lld point%s before "
+		       "it and %lld from it on\n",
+		       before, before == 1 ? "" : "s", after);
+		return;
+	}
+	if (json_is_object(best))
+		printf("; strongest %s %.3g at %.12s (an alert needs %s%.3g)",
+		       pval ? "p-value" : "score",
+		       json_number_value(json_object_get(best, "value")),
+		       bf_json_str_or(best, "commit", "?"),
+		       pval ? "at most " : "at least ", thr);
+	if (unjudged)
+		printf("; the newest %lld cannot be judged until %lld more "
+		       "point%s exist%s after them",
+		       unjudged, unjudged, unjudged == 1 ? "" : "s",
+		       unjudged == 1 ? "s" : "");
+	putchar('\n');
+}
+
 static void print_alerts(const json_t *r)
 {
 	const json_t *alerts = json_object_get(r, "alerts");
@@ -85,12 +131,23 @@ static void print_alerts(const json_t *r)
 	size_t i;
 	json_t *a;
 
-	printf("%s over %lld commits, %lld series: %zu step%s\n",
-	       bf_json_str_or(r, "detector", "?"),
+	long long measured = json_integer_value(json_object_get(r, "measured"));
+	long long excluded =
+	        json_integer_value(json_object_get(r, "excluded_series"));
+
+	printf("%s over %lld measured commit%s (of %lld on %s), %lld series: "
+	       "%zu step%s\n",
+	       bf_json_str_or(r, "detector", "?"), measured,
+	       measured == 1 ? "" : "s",
 	       (long long)json_integer_value(json_object_get(r, "commits")),
+	       bf_json_str_or(r, "branch", "?"),
 	       (long long)json_integer_value(json_object_get(r, "series")),
 	       json_array_size(alerts),
 	       json_array_size(alerts) == 1 ? "" : "s");
+	if (excluded)
+		printf("  %lld stored series not judged: their metrics are "
+		       "not in their benchmark's metrics:\n",
+		       excluded);
 	json_array_foreach(alerts, i, a)
 	{
 		double size = json_number_value(json_object_get(a, "size"));
@@ -119,6 +176,8 @@ static void print_alerts(const json_t *r)
 	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
 	                                     bf_json_str_or(a, "commit", "?"),
 	                                     bf_json_str_or(a, "reason", ""));
+	json_array_foreach(json_object_get(r, "series_info"), i, a)
+	        print_series(a);
 }
 
 int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
@@ -254,12 +313,12 @@ static const char alert_usage[] =
         "\n"
         "Triage the alerts 'benchfarm detect' recorded. Alerts whose step "
         "is at\n"
-        "the same commit share a GROUP (that commit's first 13 hex "
-        "digits, as\n"
-        "'group' in the JSON). ack: seen, being handled. ignore: not a "
-        "real\n"
-        "change (noise, infrastructure); its point is left out of later "
-        "fits.\n";
+        "the same commit share a GROUP: a number (the commit's first 13 "
+        "hex\n"
+        "digits read as one), written the same in the table and as "
+        "'group'\n"
+        "in the JSON. ack: seen, being handled. ignore: not a real change\n"
+        "(noise, infrastructure); its point is left out of later fits.\n";
 
 static json_t *alert_json(const struct bf_store_alert *a)
 {
@@ -320,7 +379,7 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 		bf_json_print(arr, stdout);
 		json_decref(arr);
 	} else {
-		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-13s "
+		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-16s "
 		       "%s\n",
 		       "ID", "STATUS", "DIRECTION", "BENCHMARK", "METRIC",
 		       "SIZE", "COMMITS", "CULPRIT", "GROUP", "CLASS");
@@ -328,12 +387,12 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 			const struct bf_store_alert *a = &alerts[i];
 
 			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
-			       "%.12s..%.12s %-12.12s %013llx %s\n",
+			       "%.12s..%.12s %-12.12s %-16lld %s\n",
 			       (long long)a->id, a->status, a->direction,
 			       a->benchmark, a->metric, 100 * a->size,
 			       a->commit_lo, a->commit_hi,
 			       a->culprit ? a->culprit : "-",
-			       (unsigned long long)a->group_id,
+			       (long long)a->group_id,
 			       a->device_class ? a->device_class : "");
 		}
 	}

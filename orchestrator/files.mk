@@ -36,6 +36,7 @@ ORCH_OBJS += orchestrator/ssh_sftp.o
 ORCH_OBJS += orchestrator/history.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
 ORCH_OBJS += orchestrator/detect.o
+ORCH_OBJS += orchestrator/detect_info.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
 ORCH_OBJS += orchestrator/bisect.o
