@@ -111,10 +111,12 @@ static void print_series(const json_t *s)
 		return;
 	}
 	if (json_is_object(best))
-		printf("; strongest %s %.3g at %.12s (an alert needs %s%.3g)",
+		printf("; strongest %s %.3g%s%.12s (an alert needs %s%.3g)",
 		       pval ? "p-value" : "score",
 		       json_number_value(json_object_get(best, "value")),
-		       bf_json_str_or(best, "commit", "?"),
+		       json_is_string(json_object_get(best, "commit")) ? " at "
+		                                                      : "",
+		       bf_json_str_or(best, "commit", ""),
 		       pval ? "at most " : "at least ", thr);
 	if (unjudged)
 		printf("; the newest %lld cannot be judged until %lld more "

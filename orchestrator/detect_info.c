@@ -116,6 +116,10 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
 		strongest = json_pack("{s:s, s:f, s:s}", "statistic",
 		                      pval ? "p_value" : "score", "value",
 		                      best_v, "commit", commits[best]);
+	else if (!pval && points >= before + after)
+		/* fitted everywhere, and no position scored above 0 */
+		strongest = json_pack("{s:s, s:f, s:n}", "statistic", "score",
+		                      "value", 0.0, "commit");
 	/* the newest points have fewer than `after` points from them on */
 	unjudged = points < before + after ? points : after > 0 ? after - 1 : 0;
 	*out = json_pack("{s:I, s:I, s:I, s:I, s:o, s:s, s:f}", "points",
