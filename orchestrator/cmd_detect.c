@@ -115,7 +115,7 @@ static void print_series(const json_t *s)
 		       pval ? "p-value" : "score",
 		       json_number_value(json_object_get(best, "value")),
 		       json_is_string(json_object_get(best, "commit")) ? " at "
-		                                                      : "",
+		                                                       : "",
 		       bf_json_str_or(best, "commit", ""),
 		       pval ? "at most " : "at least ", thr);
 	if (unjudged)

@@ -138,3 +138,37 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where metric = 'extra'
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where metric = 'items_per_second'")
 [ "$n" = 3 ] && t_ok "the listed ones are (3 runs)" ||
 	t_fail "$n samples of items_per_second stored"
+
+# benchfarm history prints a stored series, as detect fits it.
+export BENCHFARM_DB="$T/benchfarm.db"
+expect_exit 0 "history -h" "$BF" history -h
+grep_file "its usage names the selections" "--benchmark GLOB" "$OUT"
+expect_exit 0 "history of one metric, newest 5 points" "$BF" history \
+	-c "$R/listed.yaml" --metric items_per_second --last 5
+grep_file "a heading with the series, its unit, direction and points" \
+	"^tp BM_copy/iterations:20/manual_time items_per_second (/s, higher is better): 5 points" \
+	"$OUT"
+n=$(grep -c "^  [0-9a-f]\{12\} " "$OUT")
+[ "$n" = 5 ] && t_ok "five rows" || t_fail "$n rows"
+grep_file "a row: commit, value, change, subject" \
+	"^  $(short "$(c 24)") *[0-9.e+]* *[-+][0-9.]*% *commit 24$" "$OUT"
+expect_exit 0 "history --json over a range" "$BF" history -c "$R/listed.yaml" \
+	--benchmark 'BM_copy*' --metric items_per_second --range "$(c 11)..$(c 14)" \
+	--json
+cp "$OUT" "$T/h.json"
+jq_check "commits 12, 13 and 14, the drop at 13" \
+	"(.series | length) == 1 and ([.series[0].points[].commit] == [\"$C12\", \"$(c 13)\", \"$(c 14)\"]) and .series[0].points[1].value < 0.81 * .series[0].points[0].value" \
+	"$T/h.json"
+expect_exit 0 "history --suite --metric of the excluded metric" "$BF" history \
+	-c "$R/listed.yaml" --suite tp --metric extra --json
+jq_check "stored before the list: shown, marked as not judged" \
+	'(.series | length) == 1 and .series[0].judged == false and .series[0].better == null and (.series[0].points | length) == 24' \
+	"$OUT"
+expect_exit 0 "history of no series" "$BF" history -c "$R/listed.yaml" \
+	--metric nothing
+grep_file "it says nothing matched" "none of the 4 series stored on device class 'local' over these 24 commits matches" "$ERR"
+expect_exit 2 "history over an unknown range" "$BF" history \
+	-c "$R/listed.yaml" --range nope..main
+grep_file "names the option and the revision" "--range: unknown revision 'nope'" "$ERR"
+expect_exit 2 "history --last 0" "$BF" history -c "$R/listed.yaml" --last 0
+grep_file "names the option" "--last:" "$ERR"
