@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
 
@@ -66,7 +67,10 @@ static double threshold_of(const struct bf_detect_params *p)
 /*
  * The same detector with every position let through (a threshold no
  * statistic misses, no minimum change), so that its strongest statistic
- * shows even when it stays below the real threshold.
+ * shows even when it stays below the real threshold. jetpack and skia
+ * score each position the same either way; perfherder's back window
+ * then stays at its minimum (it grows only while no t passes), so its t
+ * is over that window.
  */
 static void permissive(struct bf_detect_params *q,
                        const struct bf_detect_params *p)
@@ -77,8 +81,37 @@ static void permissive(struct bf_detect_params *q,
 	        p->skia_algo == BF_SKIA_MANNWHITNEYU ? 0.999999 : 1e-30;
 	q->ph_t_threshold = 1e-30;
 	q->ph_min_percent = 0;
-	q->ed_pvalue = 0.999999;
-	q->ed_min_magnitude = 0;
+}
+
+/*
+ * edivisive re-tests every change point against its neighbours, so with
+ * every split let through its p-values say little: when it found none,
+ * the strongest is the best candidate of its split pass.
+ */
+static int edivisive_best(bool *have, double *best_v, size_t *best,
+                          const struct bf_detect_params *p, const double *v,
+                          size_t n, struct bf_err *err)
+{
+	double *x = bf_xcalloc(n + 1, sizeof(*x));
+	size_t *idx = bf_xcalloc(n + 1, sizeof(*idx)), m = 0, at;
+	double pv;
+	int rc;
+
+	for (size_t k = 0; k < n; k++) {
+		if (isnan(v[k]))
+			continue;
+		idx[m] = k;
+		x[m++] = v[k];
+	}
+	rc = bf_detect_edivisive_best(&pv, &at, p, x, m, err);
+	if (!rc && isfinite(pv) && at < m) {
+		*have = true;
+		*best_v = pv;
+		*best = idx[at];
+	}
+	free(x);
+	free(idx);
+	return rc;
 }
 
 int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
@@ -97,7 +130,10 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
 		points += !isnan(v[k]);
 	bf_detect_reach(&before, &after, p);
 	permissive(&q, p);
-	rc = bf_detect_series(&ch, &nch, &q, v, n, err);
+	/* edivisive's own alerts, else its best candidate (see below) */
+	rc = bf_detect_series(&ch, &nch,
+	                      p->detector == BF_DETECT_EDIVISIVE ? p : &q, v, n,
+	                      err);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < nch; i++) {
@@ -112,6 +148,10 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
 		}
 	}
 	free(ch);
+	if (!rc && !have && p->detector == BF_DETECT_EDIVISIVE)
+		rc = edivisive_best(&have, &best_v, &best, p, v, n, err);
+	if (rc)
+		return rc;
 	if (have)
 		strongest = json_pack("{s:s, s:f, s:s}", "statistic",
 		                      pval ? "p_value" : "score", "value",
