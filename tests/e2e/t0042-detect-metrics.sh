@@ -129,6 +129,20 @@ expect_exit 0 "alert list, for people" "$BF" alert list
 grep_file "the group is written as in the JSON ($G)" \
 	"items_per_second .* $G " "$OUT"
 
+# bisect judges the way detect does: the throughput drop is a regression
+# and commit 13 its culprit; a metric the list leaves out is refused.
+expect_exit 0 "bisect the throughput drop" "$BF" bisect -c "$R/listed.yaml" \
+	--good "$(c 10)" --bad "$(c 14)" --benchmark tp \
+	--metric items_per_second --json "$T/b.json"
+jq_check "commit 13, regressed, as detect said" \
+	".culprit == \"$C13\" and .direction == \"regressed\" and .metric == \"items_per_second\"" \
+	"$T/b.json"
+expect_exit 2 "bisect of the excluded metric" "$BF" bisect -c "$R/listed.yaml" \
+	--good "$(c 10)" --bad "$(c 14)" --benchmark tp --metric extra
+grep_file "says the list leaves it out" \
+	"benchmark 'tp' does not measure metric 'extra': its metrics: list leaves it out" \
+	"$ERR"
+
 # A new history recorded with the list does not store "extra" at all.
 export BENCHFARM_DB="$T/listed.db"
 expect_exit 0 "run with the list" "$BF" run -c "$R/listed.yaml"
