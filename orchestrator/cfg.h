@@ -79,7 +79,7 @@ struct bf_cfg_benchmark {
 	enum bf_format format;
 	int timeout_s;
 	struct bf_cfg_metric
-	        *metrics; /* empty: every metric, lower is better */
+	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
 	size_t nmetrics;
 	struct bf_cfg_detector detector; /* name NULL: postsubmit's */
 	int line; /* where the entry starts in the file, for messages */
