@@ -509,7 +509,7 @@ static int scan(struct ctx *c, struct bf_err *err)
 		if (!rc)
 			rc = bf_detect_series_info(
 			        &info, &sp, s->v, (const char(*)[41])c->commits,
-			        c->ncommits, err);
+			        c->ncommits, ch, nch, err);
 		if (rc)
 			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
 		for (size_t k = 0; !rc && k < nch; k++)

@@ -108,11 +108,14 @@ void bf_detect_reach(size_t *before, size_t *after,
  * an alert needs: |score| at least, or a p-value at most) and
  * "strongest" (the strongest statistic at any position, with the
  * commit of its first new point; a score of 0 with a null commit when
- * every position scored 0; null when no position could be fitted). commits[k]
- * names point k. Returns 0 or the detector's error.
+ * every position scored 0; null when no position could be fitted).
+ * commits[k] names point k; found[0..nfound) are the changes the
+ * detector found in v with p (edivisive's strongest is theirs).
+ * Returns 0 or the detector's error.
  */
 int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
                           const double *v, const char (*commits)[41], size_t n,
+                          const struct bf_change *found, size_t nfound,
                           struct bf_err *err);
 
 #endif /* BF_ORCH_DETECT_H */

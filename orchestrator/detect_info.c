@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -116,6 +117,7 @@ static int edivisive_best(bool *have, double *best_v, size_t *best,
 
 int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
                           const double *v, const char (*commits)[41], size_t n,
+                          const struct bf_change *found, size_t nfound,
                           struct bf_err *err)
 {
 	struct bf_detect_params q;
@@ -124,16 +126,20 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
 	bool pval = p_based(p), have = false;
 	double best_v = 0;
 	json_t *strongest = json_null();
-	int rc;
+	int rc = 0;
 
 	for (size_t k = 0; k < n; k++)
 		points += !isnan(v[k]);
 	bf_detect_reach(&before, &after, p);
 	permissive(&q, p);
-	/* edivisive's own alerts, else its best candidate (see below) */
-	rc = bf_detect_series(&ch, &nch,
-	                      p->detector == BF_DETECT_EDIVISIVE ? p : &q, v, n,
-	                      err);
+	/* edivisive: its alerts', else its best candidate (edivisive_best) */
+	if (p->detector == BF_DETECT_EDIVISIVE && nfound) {
+		ch = bf_xcalloc(nfound, sizeof(*ch));
+		memcpy(ch, found, nfound * sizeof(*ch));
+		nch = nfound;
+	} else if (p->detector != BF_DETECT_EDIVISIVE) {
+		rc = bf_detect_series(&ch, &nch, &q, v, n, err);
+	}
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < nch; i++) {

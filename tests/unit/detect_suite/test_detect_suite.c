@@ -588,9 +588,14 @@ static json_t *info_of(const struct bf_detect_params *p, const double *v,
                        size_t n)
 {
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_change *ch = NULL;
+	size_t nch = 0;
 	json_t *j = NULL;
 
-	assert_int_equal(bf_detect_series_info(&j, p, v, ids, n, &err), 0);
+	assert_int_equal(bf_detect_series(&ch, &nch, p, v, n, &err), 0);
+	assert_int_equal(bf_detect_series_info(&j, p, v, ids, n, ch, nch, &err),
+	                 0);
+	free(ch);
 	return j;
 }
 
