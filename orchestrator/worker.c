@@ -225,8 +225,10 @@ static json_t *run_request(const struct bf_worker *w,
 }
 
 /*
- * Every raw sample of one measured run, in one transaction; a metric the
- * benchmark's metrics: list leaves out is not kept (nothing judges it).
+ * Every raw sample of one measured run, in one transaction. The history
+ * (job->record: run, backfill) does not keep a metric the benchmark's
+ * metrics: list leaves out: nothing may judge it. A compare keeps them
+ * all, as its result's samples has them.
  */
 static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
                          const struct bf_samples *s, struct bf_err *err)
@@ -244,8 +246,8 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 		size_t i = n;
 		bool higher;
 
-		if (!bf_cfg_metric_wanted(b, s->v[k].metric, s->v[k].unit,
-		                          &higher))
+		if (job->record && !bf_cfg_metric_wanted(b, s->v[k].metric,
+		                                         s->v[k].unit, &higher))
 			continue;
 		n++;
 		rows[i].run_id = job->run_id;
