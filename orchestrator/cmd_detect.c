@@ -318,8 +318,8 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 
 static const char alert_usage[] =
         "usage: benchfarm alert list [--status open|ack|ignored] [--json]\n"
-        "   or: benchfarm alert ack ID...\n"
-        "   or: benchfarm alert ignore ID...\n"
+        "   or: benchfarm alert ack (ID | --group GROUP)...\n"
+        "   or: benchfarm alert ignore (ID | --group GROUP)...\n"
         "\n"
         "Triage the alerts 'benchfarm detect' recorded. Alerts whose step "
         "is at\n"
@@ -327,8 +327,11 @@ static const char alert_usage[] =
         "hex\n"
         "digits read as one), written the same in the table and as "
         "'group'\n"
-        "in the JSON. ack: seen, being handled. ignore: not a real change\n"
-        "(noise, infrastructure); its point is left out of later fits.\n";
+        "in the JSON; --group GROUP names every alert of it. ack: seen, "
+        "being\n"
+        "handled. ignore: not a real change (noise, infrastructure); its "
+        "point\n"
+        "is left out of later fits. Every alert named changes, or none.\n";
 
 static json_t *alert_json(const struct bf_store_alert *a)
 {
@@ -410,39 +413,99 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 	return BF_EXIT_OK;
 }
 
+/*
+ * The alerts argv[1..argc) name: IDs, and with --group G every alert of
+ * group G. *ids_out (malloc'd) gets them, *n_out how many. Returns 0 or
+ * an exit code (the message printed).
+ */
+static int alert_ids(int64_t **ids_out, size_t *n_out, int argc, char **argv,
+                     struct bf_ctx *ctx)
+{
+	struct bf_store_alert *all = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t *ids = NULL, v;
+	size_t n = 0, alloc = 0, nall = 0;
+	int ret = 0;
+
+	for (int i = 1; i < argc && !ret; i++) {
+		bool group = !strcmp(argv[i], "--group");
+		size_t found = 0;
+
+		if (group && ++i == argc) {
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert",
+			                  "--group needs a GROUP (as 'alert "
+			                  "list' prints it)");
+			break;
+		}
+		if (bf_parse_i64(&v, argv[i], &err)) {
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert", "%s'%s': %s",
+			                  group ? "--group " : "", argv[i],
+			                  err.msg);
+			break;
+		}
+		if (group && !all &&
+		    bf_store_alert_list(&all, &nall, ctx->store, NULL, &err)) {
+			ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s",
+			                  err.msg);
+			break;
+		}
+		for (size_t k = 0; k < (group ? nall : 1); k++) {
+			if (group && all[k].group_id != v)
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 8;
+				ids = bf_xrealloc(ids, alloc * sizeof(*ids));
+			}
+			ids[n++] = group ? all[k].id : v;
+			found++;
+		}
+		if (!found)
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert",
+			                  "--group '%s': no alert is in this "
+			                  "group (no alert was changed)",
+			                  argv[i]);
+	}
+	bf_store_alerts_free(all, nall);
+	if (ret)
+		free(ids);
+	else
+		*ids_out = ids;
+	*n_out = ret ? 0 : n;
+	return ret;
+}
+
 /* ack or ignore every alert named, or none of them (one transaction). */
 static int alert_set(int argc, char **argv, struct bf_ctx *ctx,
                      const char *status)
 {
 	struct bf_err err = BF_ERR_INIT;
-	int64_t *ids;
-	int ret = BF_EXIT_OK;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int ret;
 
 	if (argc < 2 || bf_cmd_wants_help(argc, argv)) {
 		fputs(alert_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? BF_EXIT_USAGE : BF_EXIT_OK;
 	}
-	ids = bf_xcalloc((size_t)argc, sizeof(*ids));
-	for (int i = 1; i < argc && !ret; i++)
-		if (bf_parse_i64(&ids[i], argv[i], &err))
-			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert", "'%s': %s",
-			                  argv[i], err.msg);
-	if (!ret && bf_store_begin(ctx->store, &err))
+	if ((ret = alert_ids(&ids, &n, argc, argv, ctx)))
+		return ret;
+	if (bf_store_begin(ctx->store, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
-	for (int i = 1; i < argc && !ret; i++)
+	for (size_t i = 0; i < n && !ret; i++)
 		if (bf_store_alert_set_status(ctx->store, ids[i], status, &err))
 			ret = bf_cmd_fail(
 			        err.code == BF_EINVAL ||
 			                        err.code == BF_ENOTFOUND
 			                ? BF_EXIT_USAGE
 			                : BF_EXIT_INFRA,
-			        "alert", "'%s': %s%s", argv[i], err.msg,
-			        argc > 2 ? " (no alert was changed)" : "");
+			        "alert", "'%lld': %s%s", (long long)ids[i],
+			        err.msg,
+			        n > 1 ? " (no alert was changed)" : "");
 	if (!ret && bf_store_commit(ctx->store, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
 	if (ret)
 		bf_store_rollback(ctx->store, NULL);
-	for (int i = 1; i < argc && !ret; i++)
+	for (size_t i = 0; i < n && !ret; i++)
 		printf("alert %lld: %s\n", (long long)ids[i], status);
 	free(ids);
 	return ret;

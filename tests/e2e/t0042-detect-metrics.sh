@@ -128,6 +128,15 @@ G=$(jq -r '.[0].group' "$T/al.json")
 expect_exit 0 "alert list, for people" "$BF" alert list
 grep_file "the group is written as in the JSON ($G)" \
 	"items_per_second .* $G " "$OUT"
+# What alert list prints is what alert ack takes.
+expect_exit 2 "ack of a group no alert is in" "$BF" alert ack --group 12345
+grep_file "names the group" "--group '12345': no alert is in this group" "$ERR"
+expect_exit 0 "ack the group as alert list prints it" "$BF" alert ack \
+	--group "$G"
+expect_exit 0 "alert list --json after" "$BF" alert list --json
+jq_check "every alert of group $G is acked" \
+	"[.[] | select(.group == $G)] | length > 0 and all(.[]; .status == \"ack\")" \
+	"$OUT"
 
 # bisect judges the way detect does: the throughput drop is a regression
 # and commit 13 its culprit; a metric the list leaves out is refused.
