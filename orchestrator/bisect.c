@@ -44,14 +44,29 @@ size_t bf_bisect_next(size_t lo, size_t hi, const bool *skipped)
 	return 0;
 }
 
+/*
+ * The benchmark exists, and the metric asked for is one it measures: a
+ * probe's compare drops a metric its metrics: list leaves out, so such
+ * a bisect could never follow it.
+ */
 static int check_bench(const struct bisect *b, struct bf_err *err)
 {
-	for (size_t i = 0; i < b->cfg->nbenchmarks; i++)
-		if (!strcmp(b->cfg->benchmarks[i].name, b->o->bench))
-			return 0;
-	return bf_err_set(err, BF_EINVAL,
-	                  "%s: no benchmark '%s' in 'benchmarks'", b->cfg->path,
-	                  b->o->bench);
+	const struct bf_cfg_benchmark *cb =
+	        bf_cfg_find_benchmark(b->cfg, b->o->bench);
+	bool higher;
+
+	if (!cb)
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s: no benchmark '%s' in 'benchmarks'",
+		                  b->cfg->path, b->o->bench);
+	if (b->o->metric &&
+	    !bf_cfg_metric_wanted(cb, b->o->metric, "", &higher))
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s: benchmark '%s' does not measure metric "
+		                  "'%s': its metrics: list leaves it out (add "
+		                  "it there to measure and bisect it)",
+		                  b->cfg->path, b->o->bench, b->o->metric);
+	return 0;
 }
 
 static int resolve_range(struct bisect *b, struct bf_err *err)

@@ -176,6 +176,25 @@ const struct bf_cfg_benchmark *bf_cfg_find_benchmark(const struct bf_cfg *cfg,
 	return NULL;
 }
 
+bool bf_cfg_metric_wanted(const struct bf_cfg_benchmark *b, const char *metric,
+                          const char *unit, bool *higher)
+{
+	size_t ulen = unit ? strlen(unit) : 0;
+
+	if (!b || !b->nmetrics) {
+		*higher = ulen >= 2 && !strcmp(unit + ulen - 2, "/s");
+		return true;
+	}
+	for (size_t i = 0; i < b->nmetrics; i++) {
+		if (!strcmp(b->metrics[i].name, metric)) {
+			*higher = b->metrics[i].better == BF_BETTER_HIGHER;
+			return true;
+		}
+	}
+	*higher = false;
+	return false;
+}
+
 /* Byte offset of the index-th character (libyaml counts characters). */
 static size_t char_offset(const char *text, size_t len, size_t index)
 {

@@ -79,7 +79,7 @@ struct bf_cfg_benchmark {
 	enum bf_format format;
 	int timeout_s;
 	struct bf_cfg_metric
-	        *metrics; /* empty: every metric, lower is better */
+	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
 	size_t nmetrics;
 	struct bf_cfg_detector detector; /* name NULL: postsubmit's */
 	int line; /* where the entry starts in the file, for messages */
@@ -237,5 +237,18 @@ char *bf_cfg_to_json(const struct bf_cfg *cfg);
 /* The benchmark called name, or NULL. Borrowed. */
 const struct bf_cfg_benchmark *bf_cfg_find_benchmark(const struct bf_cfg *cfg,
                                                      const char *name);
+
+/*
+ * Whether metric METRIC (of unit UNIT) of benchmark b is measured, and
+ * in *higher whether higher values are better: with a metrics: list,
+ * only the metrics it names, in the direction of their better: (lower
+ * by default); without one, every metric, higher-is-better for rates (a
+ * unit ending in "/s", as gbench's *_per_second counters have) and
+ * lower-is-better for the rest. b NULL (a benchmark the config no
+ * longer has, for stored history): as without a list. compare, run,
+ * detect and history all decide with this, so they agree.
+ */
+bool bf_cfg_metric_wanted(const struct bf_cfg_benchmark *b, const char *metric,
+                          const char *unit, bool *higher);
 
 #endif /* BF_CFG_H */

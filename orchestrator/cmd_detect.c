@@ -38,7 +38,15 @@ static const char detect_usage[] =
         "is\n"
         "left out and listed as suppressed; points of ignored alerts are "
         "left\n"
-        "out of the fits.\n"
+        "out of the fits. Only the metrics the config measures are judged "
+        "(a\n"
+        "benchmark's metrics:, else all, rates higher-is-better). Each "
+        "series\n"
+        "gets a line: its points, its strongest score against the "
+        "threshold,\n"
+        "and how many of its newest points cannot be judged yet "
+        "('benchfarm\n"
+        "history' prints the points).\n"
         "\n"
         "    -c, --config FILE      the config\n"
         "        --algorithm NAME   jetpack, skia, perfherder or "
@@ -78,6 +86,54 @@ enum {
 	OPT_BISECT
 };
 
+static long long int_of(const json_t *o, const char *key)
+{
+	return (long long)json_integer_value(json_object_get(o, key));
+}
+
+/*
+ * One series: its points, what a step needs, the newest points that
+ * cannot be judged yet and its strongest statistic against the
+ * threshold, so that no step can be told from too little history.
+ */
+static void print_series(const json_t *s)
+{
+	const json_t *best = json_object_get(s, "strongest");
+	bool pval = !strcmp(bf_json_str_or(s, "statistic", ""), "p_value");
+	long long points = int_of(s, "points"), steps = int_of(s, "steps");
+	long long before = int_of(s, "needs_before");
+	long long after = int_of(s, "needs_after");
+	long long unjudged = int_of(s, "unjudged");
+	double thr = json_number_value(json_object_get(s, "threshold"));
+
+	printf("  series %s %s %s (%s is better): %lld point%s, %lld step%s",
+	       bf_json_str_or(s, "suite", "?"),
+	       bf_json_str_or(s, "benchmark", "?"),
+	       bf_json_str_or(s, "metric", "?"),
+	       bf_json_str_or(s, "better", "?"), points, points == 1 ? "" : "s",
+	       steps, steps == 1 ? "" : "s");
+	if (points < before + after) {
+		printf("; too few to judge: a step needs %lld point%s before "
+		       "it and %lld from it on\n",
+		       before, before == 1 ? "" : "s", after);
+		return;
+	}
+	if (json_is_object(best))
+		printf("; strongest %s %.3g%s%.12s (an alert needs %s%.3g)",
+		       pval ? "p-value" : "score",
+		       json_number_value(json_object_get(best, "value")),
+		       json_is_string(json_object_get(best, "commit")) ? " at "
+		                                                       : "",
+		       bf_json_str_or(best, "commit", ""),
+		       pval ? "at most " : "at least ", thr);
+	if (unjudged)
+		printf("; the newest %lld cannot be judged until %lld more "
+		       "point%s exist%s after them",
+		       unjudged, unjudged, unjudged == 1 ? "" : "s",
+		       unjudged == 1 ? "s" : "");
+	putchar('\n');
+}
+
 static void print_alerts(const json_t *r)
 {
 	const json_t *alerts = json_object_get(r, "alerts");
@@ -85,12 +141,23 @@ static void print_alerts(const json_t *r)
 	size_t i;
 	json_t *a;
 
-	printf("%s over %lld commits, %lld series: %zu step%s\n",
-	       bf_json_str_or(r, "detector", "?"),
+	long long measured = json_integer_value(json_object_get(r, "measured"));
+	long long excluded =
+	        json_integer_value(json_object_get(r, "excluded_series"));
+
+	printf("%s over %lld measured commit%s (of %lld on %s), %lld series: "
+	       "%zu step%s\n",
+	       bf_json_str_or(r, "detector", "?"), measured,
+	       measured == 1 ? "" : "s",
 	       (long long)json_integer_value(json_object_get(r, "commits")),
+	       bf_json_str_or(r, "branch", "?"),
 	       (long long)json_integer_value(json_object_get(r, "series")),
 	       json_array_size(alerts),
 	       json_array_size(alerts) == 1 ? "" : "s");
+	if (excluded)
+		printf("  %lld stored series not judged: their metrics are "
+		       "not in their benchmark's metrics:\n",
+		       excluded);
 	json_array_foreach(alerts, i, a)
 	{
 		double size = json_number_value(json_object_get(a, "size"));
@@ -119,6 +186,8 @@ static void print_alerts(const json_t *r)
 	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
 	                                     bf_json_str_or(a, "commit", "?"),
 	                                     bf_json_str_or(a, "reason", ""));
+	json_array_foreach(json_object_get(r, "series_info"), i, a)
+	        print_series(a);
 }
 
 int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
@@ -249,17 +318,20 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 
 static const char alert_usage[] =
         "usage: benchfarm alert list [--status open|ack|ignored] [--json]\n"
-        "   or: benchfarm alert ack ID...\n"
-        "   or: benchfarm alert ignore ID...\n"
+        "   or: benchfarm alert ack (ID | --group GROUP)...\n"
+        "   or: benchfarm alert ignore (ID | --group GROUP)...\n"
         "\n"
         "Triage the alerts 'benchfarm detect' recorded. Alerts whose step "
         "is at\n"
-        "the same commit share a GROUP (that commit's first 13 hex "
-        "digits, as\n"
-        "'group' in the JSON). ack: seen, being handled. ignore: not a "
-        "real\n"
-        "change (noise, infrastructure); its point is left out of later "
-        "fits.\n";
+        "the same commit share a GROUP: a number (the commit's first 13 "
+        "hex\n"
+        "digits read as one), written the same in the table and as "
+        "'group'\n"
+        "in the JSON; --group GROUP names every alert of it. ack: seen, "
+        "being\n"
+        "handled. ignore: not a real change (noise, infrastructure); its "
+        "point\n"
+        "is left out of later fits. Every alert named changes, or none.\n";
 
 static json_t *alert_json(const struct bf_store_alert *a)
 {
@@ -320,7 +392,7 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 		bf_json_print(arr, stdout);
 		json_decref(arr);
 	} else {
-		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-13s "
+		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-16s "
 		       "%s\n",
 		       "ID", "STATUS", "DIRECTION", "BENCHMARK", "METRIC",
 		       "SIZE", "COMMITS", "CULPRIT", "GROUP", "CLASS");
@@ -328,12 +400,12 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 			const struct bf_store_alert *a = &alerts[i];
 
 			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
-			       "%.12s..%.12s %-12.12s %013llx %s\n",
+			       "%.12s..%.12s %-12.12s %-16lld %s\n",
 			       (long long)a->id, a->status, a->direction,
 			       a->benchmark, a->metric, 100 * a->size,
 			       a->commit_lo, a->commit_hi,
 			       a->culprit ? a->culprit : "-",
-			       (unsigned long long)a->group_id,
+			       (long long)a->group_id,
 			       a->device_class ? a->device_class : "");
 		}
 	}
@@ -341,39 +413,99 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 	return BF_EXIT_OK;
 }
 
+/*
+ * The alerts argv[1..argc) name: IDs, and with --group G every alert of
+ * group G. *ids_out (malloc'd) gets them, *n_out how many. Returns 0 or
+ * an exit code (the message printed).
+ */
+static int alert_ids(int64_t **ids_out, size_t *n_out, int argc, char **argv,
+                     struct bf_ctx *ctx)
+{
+	struct bf_store_alert *all = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t *ids = NULL, v;
+	size_t n = 0, alloc = 0, nall = 0;
+	int ret = 0;
+
+	for (int i = 1; i < argc && !ret; i++) {
+		bool group = !strcmp(argv[i], "--group");
+		size_t found = 0;
+
+		if (group && ++i == argc) {
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert",
+			                  "--group needs a GROUP (as 'alert "
+			                  "list' prints it)");
+			break;
+		}
+		if (bf_parse_i64(&v, argv[i], &err)) {
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert", "%s'%s': %s",
+			                  group ? "--group " : "", argv[i],
+			                  err.msg);
+			break;
+		}
+		if (group && !all &&
+		    bf_store_alert_list(&all, &nall, ctx->store, NULL, &err)) {
+			ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s",
+			                  err.msg);
+			break;
+		}
+		for (size_t k = 0; k < (group ? nall : 1); k++) {
+			if (group && all[k].group_id != v)
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? 2 * alloc : 8;
+				ids = bf_xrealloc(ids, alloc * sizeof(*ids));
+			}
+			ids[n++] = group ? all[k].id : v;
+			found++;
+		}
+		if (!found)
+			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert",
+			                  "--group '%s': no alert is in this "
+			                  "group (no alert was changed)",
+			                  argv[i]);
+	}
+	bf_store_alerts_free(all, nall);
+	if (ret)
+		free(ids);
+	else
+		*ids_out = ids;
+	*n_out = ret ? 0 : n;
+	return ret;
+}
+
 /* ack or ignore every alert named, or none of them (one transaction). */
 static int alert_set(int argc, char **argv, struct bf_ctx *ctx,
                      const char *status)
 {
 	struct bf_err err = BF_ERR_INIT;
-	int64_t *ids;
-	int ret = BF_EXIT_OK;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	int ret;
 
 	if (argc < 2 || bf_cmd_wants_help(argc, argv)) {
 		fputs(alert_usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? BF_EXIT_USAGE : BF_EXIT_OK;
 	}
-	ids = bf_xcalloc((size_t)argc, sizeof(*ids));
-	for (int i = 1; i < argc && !ret; i++)
-		if (bf_parse_i64(&ids[i], argv[i], &err))
-			ret = bf_cmd_fail(BF_EXIT_USAGE, "alert", "'%s': %s",
-			                  argv[i], err.msg);
-	if (!ret && bf_store_begin(ctx->store, &err))
+	if ((ret = alert_ids(&ids, &n, argc, argv, ctx)))
+		return ret;
+	if (bf_store_begin(ctx->store, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
-	for (int i = 1; i < argc && !ret; i++)
+	for (size_t i = 0; i < n && !ret; i++)
 		if (bf_store_alert_set_status(ctx->store, ids[i], status, &err))
 			ret = bf_cmd_fail(
 			        err.code == BF_EINVAL ||
 			                        err.code == BF_ENOTFOUND
 			                ? BF_EXIT_USAGE
 			                : BF_EXIT_INFRA,
-			        "alert", "'%s': %s%s", argv[i], err.msg,
-			        argc > 2 ? " (no alert was changed)" : "");
+			        "alert", "'%lld': %s%s", (long long)ids[i],
+			        err.msg,
+			        n > 1 ? " (no alert was changed)" : "");
 	if (!ret && bf_store_commit(ctx->store, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "alert", "%s", err.msg);
 	if (ret)
 		bf_store_rollback(ctx->store, NULL);
-	for (int i = 1; i < argc && !ret; i++)
+	for (size_t i = 0; i < n && !ret; i++)
 		printf("alert %lld: %s\n", (long long)ids[i], status);
 	free(ids);
 	return ret;

@@ -19,6 +19,8 @@ const struct bf_cmd bf_commands[] = {
 	  "measure every first-parent commit of a range" },
 	{ "detect", cmd_detect, BF_CMD_NEEDS_DB,
 	  "find steps in the recorded history" },
+	{ "history", cmd_history, BF_CMD_NEEDS_DB,
+	  "print the recorded series of the history" },
 	{ "bisect", cmd_bisect, BF_CMD_NEEDS_DB,
 	  "narrow a step to the commit that caused it" },
 	{ "alert", cmd_alert, BF_CMD_NEEDS_DB, "list and triage alerts" },

@@ -52,26 +52,11 @@ static void values_push(struct bf_values *v, double x)
 	v->v[v->n++] = x;
 }
 
-/*
- * Which metrics count, and their direction: the config's list when it
- * has one, else every metric, higher-is-better for rates ("/s").
- */
+/* Which metrics count, and their direction (the config's rule). */
 static bool metric_wanted(const struct bf_cfg_benchmark *b,
                           const struct bf_sample *x, bool *higher)
 {
-	size_t ulen = strlen(x->unit);
-
-	if (!b->nmetrics) {
-		*higher = ulen >= 2 && !strcmp(x->unit + ulen - 2, "/s");
-		return true;
-	}
-	for (size_t i = 0; i < b->nmetrics; i++) {
-		if (!strcmp(b->metrics[i].name, x->metric)) {
-			*higher = b->metrics[i].better == BF_BETTER_HIGHER;
-			return true;
-		}
-	}
-	return false;
+	return bf_cfg_metric_wanted(b, x->metric, x->unit, higher);
 }
 
 static size_t series_hash(int bench, const char *name, const char *metric)

@@ -191,21 +191,15 @@ void bf_detect_suite_spikes(bool *out, double *const *series, size_t nseries,
 	free(sigma);
 }
 
-/* Whether the config says higher is better for this metric. */
-static bool higher_is_better(const struct bf_cfg *cfg, const char *suite,
-                             const char *metric)
+/* Whether higher is better for s (the config's rule, as compare's). */
+static bool higher_is_better(const struct bf_cfg *cfg,
+                             const struct bf_hist_series *s)
 {
-	for (size_t b = 0; b < cfg->nbenchmarks; b++) {
-		const struct bf_cfg_benchmark *cb = &cfg->benchmarks[b];
+	bool higher;
 
-		if (strcmp(cb->name, suite))
-			continue;
-		for (size_t m = 0; m < cb->nmetrics; m++)
-			if (!strcmp(cb->metrics[m].name, metric))
-				return cb->metrics[m].better ==
-				       BF_BETTER_HIGHER;
-	}
-	return false;
+	bf_cfg_metric_wanted(bf_cfg_find_benchmark(cfg, s->suite), s->metric,
+	                     s->unit, &higher);
+	return higher;
 }
 
 struct ctx {
@@ -218,8 +212,11 @@ struct ctx {
 	struct bf_history h;
 	bool *suppressed;
 	json_t *alerts, *suppressed_json;
+	json_t *series_json; /* per series: points, strongest statistic */
 	struct bf_store_alert *known; /* every stored alert */
 	size_t nknown;
+	size_t excluded; /* stored series of metrics the config leaves out */
+	size_t measured; /* commits of the history with a point */
 };
 
 static size_t commit_index(const struct ctx *c, const char *id)
@@ -395,7 +392,7 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
                          const struct bf_change *ch, struct bf_err *err)
 {
 	long lo = neighbour(s->v, c->ncommits, ch->index, -1);
-	bool hib = higher_is_better(c->cfg, s->suite, s->metric);
+	bool hib = higher_is_better(c->cfg, s);
 	bool worse = hib ? ch->direction < 0 : ch->direction > 0;
 	struct bf_store_alert a;
 	json_t *detail, *j;
@@ -456,6 +453,23 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	return rc;
 }
 
+/* The series' line of the result: its name, then bf_detect_series_info. */
+static void add_series_info(struct ctx *c, const struct bf_hist_series *s,
+                            const struct bf_detect_params *p, json_t *info,
+                            size_t nsteps)
+{
+	json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I}", "suite",
+	                      s->suite, "benchmark", s->benchmark, "metric",
+	                      s->metric, "unit", s->unit, "better",
+	                      higher_is_better(c->cfg, s) ? "higher" : "lower",
+	                      "detector", bf_detector_name(p->detector),
+	                      "steps", (json_int_t)nsteps);
+
+	json_object_update(j, info);
+	json_decref(info);
+	json_array_append_new(c->series_json, j);
+}
+
 static int scan(struct ctx *c, struct bf_err *err)
 {
 	double **vs = bf_xcalloc(c->h.n + 1, sizeof(*vs));
@@ -486,28 +500,41 @@ static int scan(struct ctx *c, struct bf_err *err)
 		size_t nch = 0;
 
 		struct bf_detect_params sp;
+		json_t *info = NULL;
 
 		rc = bf_detect_params_for_series(
 		        &sp, c->cfg, s->suite, s->metric, c->o->algorithm, err);
 		if (!rc)
 			rc = bf_detect_series(&ch, &nch, &sp, s->v, c->ncommits,
 			                      err);
+		if (!rc)
+			rc = bf_detect_series_info(
+			        &info, &sp, s->v, (const char(*)[41])c->commits,
+			        c->ncommits, ch, nch, err);
 		if (rc)
 			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
 		for (size_t k = 0; !rc && k < nch; k++)
 			rc = report_change(c, s, &sp, &ch[k], err);
+		if (!rc)
+			add_series_info(c, s, &sp, info, nch);
+		else
+			json_decref(info);
 		free(ch);
 	}
 	return rc;
+}
+
+/* The history's tip: project.target_branch, else HEAD. */
+static const char *tip_of(const struct bf_cfg *cfg)
+{
+	return cfg->project.target_branch ? cfg->project.target_branch : "HEAD";
 }
 
 static int load(struct ctx *c, struct bf_err *err)
 {
 	char *dir = bf_fs_dirname(c->cfg->path);
 	char *path = bf_fs_join(dir, c->cfg->project.repo);
-	const char *tip = c->cfg->project.target_branch
-	                          ? c->cfg->project.target_branch
-	                          : "HEAD";
+	const char *tip = tip_of(c->cfg);
 	struct bf_gitrepo *repo = NULL;
 	char **ids = NULL;
 	int rc = bf_gitrepo_open(&repo, path, err);
@@ -521,6 +548,15 @@ static int load(struct ctx *c, struct bf_err *err)
 			ids[i] = c->commits[i];
 		rc = bf_history_load(&c->h, c->store, c->klass, ids,
 		                     c->ncommits, err);
+	}
+	if (!rc)
+		c->excluded = bf_history_drop_excluded(&c->h, c->cfg);
+	for (size_t k = 0; !rc && k < c->ncommits; k++) {
+		bool any = false;
+
+		for (size_t i = 0; !any && i < c->h.n; i++)
+			any = !isnan(c->h.series[i].v[k]);
+		c->measured += any;
 	}
 	if (!rc)
 		rc = bf_store_alert_list(&c->known, &c->nknown, c->store, NULL,
@@ -552,6 +588,7 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	c.klass = o->device_class ? o->device_class : cfg->devices.pool;
 	c.alerts = json_array();
 	c.suppressed_json = json_array();
+	c.series_json = json_array();
 	rc = bf_detect_params_from_cfg(&p, cfg, o->algorithm, err);
 	if (!rc)
 		rc = load(&c, err);
@@ -561,13 +598,18 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	}
 	if (!rc)
 		*result_out = json_pack(
-		        "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:o, s:o}",
+		        "{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, "
+		        "s:o, s:o}",
 		        "benchfarm", BF_VERSION, "kind", "detect", "started",
 		        started, "detector", bf_detector_name(p.detector),
-		        "device_class", c.klass, "commits",
-		        (json_int_t)c.ncommits, "series", (json_int_t)c.h.n,
-		        "alerts", json_incref(c.alerts), "suppressed",
-		        json_incref(c.suppressed_json));
+		        "device_class", c.klass, "branch", tip_of(cfg),
+		        "commits", (json_int_t)c.ncommits, "measured",
+		        (json_int_t)c.measured, "series", (json_int_t)c.h.n,
+		        "excluded_series", (json_int_t)c.excluded, "alerts",
+		        json_incref(c.alerts), "suppressed",
+		        json_incref(c.suppressed_json), "series_info",
+		        json_incref(c.series_json));
+	json_decref(c.series_json);
 	json_decref(c.alerts);
 	json_decref(c.suppressed_json);
 	free(c.suppressed);

@@ -88,4 +88,34 @@ int bf_detect_params_for_series(struct bf_detect_params *p,
 void bf_detect_suite_spikes(bool *out, double *const *series, size_t nseries,
                             size_t npoints, double share);
 
+/*
+ * What detector p needs around a step (detect_info.c): *before points
+ * before it and *after from its first new point on (jetpack WIDTH and
+ * WIDTH, skia its radius and the rest of its window, perfherder its
+ * minimum back window and its fore window, edivisive 1 and 1).
+ */
+void bf_detect_reach(size_t *before, size_t *after,
+                     const struct bf_detect_params *p);
+
+/*
+ * Why a series has the steps it has, for people: *out (new reference)
+ * gets "points" (values that are not NaN in v[0..n)), "needs_before"
+ * and "needs_after" (bf_detect_reach), "unjudged" (how many of the
+ * newest points cannot be the first point of a step yet: fewer than
+ * needs_after points from them on; every point while the series has
+ * fewer than needs_before + needs_after), "statistic" ("score", or
+ * "p_value" for edivisive and skia's mannwhitneyu), "threshold" (what
+ * an alert needs: |score| at least, or a p-value at most) and
+ * "strongest" (the strongest statistic at any position, with the
+ * commit of its first new point; a score of 0 with a null commit when
+ * every position scored 0; null when no position could be fitted).
+ * commits[k] names point k; found[0..nfound) are the changes the
+ * detector found in v with p (edivisive's strongest is theirs).
+ * Returns 0 or the detector's error.
+ */
+int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
+                          const double *v, const char (*commits)[41], size_t n,
+                          const struct bf_change *found, size_t nfound,
+                          struct bf_err *err);
+
 #endif /* BF_ORCH_DETECT_H */

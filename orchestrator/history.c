@@ -7,6 +7,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/stats.h"
+#include "cfg.h"
 #include "store.h"
 
 int bf_history_measured(bool *out, struct bf_store *store,
@@ -204,15 +205,37 @@ out:
 	return rc;
 }
 
+static void series_release(struct bf_hist_series *s)
+{
+	free(s->suite);
+	free(s->benchmark);
+	free(s->metric);
+	free(s->unit);
+	free(s->v);
+}
+
+size_t bf_history_drop_excluded(struct bf_history *h, const struct bf_cfg *cfg)
+{
+	size_t kept = 0, n = h->n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct bf_hist_series *s = &h->series[i];
+		bool higher;
+
+		if (bf_cfg_metric_wanted(bf_cfg_find_benchmark(cfg, s->suite),
+		                         s->metric, s->unit, &higher))
+			h->series[kept++] = *s;
+		else
+			series_release(s);
+	}
+	h->n = kept;
+	return n - kept;
+}
+
 void bf_history_release(struct bf_history *h)
 {
-	for (size_t i = 0; i < h->n; i++) {
-		free(h->series[i].suite);
-		free(h->series[i].benchmark);
-		free(h->series[i].metric);
-		free(h->series[i].unit);
-		free(h->series[i].v);
-	}
+	for (size_t i = 0; i < h->n; i++)
+		series_release(&h->series[i]);
 	free(h->series);
 	memset(h, 0, sizeof(*h));
 }

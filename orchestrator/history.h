@@ -3,6 +3,7 @@
 
 #include "benchfarm/common.h"
 
+struct bf_cfg;
 struct bf_err;
 struct bf_store;
 
@@ -36,6 +37,14 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
                     const char *device_class, char *const *commits,
                     size_t ncommits, struct bf_err *err);
 void bf_history_release(struct bf_history *h);
+
+/*
+ * Leave out the series whose metric the config does not measure (a
+ * benchmark's metrics: list that does not name it, bf_cfg_metric_wanted):
+ * history recorded before the list changed keeps such series in the
+ * store, and nothing may judge them. Returns how many were left out.
+ */
+size_t bf_history_drop_excluded(struct bf_history *h, const struct bf_cfg *cfg);
 
 /* Whether commit has a complete record on device_class. */
 int bf_history_measured(bool *out, struct bf_store *store,

@@ -233,32 +233,46 @@ static json_t *run_request(const struct bf_worker *w,
 	return req;
 }
 
-/* Every raw sample of one measured run, in one transaction. */
+/*
+ * Every raw sample of one measured run, in one transaction. The history
+ * (job->record: run, backfill) does not keep a metric the benchmark's
+ * metrics: list leaves out: nothing may judge it. A compare keeps them
+ * all, as its result's samples has them.
+ */
 static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
                          const struct bf_samples *s, struct bf_err *err)
 {
 	struct bf_job *job = w->job;
+	const struct bf_cfg_benchmark *b = &job->cfg->benchmarks[st->bench];
 	struct bf_store_sample *rows;
+	size_t n = 0;
 	int ret;
 
 	if (!s->n)
 		return 0;
 	rows = bf_xcalloc(s->n, sizeof(*rows));
-	for (size_t i = 0; i < s->n; i++) {
+	for (size_t k = 0; k < s->n; k++) {
+		size_t i = n;
+		bool higher;
+
+		if (job->record && !bf_cfg_metric_wanted(b, s->v[k].metric,
+		                                         s->v[k].unit, &higher))
+			continue;
+		n++;
 		rows[i].run_id = job->run_id;
-		rows[i].benchmark = s->v[i].benchmark;
-		rows[i].metric = s->v[i].metric;
-		rows[i].unit = s->v[i].unit;
+		rows[i].benchmark = s->v[k].benchmark;
+		rows[i].metric = s->v[k].metric;
+		rows[i].unit = s->v[k].unit;
 		rows[i].side = (char *)(job->record ? "commit"
 		                                    : bf_side_name(st->side));
 		rows[i].commit_id = job->side[st->side].commit;
 		rows[i].device = w->name;
 		rows[i].suite = job->cfg->benchmarks[st->bench].name;
 		rows[i].repeat_idx = st->repeat;
-		rows[i].iter_idx = s->v[i].iteration;
-		rows[i].value = s->v[i].value;
+		rows[i].iter_idx = s->v[k].iteration;
+		rows[i].value = s->v[k].value;
 	}
-	ret = bf_store_sample_add_many(job->store, rows, s->n, err);
+	ret = n ? bf_store_sample_add_many(job->store, rows, n, err) : 0;
 	free(rows);
 	return ret;
 }

@@ -534,9 +534,7 @@ static char *detect_title(const json_t *result, const json_t *alerts)
 		add_plural(&b, imp, "new improvement alert");
 	if (!reg && !imp)
 		bf_buf_addstr(&b, "No new alerts");
-	bf_buf_addf(&b, " over %lld commits",
-	            (long long)json_integer_value(
-	                    json_object_get(result, "commits")));
+	bf_rep_detect_over(&b, result);
 	return bf_buf_detach(&b, NULL);
 }
 

@@ -448,11 +448,10 @@ static int detect_body(struct bf_buf *b, const json_t *result, size_t n[4])
 	if (!n[0]) {
 		struct bf_buf name = BF_BUF_INIT;
 
-		bf_buf_addf(&name, "no alert in %lld series over %lld commits",
+		bf_buf_addf(&name, "no alert in %lld series",
 		            (long long)json_integer_value(
-		                    json_object_get(result, "series")),
-		            (long long)json_integer_value(
-		                    json_object_get(result, "commits")));
+		                    json_object_get(result, "series")));
+		bf_rep_detect_over(&name, result);
 		open_suite(b, "benchfarm.detect",
 		           (const size_t[4]){ 1, 0, 0, 0 }, result);
 		open_case(b, "benchfarm.detect", name.buf);

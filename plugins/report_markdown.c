@@ -555,9 +555,10 @@ static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
 	json_array_foreach(alerts, i, a) fresh +=
 	        json_is_true(json_object_get(a, "new")) &&
 	        !json_is_true(json_object_get(a, "ignored"));
-	bf_buf_addf(b, "## benchfarm: %zu new alert%s over %lld commits\n\n",
-	            fresh, plural((long long)fresh),
-	            integer(result, "commits"));
+	bf_buf_addf(b, "## benchfarm: %zu new alert%s", fresh,
+	            plural((long long)fresh));
+	bf_rep_detect_over(b, result);
+	bf_buf_addstr(b, "\n\n");
 	bf_buf_addstr(b, "Detector ");
 	add_name(b, bf_json_str_or(result, "detector", "?"));
 	bf_buf_addstr(b, " on device class ");

@@ -290,3 +290,16 @@ const char *bf_rep_bisect_conclusion(const json_t *result)
 		return "failure";
 	return !strcmp(dir, "improved") ? "success" : "neutral";
 }
+
+void bf_rep_detect_over(struct bf_buf *b, const json_t *result)
+{
+	const json_t *m = json_object_get(result, "measured");
+
+	if (json_is_integer(m))
+		bf_buf_addf(b, " over %lld measured commits",
+		            (long long)json_integer_value(m));
+	else
+		bf_buf_addf(b, " over %lld commits",
+		            (long long)json_integer_value(
+		                    json_object_get(result, "commits")));
+}

@@ -122,4 +122,11 @@ char *bf_rep_bisect_title(const json_t *result);
  */
 const char *bf_rep_bisect_conclusion(const json_t *result);
 
+/*
+ * A detect result's "over N commits" words: the commits that have
+ * measurements ("measured"), which is what the detectors saw, else the
+ * branch's length ("commits") for results that predate "measured".
+ */
+void bf_rep_detect_over(struct bf_buf *b, const json_t *result);
+
 #endif /* BF_REPORT_UTIL_H */

@@ -467,3 +467,41 @@ int bf_detect_edivisive_window(struct bf_step_window *out,
 	}
 	return 0;
 }
+
+int bf_detect_edivisive_best(double *p_out, size_t *index_out,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n, struct bf_err *err)
+{
+	size_t wlen, step;
+	double *r, *xp;
+	int ret;
+
+	*p_out = NAN;
+	*index_out = 0;
+	if ((ret = check_params(p, err)))
+		return ret;
+	if (n < 3)
+		return 0; /* a t-test needs 3 values */
+	wlen = (size_t)p->ed_window < n ? (size_t)p->ed_window : n;
+	step = (size_t)p->ed_window / 2;
+	r = bf_xcalloc(wlen, sizeof(*r));
+	xp = bf_xcalloc(wlen, sizeof(*xp));
+	/* the split pass's windows while it finds nothing */
+	for (size_t start = 0; start < n; start += step) {
+		size_t end = n - start > wlen ? start + wlen : n, tau;
+		double q;
+		struct ttest tt;
+
+		if (end - start < 2)
+			continue; /* no split: nothing tested */
+		best_split(&tau, &q, x + start, 0, end - start, r, xp);
+		ttest(&tt, x + start, tau, x + start + tau, end - start - tau);
+		if (isnan(*p_out) || tt.p < *p_out) {
+			*p_out = tt.p;
+			*index_out = start + tau;
+		}
+	}
+	free(xp);
+	free(r);
+	return 0;
+}

@@ -145,8 +145,10 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 [ "$n" = 1 ] && t_ok "--dry-run stored nothing (1 alert in the store)" ||
 	t_fail "$n alerts stored"
 expect_exit 0 "alert list" "$BF" alert list
-grep_file "the alert shows its group, commit 17's" \
-	"delta .* $(echo "$C17" | cut -c1-13) " "$OUT"
+# The group is commit 17's first 13 hex digits read as a number, written
+# in decimal as in the JSON.
+grep_file "the alert shows its group, commit 17's, in decimal" \
+	"delta .* $(printf '%d' "0x$(echo "$C17" | cut -c1-13)") " "$OUT"
 
 expect_exit 2 "a share out of range" "$BF" detect -c "$R/benchfarm.yaml" \
 	--spike-share 1.5

@@ -362,9 +362,9 @@ GITHUB_SHA=feedfacefeedfacefeedfacefeedfacefeedface expect_exit 0 \
 jq_check "detect: a failing check on the job's commit, titled by alerts" \
 	'.conclusion == "failure" and .status == "completed" and
 	 .head_sha == "feedfacefeedfacefeedfacefeedfacefeedface" and
-	 .output.title == "1 new regression alert over 40 commits" and
+	 .output.title == "1 new regression alert over 38 measured commits" and
 	 .output.annotations == [] and
-	 (.output.summary | startswith("<!-- benchfarm:report name=perf/pixel -->\n## benchfarm: 1 new alert over 40 commits\n"))' \
+	 (.output.summary | startswith("<!-- benchfarm:report name=perf/pixel -->\n## benchfarm: 1 new alert over 38 measured commits\n"))' \
 	"$D/github-check.json"
 if python3 -c 'import jsonschema' 2>/dev/null; then
 	if check_run_valid "$D/github-check.json" "$D/github-check-updates.json" \

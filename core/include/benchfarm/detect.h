@@ -135,6 +135,17 @@ int bf_detect_perfherder_window(struct bf_step_window *out,
 int bf_detect_edivisive(struct bf_change **out, size_t *nout,
                         const struct bf_detect_params *p, const double *x,
                         size_t n, struct bf_err *err);
+/*
+ * How close edivisive came, for saying why it found nothing: over the
+ * windows its split pass cuts while it finds no change point (ed_window
+ * values, advancing by half of that), the first candidate of each (the
+ * split maximising Q-hat) and its t-test. *p_out gets the smallest
+ * p-value (NaN when n < 3), *index_out that split (the first value
+ * after it). x has no NaN. Returns 0 or BF_EINVAL for bad parameters.
+ */
+int bf_detect_edivisive_best(double *p_out, size_t *index_out,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n, struct bf_err *err);
 int bf_detect_edivisive_window(struct bf_step_window *out,
                                const struct bf_detect_params *p,
                                const double *x, size_t n, struct bf_err *err);

@@ -1066,7 +1066,7 @@ static void test_github__detect_result(void **state)
 	                    "24d4f7149a14b5054e477622e6cefb5f7eeed423");
 	assert_string_equal(str(c, "details_url"), "https://ci.example.com/9");
 	assert_string_equal(str(output_of(c), "title"),
-	                    "1 new regression alert over 40 commits");
+	                    "1 new regression alert over 38 measured commits");
 	assert_int_equal(nannotations(c), 0);
 	md = bf_report_markdown_named(d, NULL, NULL);
 	assert_string_equal(str(output_of(c), "summary"), md);
@@ -1095,7 +1095,7 @@ static void test_github__detect_result(void **state)
 	c = check_of(&o);
 	assert_string_equal(str(c, "conclusion"), "success");
 	assert_string_equal(str(output_of(c), "title"),
-	                    "No new alerts over 40 commits");
+	                    "No new alerts over 38 measured commits");
 	assert_string_equal(o.text[2], "");
 	json_decref(c);
 	outputs_free(&o);
@@ -1144,9 +1144,9 @@ static void test_gitlab__detect_result(void **state)
 }
 
 /*
- * A bisect result: the check on the culprit, a failure for a regression's;
- * names from the repository stay inside a fence longer than any run of
- * backticks in them, so they are never markdown; candidates and no
+ * A bisect result: the check on the culprit, a failure for a regression's,
+ * its summary and the GitLab note the markdown report's bisect (names from
+ * the repository escaped there, never markdown or HTML); candidates and no
  * culprit are said so.
  */
 static void test_review__bisect_result(void **state)
@@ -1154,33 +1154,31 @@ static void test_review__bisect_result(void **state)
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
 	json_t *d = load("bisect"), *c;
 	struct outputs o;
-	const char *fence;
 
 	(void)state;
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
 	assert_string_equal(str(c, "head_sha"),
-	                    "cccccccccccccccccccccccccccccccccccccccc");
+	                    "1717171717171717171717171717171717171717");
 	assert_string_equal(str(c, "conclusion"), "failure");
 	assert_string_equal(
 	        str(output_of(c), "title"),
-	        "culprit cccccccccccc: micro alpha value regressed");
+	        "culprit 171717171717: micro alpha value regressed");
 	assert_string_equal(str(output_of(c), "summary"), o.text[1]);
-	assert_non_null(strstr(o.text[1], "\n  dddddddddddddddddddddddddddddd"
-	                                  "dddddddddd  skipped -> skip (does "
-	                                  "not build)\n"));
+	assert_non_null(strstr(o.text[1], "\n| `181818181818` | skipped | – | "
+	                                  "skip: does not build |\n"));
 	assert_string_equal(o.text[2], "::error title=benchfarm%3A bisect::"
-	                               "culprit cccccccccccc: micro alpha "
+	                               "culprit 171717171717: micro alpha "
 	                               "value regressed\n");
 	json_decref(c);
 	outputs_free(&o);
-	/* a hostile series: inside a fence of four, no raw HTML or link */
+	/* a hostile series: no raw HTML, link or control character */
 	json_object_set_new(d, "series",
 	                    json_string("a```<img src=x>[l](http://e)\x1b"));
 	render_ok(&o, &bf_plugin_gitlab, d, &opts);
-	fence = strstr(o.text[0], "\n````text\n");
-	assert_non_null(fence);
-	assert_non_null(strstr(fence, "\n````\n"));
+	assert_non_null(strstr(o.text[0], "## benchfarm: bisect of micro / a"));
+	assert_null(strstr(o.text[0], "<img"));
+	assert_null(strstr(o.text[0], "](http://e)"));
 	assert_null(strstr(o.text[0], "\x1b"));
 	assert_string_equal(o.text[1] + strlen(o.text[1]) - 6, "# EOF\n");
 	assert_non_null(strstr(o.text[1], "direction=\"regressed\"} 1\n"));
@@ -1191,11 +1189,11 @@ static void test_review__bisect_result(void **state)
 	render_ok(&o, &bf_plugin_github, d, &opts);
 	c = check_of(&o);
 	assert_string_equal(str(c, "head_sha"),
-	                    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	                    "2626262626262626262626262626262626262626");
 	assert_int_equal(strncmp(str(output_of(c), "title"),
 	                         "culprit among 2 commits: ", 25),
 	                 0);
-	assert_non_null(strstr(o.text[1], "\ncandidates: dd cc\n"));
+	assert_non_null(strstr(o.text[1], ": 2 candidates, no single culprit"));
 	json_decref(c);
 	outputs_free(&o);
 	json_object_del(d, "candidates");
@@ -1204,8 +1202,8 @@ static void test_review__bisect_result(void **state)
 	c = check_of(&o);
 	assert_string_equal(str(c, "conclusion"), "neutral");
 	assert_string_equal(str(output_of(c), "title"),
-	                    "no culprit: no change between aaaaaaaaaaaa and "
-	                    "bbbbbbbbbbbb to bisect");
+	                    "no culprit: no change between 101010101010 and "
+	                    "262626262626 to bisect");
 	assert_string_equal(o.text[2], "");
 	json_decref(c);
 	outputs_free(&o);

@@ -1,0 +1,307 @@
+#include "cmd.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/exitcode.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/json.h"
+#include "benchfarm/parse.h"
+#include "cfg.h"
+#include "gitrepo.h"
+#include "history.h"
+
+/*
+ * benchfarm history: the stored series of the postsubmit history as
+ * detect reads them (one point per commit: the median over its runs of
+ * each run's median), without opening the database by hand.
+ */
+
+static const char history_usage[] =
+        "usage: benchfarm history -c CONFIG [--device NAME | --pool LABEL]\n"
+        "                         [--suite GLOB] [--benchmark GLOB] "
+        "[--metric GLOB]\n"
+        "                         [--range A..B] [--last N] [--json]\n"
+        "\n"
+        "Print the recorded history of each series (config benchmark "
+        "entry,\n"
+        "benchmark, metric) on the first-parent history of\n"
+        "project.target_branch: one point per measured commit, the "
+        "median over\n"
+        "its runs of each run's median, as 'benchfarm detect' fits it. "
+        "Series\n"
+        "of metrics the config no longer measures are shown, marked as "
+        "not\n"
+        "judged.\n"
+        "\n"
+        "    -c, --config FILE      the config\n"
+        "        --device NAME      the history of this device (default:\n"
+        "        --pool LABEL       devices.pool)\n"
+        "        --suite GLOB       only config benchmark entries matching "
+        "GLOB\n"
+        "        --benchmark GLOB   only benchmarks matching GLOB (as the\n"
+        "                           program names them; '*' and '?' as in "
+        "a\n"
+        "                           shell)\n"
+        "        --metric GLOB      only metrics matching GLOB\n"
+        "        --range A..B       only the first-parent commits of A..B\n"
+        "                           (default: all of "
+        "project.target_branch)\n"
+        "        --last N           only each series' newest N points\n"
+        "        --json             the series as JSON, for machines\n"
+        "\n"
+        "Exit: 0 (also when nothing matches: it says so on stderr), 2 "
+        "usage\n"
+        "or config error, 3 the store or repository failed.\n";
+
+enum {
+	OPT_DEVICE = 256,
+	OPT_SUITE,
+	OPT_BENCH,
+	OPT_METRIC,
+	OPT_RANGE,
+	OPT_LAST
+};
+
+struct hist_opts {
+	const char *config, *klass, *suite, *bench, *metric, *range;
+	int last; /* 0: every point */
+	bool json;
+};
+
+static bool matches(const char *glob, const char *s)
+{
+	return !glob || !fnmatch(glob, s, 0);
+}
+
+static bool selected(const struct hist_opts *o, const struct bf_hist_series *s)
+{
+	return matches(o->suite, s->suite) && matches(o->bench, s->benchmark) &&
+	       matches(o->metric, s->metric);
+}
+
+/* The first index of s's newest o->last points (0: all of them). */
+static size_t first_shown(const struct hist_opts *o,
+                          const struct bf_hist_series *s, size_t ncommits)
+{
+	size_t seen = 0;
+
+	if (!o->last)
+		return 0;
+	for (size_t k = ncommits; k-- > 0;)
+		if (!isnan(s->v[k]) && ++seen == (size_t)o->last)
+			return k;
+	return 0;
+}
+
+static json_t *series_json(const struct hist_opts *o, const struct bf_cfg *cfg,
+                           const struct bf_hist_series *s, char (*commits)[41],
+                           size_t ncommits)
+{
+	bool higher, judged = bf_cfg_metric_wanted(
+	                     bf_cfg_find_benchmark(cfg, s->suite), s->metric,
+	                     s->unit, &higher);
+	json_t *pts = json_array();
+
+	for (size_t k = first_shown(o, s, ncommits); k < ncommits; k++)
+		if (!isnan(s->v[k]))
+			json_array_append_new(
+			        pts, json_pack("{s:s, s:f}", "commit",
+			                       commits[k], "value", s->v[k]));
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o}", "suite",
+	                 s->suite, "benchmark", s->benchmark, "metric",
+	                 s->metric, "unit", s->unit, "better",
+	                 judged ? json_string(higher ? "higher" : "lower")
+	                        : json_null(),
+	                 "judged", judged, "points", pts);
+}
+
+/* One series as a table: commit, value, change from the point before. */
+static void print_series(const json_t *j, struct bf_gitrepo *repo)
+{
+	const json_t *pts = json_object_get(j, "points");
+	const char *unit = bf_json_str_or(j, "unit", "");
+	double prev = NAN;
+	size_t i;
+	json_t *p;
+
+	const char *better = bf_json_str_or(j, "better", NULL);
+
+	printf("%s %s %s (%s%s%s%s): %zu point%s\n",
+	       bf_json_str_or(j, "suite", "?"),
+	       bf_json_str_or(j, "benchmark", "?"),
+	       bf_json_str_or(j, "metric", "?"), unit, *unit ? ", " : "",
+	       better ? better : "not judged: not in its benchmark's metrics:",
+	       better ? " is better" : "", json_array_size(pts),
+	       json_array_size(pts) == 1 ? "" : "s");
+	printf("  %-12s %14s %8s  %s\n", "COMMIT", "VALUE", "CHANGE",
+	       "SUBJECT");
+	json_array_foreach(pts, i, p)
+	{
+		double v = json_number_value(json_object_get(p, "value"));
+		const char *id = bf_json_str_or(p, "commit", "?");
+		struct bf_gitcommit info = BF_GITCOMMIT_INIT;
+		struct bf_err err = BF_ERR_INIT;
+		char change[32] = "";
+
+		if (isfinite(prev) && prev != 0)
+			snprintf(change, sizeof(change), "%+.1f%%",
+			         100 * (v - prev) / prev);
+		if (bf_gitrepo_commit_info(repo, id, &info, &err))
+			info.subject = NULL;
+		printf("  %.12s %14.6g %8s  %.60s\n", id, v, change,
+		       info.subject ? info.subject : "");
+		bf_gitcommit_release(&info);
+		prev = v;
+	}
+}
+
+static int parse(struct hist_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "device", required_argument, NULL, OPT_DEVICE },
+		{ "pool", required_argument, NULL, OPT_DEVICE },
+		{ "suite", required_argument, NULL, OPT_SUITE },
+		{ "benchmark", required_argument, NULL, OPT_BENCH },
+		{ "metric", required_argument, NULL, OPT_METRIC },
+		{ "range", required_argument, NULL, OPT_RANGE },
+		{ "last", required_argument, NULL, OPT_LAST },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct bf_err err = BF_ERR_INIT;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
+		if (c == 'c')
+			o->config = optarg;
+		else if (c == OPT_DEVICE)
+			o->klass = optarg;
+		else if (c == OPT_SUITE)
+			o->suite = optarg;
+		else if (c == OPT_BENCH)
+			o->bench = optarg;
+		else if (c == OPT_METRIC)
+			o->metric = optarg;
+		else if (c == OPT_RANGE)
+			o->range = optarg;
+		else if (c == OPT_LAST) {
+			if (bf_parse_int_range(&o->last, optarg, 1, 1000000000,
+			                       &err))
+				return bf_cmd_fail(BF_EXIT_USAGE, "history",
+				                   "--last: %s", err.msg);
+		} else if (c == 'j')
+			o->json = true;
+		else if (c == 'h')
+			return fputs(history_usage, stdout), -1;
+		else
+			return fputs(history_usage, stderr), BF_EXIT_USAGE;
+	}
+	if (optind != argc)
+		return bf_cmd_fail(BF_EXIT_USAGE, "history",
+		                   "unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* The commits of the history asked for, oldest first. */
+static int commits_of(char (**out)[41], size_t *n, struct bf_gitrepo **repo,
+                      const struct bf_cfg *cfg, const struct hist_opts *o,
+                      struct bf_err *err)
+{
+	char *dir = bf_fs_dirname(cfg->path);
+	char *path = bf_fs_join(dir, cfg->project.repo);
+	int rc = bf_gitrepo_open(repo, path, err);
+
+	if (!rc && o->range)
+		rc = bf_gitrepo_first_parent_range(*repo, o->range, out, n,
+		                                   err);
+	else if (!rc)
+		rc = bf_gitrepo_first_parent_history(
+		        *repo,
+		        cfg->project.target_branch ? cfg->project.target_branch
+		                                   : "HEAD",
+		        out, n, err);
+	if (rc && o->range)
+		bf_err_prefix(err, "--range");
+	free(dir);
+	free(path);
+	return rc;
+}
+
+int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct hist_opts o = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_gitrepo *repo = NULL;
+	struct bf_history h = { 0 };
+	char(*commits)[41] = NULL;
+	char **ids = NULL;
+	size_t n = 0;
+	json_t *series, *doc = NULL;
+	struct bf_cfg cfg;
+	int ret = parse(&o, argc, argv), rc;
+
+	if (ret)
+		return ret < 0 ? BF_EXIT_OK : ret;
+	if ((ret = bf_cmd_load_cfg(&cfg, "history", o.config)))
+		return ret;
+	if (!o.klass)
+		o.klass = cfg.devices.pool;
+	rc = commits_of(&commits, &n, &repo, &cfg, &o, &err);
+	if (!rc) {
+		ids = bf_xcalloc(n + 1, sizeof(*ids));
+		for (size_t i = 0; i < n; i++)
+			ids[i] = commits[i];
+		rc = bf_history_load(&h, ctx->store, o.klass, ids, n, &err);
+	}
+	if (rc) {
+		ret = bf_cmd_fail(err.code == BF_EINVAL ||
+		                                  err.code == BF_ENOTFOUND
+		                          ? BF_EXIT_USAGE
+		                          : BF_EXIT_INFRA,
+		                  "history", "%s", err.msg);
+		goto out;
+	}
+	series = json_array();
+	for (size_t i = 0; i < h.n; i++)
+		if (selected(&o, &h.series[i]))
+			json_array_append_new(series, series_json(&o, &cfg,
+			                                          &h.series[i],
+			                                          commits, n));
+	doc = json_pack("{s:s, s:s, s:s, s:I, s:o}", "benchfarm", BF_VERSION,
+	                "kind", "history", "device_class", o.klass, "commits",
+	                (json_int_t)n, "series", series);
+	if (!json_array_size(series))
+		fprintf(stderr,
+		        "benchfarm: history: none of the %zu series stored on "
+		        "device class '%s' over these %zu commits matches\n",
+		        h.n, o.klass, n);
+	if (o.json) {
+		bf_json_print(doc, stdout);
+	} else {
+		size_t i;
+		json_t *s;
+
+		json_array_foreach(series, i, s)
+		{
+			if (i)
+				putchar('\n');
+			print_series(s, repo);
+		}
+	}
+out:
+	json_decref(doc);
+	bf_history_release(&h);
+	free(ids);
+	free(commits);
+	bf_gitrepo_free(repo);
+	bf_cfg_release(&cfg);
+	return ret;
+}
