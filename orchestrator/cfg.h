@@ -201,6 +201,18 @@ struct bf_cfg {
 /* Largest config file bf_cfg_load() reads. */
 #define BF_CFG_MAX_FILE_SIZE (1024 * 1024)
 
+/*
+ * A command-line value of the numeric config setting `key` ("runs.repeats",
+ * "runs.warmup", "runs.seed", "presubmit.alpha", "presubmit.min_effect"):
+ * parsed with the config's own type and range, so an option and its key
+ * accept the same values. out is an int, double or uint64_t as the key's
+ * type is. 0, or BF_EINVAL with "must be between 2 and 10000 (as
+ * runs.repeats), not 1" or the parser's "'x' is not an integer" in err.
+ * An unknown key is a programming error (BF_BUG).
+ */
+int bf_cfg_parse_setting(void *out, const char *key, const char *text,
+                         struct bf_err *err);
+
 /* Initialise cfg with every default. Cannot fail. */
 void bf_cfg_init(struct bf_cfg *cfg);
 /*
