@@ -1,0 +1,69 @@
+#!/bin/sh
+# What compare and its neighbours say when they are given something they
+# cannot do: each error names the option, key or path, and a compare
+# that could only be an A/A run is refused or marked as one.
+. "$(dirname "$0")/lib.sh"
+
+R="$T/repo"
+make_demo_repo "$R"
+C="$R/benchfarm.yaml"
+
+# Options take their config setting's type and range, and say which
+# option was wrong.
+expect_exit 2 "compare --repeats abc" "$BF" compare -c "$C" --repeats abc
+grep_file "names --repeats" "^benchfarm: compare: --repeats: 'abc' is not an integer" "$ERR"
+expect_exit 2 "compare --alpha 2" "$BF" compare -c "$C" --alpha 2
+grep_file "names --alpha and its range" \
+	"^benchfarm: compare: --alpha: must be greater than 0 and less than 1 (as presubmit.alpha), not 2" "$ERR"
+expect_exit 2 "compare --min-effect -1" "$BF" compare -c "$C" --min-effect -1
+grep_file "names --min-effect" "^benchfarm: compare: --min-effect: must be at least 0" "$ERR"
+expect_exit 2 "compare --warmup 1001" "$BF" compare -c "$C" --warmup 1001
+grep_file "names --warmup and the config's range" \
+	"^benchfarm: compare: --warmup: must be between 0 and 1000 (as runs.warmup)" "$ERR"
+# runs.repeats is 2 to 10000 in the config; every command agrees.
+for cmd in "compare" "run" "bisect --good a --bad b --benchmark micro" "detect"; do
+	for n in 1 10001; do
+		# shellcheck disable=SC2086
+		expect_exit 2 "$cmd --repeats $n" "$BF" $cmd -c "$C" --repeats $n
+		grep_file "$cmd: runs.repeats' range" \
+			"--repeats: must be between 2 and 10000 (as runs.repeats), not $n" "$ERR"
+	done
+done
+sed 's/repeats: 10$/repeats: 10001/' "$C" >"$T/big.yaml"
+expect_exit 2 "runs.repeats: 10001 in the config" "$BF" config check -c "$T/big.yaml"
+grep_file "the config says the same range" \
+	"'runs.repeats' must be between 2 and 10000, not 10001" "$ERR"
+expect_exit 2 "analyze compare --alpha 2" "$BF" analyze compare --alpha 2 \
+	--base "$C" --patch "$C"
+grep_file "analyze names --alpha" "^benchfarm: analyze: --alpha: must be greater than 0" "$ERR"
+
+# A target branch that the repository does not have names the key.
+sed 's/target_branch: main/target_branch: trunk/' "$C" >"$R/trunk.yaml"
+expect_exit 2 "unknown project.target_branch" "$BF" compare -c "$R/trunk.yaml"
+grep_file "names project.target_branch" \
+	"project.target_branch 'trunk' in .*trunk.yaml: unknown revision 'trunk'" "$ERR"
+
+# A patch already on the target branch is its own merge-base: refused
+# (exit 2) rather than reported as "no regressions".
+git -C "$R" checkout -q main
+expect_exit 2 "compare of a commit on target_branch is refused" \
+	"$BF" compare -c "$C" --json "$T/same.json"
+grep_file "says the patch is on project.target_branch" \
+	"the patch 'HEAD' ([0-9a-f]*) is already on project.target_branch 'main'" "$ERR"
+grep_file "says what to do" "give --base REV .* or --allow-same" "$ERR"
+if [ -e "$T/same.json" ]; then t_fail "no result written"; else t_ok "no result written"; fi
+expect_exit 0 "--allow-same runs it" "$BF" compare -c "$C" --allow-same \
+	--repeats 2 --warmup 0 --json "$T/same.json" --markdown "$T/same.md"
+grep_file "warns on stderr" "warning: base and patch are the same commit" "$ERR"
+jq_check "the result says same_commit" '.same_commit == true' "$T/same.json"
+grep_file "the report says so" "Base and patch are the same commit" "$T/same.md"
+expect_exit 0 "an explicit --base of the same commit runs" "$BF" compare \
+	-c "$C" --base main --patch main --repeats 2 --warmup 0 --json "$T/same2.json"
+jq_check "and is marked too" '.same_commit == true' "$T/same2.json"
+git -C "$R" checkout -q patch
+"$BF" compare -c "$C" --repeats 2 --warmup 0 --json "$T/diff.json" \
+	>"$OUT" 2>"$ERR"
+rc=$?
+if [ "$rc" -le 1 ]; then t_ok "a real patch still compares"; else
+	t_fail "a real patch still compares (exit $rc)"; fi
+jq_check "not marked same_commit" '.same_commit == false' "$T/diff.json"
