@@ -483,6 +483,10 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 	              bf_rep_count(res, "error");
 
 	add_compare_header(b, result);
+	if (json_is_true(json_object_get(result, "same_commit")))
+		bf_buf_addstr(b, "**Base and patch are the same commit**: an "
+		                 "A/A run, so every difference below is "
+		                 "noise.\n\n");
 	add_link(b, link);
 	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
