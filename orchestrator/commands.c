@@ -1,5 +1,7 @@
 #include "cmd.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -139,9 +141,29 @@ static int open_store(struct bf_ctx *ctx, const char *cmd)
 	return ret;
 }
 
+/* A pipe whose reader has closed it: poll says POLLERR. */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { 1, POLLOUT, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+int bf_cmd_flush_stdout(void)
+{
+	int ret = fflush(stdout);
+
+	if (!ret && !ferror(stdout))
+		return 0;
+	/* an earlier write may have failed and errno moved on since */
+	if ((ret && errno == EPIPE) || stdout_reader_gone())
+		return 0;
+	return -1;
+}
+
 static int finish(int ret)
 {
-	if (fflush(stdout) || ferror(stdout)) {
+	if (bf_cmd_flush_stdout()) {
 		fprintf(stderr, "benchfarm: cannot write standard output\n");
 		return ret ? ret : BF_EXIT_INFRA;
 	}

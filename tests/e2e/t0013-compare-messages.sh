@@ -67,3 +67,29 @@ rc=$?
 if [ "$rc" -le 1 ]; then t_ok "a real patch still compares"; else
 	t_fail "a real patch still compares (exit $rc)"; fi
 jq_check "not marked same_commit" '.same_commit == false' "$T/diff.json"
+
+# A reader that has gone (`| head -1`) is not a failure: the write fails
+# with EPIPE (SIGPIPE is ignored) and the command ends quietly. The pipe
+# here has no reader from the start, so the write always fails.
+if command -v cc >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1; then
+	cc -O1 -g -finstrument-functions -o "$T/ct" \
+		"$BF_SRC/tests/fixtures/trace/calltree.c" -pthread \
+		"$BF_BUILD_ABS/libbenchfarm_trace.a"
+	BENCHFARM_TRACE="$T/a.trace" "$T/ct" 5 3 >/dev/null
+	cat >"$T/closed.py" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)
+PY
+	expect_exit 0 "trace fold into a closed pipe exits 0" \
+		python3 "$T/closed.py" "$BF" trace fold "$T/a.trace"
+	if [ -s "$ERR" ]; then t_fail "and says nothing"; else t_ok "and says nothing"; fi
+	expect_exit 0 "config check into a closed pipe exits 0" \
+		python3 "$T/closed.py" "$BF" config check -c "$C"
+	expect_exit 3 "a full disk is still a failure" sh -c \
+		'"$1" trace fold "$2" >/dev/full' sh "$BF" "$T/a.trace"
+	grep_file "and says so" "cannot write standard output" "$ERR"
+else
+	t_ok "# skip no C compiler or python3"
+fi
