@@ -68,6 +68,13 @@ if [ "$rc" -le 1 ]; then t_ok "a real patch still compares"; else
 	t_fail "a real patch still compares (exit $rc)"; fi
 jq_check "not marked same_commit" '.same_commit == false' "$T/diff.json"
 
+# report --output names a file; a directory is a usage error that names it.
+mkdir "$T/outdir"
+expect_exit 2 "report --output DIR" "$BF" report --format markdown \
+	--input "$T/same.json" --output "$T/outdir"
+grep_file "names the directory" "^benchfarm: report: --output '$T/outdir' is a directory" "$ERR"
+if [ -z "$(ls -A "$T/outdir")" ]; then t_ok "nothing left in it"; else t_fail "nothing left in it"; fi
+
 # A reader that has gone (`| head -1`) is not a failure: the write fails
 # with EPIPE (SIGPIPE is ignored) and the command ends quietly. The pipe
 # here has no reader from the start, so the write always fails.
