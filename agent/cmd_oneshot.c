@@ -80,13 +80,26 @@ struct run_opts {
 static int run_opt(int opt, const char *arg, void *payload)
 {
 	struct run_opts *o = payload;
+	struct bf_err err = BF_ERR_INIT;
 
 	if (opt == 'f')
 		o->format = arg;
 	else if (opt == 'C')
 		o->cwd = arg;
-	else if (opt == 't' && bf_parse_double(&o->timeout, arg, false, NULL))
+	if (opt != 't')
+		return -1;
+	if (bf_parse_double(&o->timeout, arg, false, &err)) {
+		fprintf(stderr, "benchfarm-agent: run: --timeout: %s\n",
+		        err.msg);
 		return BF_EXIT_USAGE;
+	}
+	if (!(o->timeout > 0)) {
+		fprintf(stderr,
+		        "benchfarm-agent: run: --timeout: must be more than 0 "
+		        "seconds, not %s\n",
+		        arg);
+		return BF_EXIT_USAGE;
+	}
 	return -1;
 }
 

@@ -75,6 +75,12 @@ expect_exit 2 "report --output DIR" "$BF" report --format markdown \
 grep_file "names the directory" "^benchfarm: report: --output '$T/outdir' is a directory" "$ERR"
 if [ -z "$(ls -A "$T/outdir")" ]; then t_ok "nothing left in it"; else t_fail "nothing left in it"; fi
 
+# benchfarm-agent run says what is wrong with --timeout.
+expect_exit 2 "agent run --timeout xyz" "$BFA" run --timeout xyz --format lines -- true
+grep_file "names --timeout" "^benchfarm-agent: run: --timeout: 'xyz' is not a number" "$ERR"
+expect_exit 2 "agent run --timeout 0" "$BFA" run --timeout 0 --format lines -- true
+grep_file "says it must be positive" "^benchfarm-agent: run: --timeout: must be more than 0" "$ERR"
+
 # A reader that has gone (`| head -1`) is not a failure: the write fails
 # with EPIPE (SIGPIPE is ignored) and the command ends quietly. The pipe
 # here has no reader from the start, so the write always fails.
