@@ -277,12 +277,18 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 		add_text(b, infra);
 		bf_buf_addch(b, '\n');
 	}
-	if (moved || recon)
-		bf_buf_addf(b,
-		            "- Retries: %lld reconnect%s, %lld benchmark%s "
-		            "moved to another device; every measured run was "
-		            "kept once.\n",
-		            recon, plural(recon), moved, plural(moved));
+	/* only what happened: one device has nowhere to move anything */
+	if (moved || recon) {
+		bf_buf_addstr(b, "- Retries: ");
+		if (recon)
+			bf_buf_addf(b, "%lld reconnect%s%s", recon,
+			            plural(recon), moved ? ", " : "");
+		if (moved)
+			bf_buf_addf(b,
+			            "%lld benchmark%s moved to another device",
+			            moved, plural(moved));
+		bf_buf_addstr(b, "; every measured run was kept once.\n");
+	}
 	json_array_foreach(errors, i, e)
 	{
 		bf_buf_addstr(b, "- ");
