@@ -26,9 +26,9 @@
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
  * regression are "neutral" with a title that says the run is incomplete
- * and what was not measured, and so is a result that could not be
- * judged either way (verdict "unknown"): "success" only when all is
- * clear.
+ * and what was not measured, and so is a result of which no metric
+ * could be judged either way (every verdict "unknown"): "success" when
+ * nothing regressed and at least one metric was judged.
  *
  * GitHub's limits: output.summary 65535 characters, a comment 65536, an
  * annotation's title 255, 50 annotations a request, a step summary 1 MiB
@@ -60,12 +60,22 @@ static bool fails_on_regression(const json_t *result)
 	               "regression");
 }
 
-/* "failure", "neutral" or "success" (only when all is clear). */
+/*
+ * "failure", "neutral" or "success". Success: no regression, no
+ * infrastructure failure, and at least one metric judged (same or
+ * improved); metrics too noisy to judge ("unknown") are named in the
+ * title as not conclusive but do not hide what was judged. Neutral when
+ * nothing could be judged.
+ */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
 	if (bf_rep_count(results, "regressed"))
 		return fails_on_regression(result) ? "failure" : "neutral";
-	return bf_rep_all_clear(result, results) ? "success" : "neutral";
+	if (bf_rep_has_infra(result) || bf_rep_compared_nothing(results))
+		return "neutral";
+	return bf_rep_count(results, "unknown") < json_array_size(results)
+	               ? "success"
+	               : "neutral";
 }
 
 static void add_plural(struct bf_buf *b, size_t n, const char *what)
