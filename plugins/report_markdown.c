@@ -486,7 +486,8 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 {
 	const json_t *res = json_object_get(result, "results");
 	size_t rest = json_array_size(res) - bf_rep_count(res, "regressed") -
-	              bf_rep_count(res, "error");
+	              bf_rep_count(res, "error") -
+	              bf_rep_count(res, "improved");
 
 	add_compare_header(b, result);
 	if (json_is_true(json_object_get(result, "same_commit")))
@@ -505,15 +506,20 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		add_table(b, res, 1, 1);
 		bf_buf_addch(b, '\n');
 	}
+	/* an improvement is news too: shown, not folded with the rest */
+	if (bf_rep_count(res, "improved")) {
+		bf_buf_addstr(b, "### Improvements\n\n");
+		add_table(b, res, 2, 2);
+		bf_buf_addch(b, '\n');
+	}
 	if (rest) {
 		bf_buf_addf(b,
-		            "<details><summary>%zu other result%s (%zu "
-		            "improved, %zu same, %zu unknown)</summary>\n\n",
+		            "<details><summary>%zu other result%s (%zu same, "
+		            "%zu unknown)</summary>\n\n",
 		            rest, plural((long long)rest),
-		            bf_rep_count(res, "improved"),
 		            bf_rep_count(res, "same"),
 		            bf_rep_count(res, "unknown"));
-		add_table(b, res, 2, 5);
+		add_table(b, res, 3, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
 	add_trace(b, json_object_get(result, "trace"));
