@@ -272,9 +272,11 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 			                      st->side, st->repeat, s);
 		return ret;
 	}
-	BF_LOG_WARN("%s: %s %s run %d: %s", w->name,
+	/* counted from 1, as the reports count them */
+	BF_LOG_WARN("%s: %s %s %s %d: %s", w->name,
 	            job->cfg->benchmarks[st->bench].name,
-	            bf_side_name(st->side), st->repeat, err->msg);
+	            bf_side_name(st->side), st->warmup ? "warmup" : "run",
+	            st->repeat + 1, err->msg);
 	bf_comparison_add_error(&job->cmp, job->cfg, st->bench, st->side,
 	                        st->warmup ? -1 : st->repeat,
 	                        bf_json_str_or(final, "code", "error"),

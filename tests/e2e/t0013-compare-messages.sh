@@ -81,6 +81,52 @@ grep_file "names --timeout" "^benchfarm-agent: run: --timeout: 'xyz' is not a nu
 expect_exit 2 "agent run --timeout 0" "$BFA" run --timeout 0 --format lines -- true
 grep_file "says it must be positive" "^benchfarm-agent: run: --timeout: must be more than 0" "$ERR"
 
+# Runs are counted from 1 everywhere, and a warmup is called "warmup":
+# a benchmark that fails on its first call (a warmup: they come first)
+# and its third (the first measured run of the other side).
+F="$T/flaky"
+mkdir -p "$F"
+t_git -C "$F" init -q -b main
+cat >"$F/bench.sh" <<'SH'
+#!/bin/sh
+n=$(($(cat "$COUNT" 2>/dev/null || echo 0) + 1))
+echo $n >"$COUNT"
+case " $FAIL " in *" $n "*) echo "failing on call $n" >&2; exit 1 ;; esac
+echo "work 10"
+SH
+chmod 755 "$F/bench.sh"
+cat >"$F/benchfarm.yaml" <<'YAML'
+version: 1
+project: {repo: ., target_branch: main}
+benchmarks:
+  - {name: flaky, command: [./bench.sh], format: lines}
+checks:
+  battery_min: 0
+  suppress: [load, throttle, battery, clocks]
+runs: {repeats: 3, warmup: 1, retries: 0}
+YAML
+t_git -C "$F" add -A
+t_git -C "$F" commit -q -m one
+t_git -C "$F" commit -q --allow-empty -m two
+COUNT="$T/count" FAIL="1 3" expect_exit 0 "a compare with two failed runs" \
+	"$BF" compare -c "$F/benchfarm.yaml" --base HEAD~1 \
+	--json "$T/flaky.json" --markdown "$T/flaky.md"
+jq_check "the failed warmup is repeat -1, the run repeat 0" \
+	'[.errors[].repeat] == [-1, 0]' "$T/flaky.json"
+grep_file "the warning calls the warmup a warmup" \
+	"warning: local: flaky base warmup 1: benchmark_failed" "$ERR"
+grep_file "the warning counts the run from 1" \
+	"warning: local: flaky patch run 1: benchmark_failed" "$ERR"
+grep_file "markdown: warmup" "^- flaky (base, warmup, " "$T/flaky.md"
+grep_file "markdown: run 1" "^- flaky (patch, run 1, " "$T/flaky.md"
+if grep -q "run 0" "$ERR" "$T/flaky.md"; then t_fail "no run 0 anywhere"; else
+	t_ok "no run 0 anywhere"; fi
+expect_exit 0 "junit and github reports" "$BF" report --format junit,github \
+	--input "$T/flaky.json" --output-dir "$T/flaky-reports"
+grep_file "junit: warmup" 'name="flaky base warmup"' "$T/flaky-reports/junit.xml"
+grep_file "junit: run 1" 'name="flaky patch run 1"' "$T/flaky-reports/junit.xml"
+grep_file "github: warmup" "flaky (base, warmup, " "$T/flaky-reports/github-commands.txt"
+
 # A reader that has gone (`| head -1`) is not a failure: the write fails
 # with EPIPE (SIGPIPE is ignored) and the command ends quietly. The pipe
 # here has no reader from the start, so the write always fails.
