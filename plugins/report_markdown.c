@@ -295,7 +295,9 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 		add_name(b, bf_json_str_or(e, "benchmark", "?"));
 		bf_buf_addstr(b, " (");
 		add_name(b, bf_json_str_or(e, "side", "?"));
-		bf_buf_addf(b, ", run %lld, ", integer(e, "repeat") + 1);
+		bf_buf_addstr(b, ", ");
+		bf_rep_add_run(b, e);
+		bf_buf_addstr(b, ", ");
 		add_name(b, bf_json_str_or(e, "code", "error"));
 		bf_buf_addstr(b, "): ");
 		add_text(b, bf_json_str_or(e, "message", ""));
