@@ -351,17 +351,11 @@ static void add_error_commands(struct bf_buf *b, const json_t *errors)
 
 	json_array_foreach(errors, i, e)
 	{
-		const json_t *rep = json_object_get(e, "repeat");
 		struct bf_buf m = BF_BUF_INIT;
 
-		bf_buf_addf(&m, "%s (%s, run ",
-		            bf_json_str_or(e, "benchmark", "?"),
+		bf_buf_addf(&m, "%s (%s, ", bf_json_str_or(e, "benchmark", "?"),
 		            bf_json_str_or(e, "side", "?"));
-		if (json_is_integer(rep))
-			bf_buf_addf(&m, "%lld",
-			            (long long)json_integer_value(rep) + 1);
-		else
-			bf_buf_addch(&m, '?');
+		bf_rep_add_run(&m, e);
 		bf_buf_addf(&m, ", %s): %s", bf_json_str_or(e, "code", "error"),
 		            bf_json_str_or(e, "message", ""));
 		add_warning(b, "benchfarm: infrastructure failure", m.buf);
