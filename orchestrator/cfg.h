@@ -71,12 +71,27 @@ const char *bf_format_name(enum bf_format f);
 /* Parse a format name; 0 or BF_EINVAL. Cannot fail otherwise. */
 int bf_format_parse(enum bf_format *out, const char *name);
 
+/*
+ * Which of a benchmark's streams its parser reads: standard output (the
+ * default), standard error, or both (output, then error: for the line
+ * formats, as the two are not interleaved).
+ */
+enum bf_output {
+	BF_OUTPUT_STDOUT = 0,
+	BF_OUTPUT_STDERR,
+	BF_OUTPUT_BOTH,
+};
+
+/* "stdout", "stderr" or "both"; NULL if o is out of range. */
+const char *bf_output_name(enum bf_output o);
+
 struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
 	char *workdir; /* relative to the export; NULL = its root */
 	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
+	enum bf_output output; /* the stream(s) parsed */
 	int timeout_s;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric, lower is better */

@@ -54,6 +54,19 @@ static int load_format(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	return ret;
 }
 
+static int load_output(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                       const char *path)
+{
+	struct bf_cfg_benchmark *b = obj;
+	size_t i;
+	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__output_words,
+	                           "output stream", &i);
+
+	if (!ret)
+		b->output = (enum bf_output)i;
+	return ret;
+}
+
 static int load_better(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                        const char *path)
 {
@@ -149,6 +162,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	{ "workdir", BF_CFG__STR, BOFF(workdir), 0, 0, 0, NULL, NULL },
 	{ "source", BF_CFG__STR, BOFF(source), 0, 0, 0, NULL, NULL },
 	{ "format", BF_CFG__FN, 0, 0, 0, 0, NULL, load_format },
+	{ "output", BF_CFG__FN, 0, 0, 0, 0, NULL, load_output },
 	{ "timeout", BF_CFG__INT, BOFF(timeout_s), 0, 1, BF_CFG_MAX_TIMEOUT,
 	  NULL, NULL },
 	{ "metrics", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metrics },

@@ -220,6 +220,10 @@ static json_t *run_request(const struct bf_worker *w,
 	req = json_pack("{s:s, s:o, s:s, s:s, s:i}", "type", "run", "argv",
 	                argv, "cwd", cwd, "format", bf_format_name(b->format),
 	                "timeout", b->timeout_s);
+	/* only when asked: an older agent knows standard output alone */
+	if (b->output != BF_OUTPUT_STDOUT)
+		json_object_set_new(req, "output",
+		                    json_string(bf_output_name(b->output)));
 	free(cwd);
 	return req;
 }

@@ -109,23 +109,58 @@ t_git -C "$F" add -A
 t_git -C "$F" commit -q -m one
 t_git -C "$F" commit -q --allow-empty -m two
 COUNT="$T/count" FAIL="1 3" expect_exit 0 "a compare with two failed runs" \
-	"$BF" compare -c "$F/benchfarm.yaml" --base HEAD~1 \
+	"$BF" compare -c "$F/benchfarm.yaml" --base HEAD~1 --seed 1 \
 	--json "$T/flaky.json" --markdown "$T/flaky.md"
 jq_check "the failed warmup is repeat -1, the run repeat 0" \
 	'[.errors[].repeat] == [-1, 0]' "$T/flaky.json"
 grep_file "the warning calls the warmup a warmup" \
 	"warning: local: flaky base warmup 1: benchmark_failed" "$ERR"
 grep_file "the warning counts the run from 1" \
-	"warning: local: flaky patch run 1: benchmark_failed" "$ERR"
+	"warning: local: flaky [a-z]* run 1: benchmark_failed" "$ERR"
 grep_file "markdown: warmup" "^- flaky (base, warmup, " "$T/flaky.md"
-grep_file "markdown: run 1" "^- flaky (patch, run 1, " "$T/flaky.md"
+grep_file "markdown: run 1" "^- flaky ([a-z]*, run 1, " "$T/flaky.md"
 if grep -q "run 0" "$ERR" "$T/flaky.md"; then t_fail "no run 0 anywhere"; else
 	t_ok "no run 0 anywhere"; fi
 expect_exit 0 "junit and github reports" "$BF" report --format junit,github \
 	--input "$T/flaky.json" --output-dir "$T/flaky-reports"
 grep_file "junit: warmup" 'name="flaky base warmup"' "$T/flaky-reports/junit.xml"
-grep_file "junit: run 1" 'name="flaky patch run 1"' "$T/flaky-reports/junit.xml"
+grep_file "junit: run 1" 'name="flaky [a-z]* run 1"' "$T/flaky-reports/junit.xml"
 grep_file "github: warmup" "flaky (base, warmup, " "$T/flaky-reports/github-commands.txt"
+
+# A benchmark that prints its results to standard error: the parse error
+# quotes both streams and says which is parsed; output: stderr reads it.
+cat >"$F/err.sh" <<'SH'
+#!/bin/sh
+echo "starting"
+echo "work 10 ms" >&2
+SH
+chmod 755 "$F/err.sh"
+sed 's|{name: flaky, command: \[./bench.sh\], format: lines}|{name: err, command: [./err.sh], format: lines}|' \
+	"$F/benchfarm.yaml" >"$F/err.yaml"
+sed 's|format: lines}|format: lines, output: stderr}|' "$F/err.yaml" >"$F/err2.yaml"
+t_git -C "$F" add -A
+t_git -C "$F" commit -q -m err
+t_git -C "$F" commit -q --allow-empty -m err-again
+expect_exit 3 "nothing parsable on standard output" "$BF" compare \
+	-c "$F/err.yaml" --base HEAD~1 --json "$T/err.json" --markdown "$T/err.md"
+jq_check "the error quotes standard output and standard error" \
+	'.errors[0].code == "parse_error" and (.errors[0].message | test("standard output \\(9 bytes\\): .starting.; standard error \\(11 bytes\\): .work 10 ms.; only standard output is parsed \\(the benchmark.s .output: stdout.\\)"))' \
+	"$T/err.json"
+expect_exit 0 "output: stderr parses standard error" "$BF" compare \
+	-c "$F/err2.yaml" --base HEAD~1 --json "$T/err2.json"
+jq_check "and measures it" \
+	'[.results[] | select(.name == "work")][0].base.n == 3' "$T/err2.json"
+expect_exit 0 "config check shows output" "$BF" config check -c "$F/err2.yaml"
+jq_check "as stderr" '.benchmarks[0].output == "stderr"' "$OUT"
+sed 's|output: stderr|output: stdrr|' "$F/err2.yaml" >"$T/bad-output.yaml"
+expect_exit 2 "an unknown output stream" "$BF" config check -c "$T/bad-output.yaml"
+grep_file "is named" "output.*stdrr.*did you mean 'stderr'" "$ERR"
+expect_exit 3 "agent run: the same message" "$BFA" run --format lines -- "$F/err.sh"
+grep_file "agent run quotes both streams" \
+	"standard error (11 bytes): 'work 10 ms'" "$OUT"
+expect_exit 0 "agent run --output both" "$BFA" run --format lines --output both \
+	-- sh -c 'echo "a 1"; echo "b 2" >&2'
+grep_file "reads both streams" '"benchmark":"b"' "$OUT"
 
 # A reader that has gone (`| head -1`) is not a failure: the write fails
 # with EPIPE (SIGPIPE is ignored) and the command ends quietly. The pipe
