@@ -286,12 +286,12 @@ static int load_doc(yaml_parser_t *p, const char *text, size_t len,
 	return bf_cfg__load_root(ld, root, cfg);
 }
 
-int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
-                       size_t len, struct bf_err *err)
+static int load_string(struct bf_cfg *cfg, const char *name, const char *text,
+                       size_t len, struct bf_argv *all, struct bf_err *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct bf_cfg__ld ld = { &doc, name, err };
+	struct bf_cfg__ld ld = { &doc, name, err, all, 0 };
 	int ret;
 
 	bf_cfg_init(cfg);
@@ -313,10 +313,25 @@ out_parser:
 out:
 	if (ret)
 		bf_cfg_release(cfg);
+	/* an error found before the walk (YAML syntax, the file) is the one */
+	if (ret && all && !all->argc && err)
+		bf_argv_push(all, err->msg);
 	return ret;
 }
 
+int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
+                       size_t len, struct bf_err *err)
+{
+	return load_string(cfg, name, text, len, NULL, err);
+}
+
 int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err)
+{
+	return bf_cfg_load_all(cfg, path, NULL, err);
+}
+
+int bf_cfg_load_all(struct bf_cfg *cfg, const char *path, struct bf_argv *all,
+                    struct bf_err *err)
 {
 	struct bf_buf text = BF_BUF_INIT;
 	int ret;
@@ -326,9 +341,11 @@ int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err)
 	if (ret) {
 		bf_cfg_init(cfg);
 		bf_cfg_release(cfg);
+		if (all && err)
+			bf_argv_push(all, err->msg);
 		goto out;
 	}
-	ret = bf_cfg_load_string(cfg, path, text.buf, text.len, err);
+	ret = load_string(cfg, path, text.buf, text.len, all, err);
 out:
 	bf_buf_release(&text);
 	return ret;

@@ -246,6 +246,15 @@ void bf_cfg_release(struct bf_cfg *cfg);
  * written; the caller resolves them against the config's directory.
  */
 int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err);
+/*
+ * bf_cfg_load, and every error into all (when not NULL; one message a
+ * string, "FILE:LINE:COL: ...", in the order met): the loader goes on
+ * past an error in one key or benchmark to the next, so one run names
+ * them all. err gets the first. A YAML syntax error stops the parse:
+ * then it is the only one.
+ */
+int bf_cfg_load_all(struct bf_cfg *cfg, const char *path, struct bf_argv *all,
+                    struct bf_err *err);
 /* Same from a string; name is used in messages in place of the path. */
 int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
                        size_t len, struct bf_err *err);

@@ -214,19 +214,23 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 		                     "'%s' must list at least one benchmark",
 		                     path);
 	cfg->benchmarks = bf_xcalloc(n, sizeof(*cfg->benchmarks));
-	for (size_t i = 0; !ret && i < n; i++, cfg->nbenchmarks++) {
+	/* every entry, so that one run names every error */
+	for (size_t i = 0; i < n; i++, cfg->nbenchmarks++) {
+		int r;
+
 		item = bf_cfg__item(ld, node, i);
 		bf_cfg__benchmark_init(&cfg->benchmarks[i]);
 		cfg->benchmarks[i].line = (int)item->start_mark.line + 1;
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 		if (item->type != YAML_MAPPING_NODE)
-			ret = bf_cfg__error(
+			r = bf_cfg__error(
 			        ld, item,
 			        "'%s' must be a mapping with a name and a command",
 			        sub);
 		else
-			ret = bf_cfg__load_map(ld, item, sub, &benchmark_table,
-			                       &cfg->benchmarks[i]);
+			r = bf_cfg__load_map(ld, item, sub, &benchmark_table,
+			                     &cfg->benchmarks[i]);
+		ret = ret ? ret : r;
 	}
 	if (!ret)
 		ret = check_unique_names(ld, node, cfg);

@@ -66,14 +66,26 @@ bool bf_cmd_wants_help(int argc, char **argv)
 
 int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path)
 {
+	struct bf_argv all = BF_ARGV_INIT;
 	struct bf_err err = BF_ERR_INIT;
+	int ret = 0;
 
 	if (!path)
 		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
 		                   "no config given; pass -c CONFIG");
-	if (bf_cfg_load(cfg, path, &err))
-		return bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", err.msg);
-	return 0;
+	/* every error of the file, one a line, not only the first */
+	if (bf_cfg_load_all(cfg, path, &all, &err)) {
+		for (size_t i = 0; i < all.argc; i++)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", all.argv[i]);
+		if (!all.argc)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", err.msg);
+		if (all.argc > 1)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%zu errors in %s",
+			            all.argc, path);
+		ret = BF_EXIT_USAGE;
+	}
+	bf_argv_release(&all);
+	return ret;
 }
 
 static void usage(FILE *f)
