@@ -21,7 +21,10 @@ expect_exit 2 "compare --warmup 1001" "$BF" compare -c "$C" --warmup 1001
 grep_file "names --warmup and the config's range" \
 	"^benchfarm: compare: --warmup: must be between 0 and 1000 (as runs.warmup)" "$ERR"
 # runs.repeats is 2 to 10000 in the config; every command agrees.
-for cmd in "compare" "run" "bisect --good a --bad b --benchmark micro" "detect"; do
+# (a revision that does not exist: a binary that took the value would
+# stop there, quickly, with another message)
+for cmd in "compare --patch no-such-rev" "run --commit no-such-rev" \
+	"bisect --good a --bad b --benchmark micro" "detect"; do
 	for n in 1 10001; do
 		# shellcheck disable=SC2086
 		expect_exit 2 "$cmd --repeats $n" "$BF" $cmd -c "$C" --repeats $n
@@ -47,7 +50,7 @@ grep_file "names project.target_branch" \
 # (exit 2) rather than reported as "no regressions".
 git -C "$R" checkout -q main
 expect_exit 2 "compare of a commit on target_branch is refused" \
-	"$BF" compare -c "$C" --json "$T/same.json"
+	"$BF" compare -c "$C" --repeats 2 --warmup 0 --json "$T/same.json"
 grep_file "says the patch is on project.target_branch" \
 	"the patch 'HEAD' ([0-9a-f]*) is already on project.target_branch 'main'" "$ERR"
 grep_file "says what to do" "give --base REV .* or --allow-same" "$ERR"
