@@ -96,11 +96,12 @@ static int run_opt(int opt, const char *arg, void *payload)
 		        err.msg);
 		return BF_EXIT_USAGE;
 	}
-	if (!(o->timeout > 0)) {
+	/* a benchmark's timeout in the config has the same bounds */
+	if (!(o->timeout > 0) || o->timeout > BF_RUN_TIMEOUT_MAX) {
 		fprintf(stderr,
 		        "benchfarm-agent: run: --timeout: must be more than 0 "
-		        "seconds, not %s\n",
-		        arg);
+		        "and at most %d seconds, not %s\n",
+		        BF_RUN_TIMEOUT_MAX, arg);
 		return BF_EXIT_USAGE;
 	}
 	return -1;

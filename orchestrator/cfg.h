@@ -212,7 +212,7 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_REPORT        "markdown"
 /* Bounds the loader enforces (configs/README.md). */
 #define BF_CFG_MAX_REPEATS 10000
-#define BF_CFG_MAX_TIMEOUT 604800 /* seconds: one week */
+#define BF_CFG_MAX_TIMEOUT BF_RUN_TIMEOUT_MAX /* seconds: one week */
 /* Largest config file bf_cfg_load() reads. */
 #define BF_CFG_MAX_FILE_SIZE (1024 * 1024)
 

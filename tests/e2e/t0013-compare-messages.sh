@@ -83,6 +83,9 @@ expect_exit 2 "agent run --timeout xyz" "$BFA" run --timeout xyz --format lines 
 grep_file "names --timeout" "^benchfarm-agent: run: --timeout: 'xyz' is not a number" "$ERR"
 expect_exit 2 "agent run --timeout 0" "$BFA" run --timeout 0 --format lines -- true
 grep_file "says it must be positive" "^benchfarm-agent: run: --timeout: must be more than 0" "$ERR"
+expect_exit 2 "agent run --timeout beyond a benchmark's timeout in the config" \
+	"$BFA" run --timeout 604801 --format lines -- true
+grep_file "with the config's bound" "at most 604800 seconds, not 604801" "$ERR"
 
 # Runs are counted from 1 everywhere, and a warmup is called "warmup":
 # a benchmark that fails on its first call (a warmup: they come first)
