@@ -74,40 +74,60 @@ int bf_agent_cmd_serve(int argc, char **argv, struct bf_agent_ctx *ctx)
 struct run_opts {
 	const char *format;
 	const char *cwd;
+	const char *output; /* NULL: standard output */
 	double timeout;
 };
 
 static int run_opt(int opt, const char *arg, void *payload)
 {
 	struct run_opts *o = payload;
+	struct bf_err err = BF_ERR_INIT;
 
 	if (opt == 'f')
 		o->format = arg;
 	else if (opt == 'C')
 		o->cwd = arg;
-	else if (opt == 't' && bf_parse_double(&o->timeout, arg, false, NULL))
+	else if (opt == 'o')
+		o->output = arg;
+	if (opt != 't')
+		return -1;
+	if (bf_parse_double(&o->timeout, arg, false, &err)) {
+		fprintf(stderr, "benchfarm-agent: run: --timeout: %s\n",
+		        err.msg);
 		return BF_EXIT_USAGE;
+	}
+	/* a benchmark's timeout in the config has the same bounds */
+	if (!(o->timeout > 0) || o->timeout > BF_RUN_TIMEOUT_MAX) {
+		fprintf(stderr,
+		        "benchfarm-agent: run: --timeout: must be more than 0 "
+		        "and at most %d seconds, not %s\n",
+		        BF_RUN_TIMEOUT_MAX, arg);
+		return BF_EXIT_USAGE;
+	}
 	return -1;
 }
 
 int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 {
 	static const char usage[] =
-	        "benchfarm-agent run --format F [--timeout S] [--cwd DIR] "
-	        "-- CMD ARGS...\n\n"
+	        "benchfarm-agent run --format F [--timeout S] [--cwd DIR]\n"
+	        "                    [--output stdout|stderr|both] -- CMD "
+	        "ARGS...\n\n"
 	        "Runs CMD once (no shell) and prints the samples parsed from "
-	        "its\nstandard output as protocol lines, then one result, or "
-	        "one error\nand exit status 3 (2 for a bad request).";
+	        "its\nstandard output (--output: its standard error, or both) "
+	        "as protocol\nlines, then one result, or one error and exit "
+	        "status 3 (2 for a\nbad request).";
 	static const struct option longopts[] = {
 		COMMON_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "cwd", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_opts o = { NULL, NULL, 300 };
+	struct run_opts o = { NULL, NULL, NULL, 300 };
 	json_t *req, *args;
-	int ret = bf_agent_getopt(argc, argv, ctx, usage, "f:C:t:", longopts,
+	int ret = bf_agent_getopt(argc, argv, ctx, usage, "f:C:t:o:", longopts,
 	                          run_opt, &o);
 
 	if (ret >= 0)
@@ -123,6 +143,8 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 	                "argv", args, "format", o.format, "timeout", o.timeout);
 	if (o.cwd)
 		json_object_set_new(req, "cwd", json_string(o.cwd));
+	if (o.output)
+		json_object_set_new(req, "output", json_string(o.output));
 	bf_req_clear_error();
 	ret = bf_req_run(1, req, 1, ctx);
 	json_decref(req);

@@ -25,6 +25,7 @@ struct run_req {
 	struct bf_argv env; /* "K=V" */
 	const char *cwd;
 	const char *format;
+	const char *output; /* "stdout", "stderr" or "both": what is parsed */
 	double timeout_s;
 	size_t out_max;
 	int sample_ms; /* "cpu_sample_ms"; 0: no CPU time series */
@@ -163,6 +164,7 @@ static int run_req_parse(struct run_req *r, const json_t *req,
 
 	r->cwd = bf_json_str_or(req, "cwd", NULL);
 	r->format = bf_json_str_or(req, "format", NULL);
+	r->output = bf_json_str_or(req, "output", "stdout");
 	r->timeout_s = RUN_TIMEOUT_DEFAULT;
 	r->out_max = RUN_OUT_MAX_DEFAULT;
 	if ((ret = strings_of(&r->argv, json_object_get(req, "argv"), "argv",
@@ -173,6 +175,13 @@ static int run_req_parse(struct run_req *r, const json_t *req,
 		return bf_err_set(err, BF_EINVAL,
 		                  "\"format\" missing or unknown ('%s')",
 		                  r->format ? r->format : "");
+	if (strcmp(r->output, "stdout") && strcmp(r->output, "stderr") &&
+	    strcmp(r->output, "both"))
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "\"output\" must be \"stdout\", \"stderr\" or "
+		        "\"both\", not '%s'",
+		        r->output);
 	if (t && (!json_is_number(t) || json_number_value(t) <= 0))
 		return bf_err_set(err, BF_EINVAL,
 		                  "\"timeout\" must be a positive number");
@@ -342,16 +351,79 @@ static int send_result(int out_fd, int64_t id,
 	return ret;
 }
 
+/*
+ * The start of a stream for a message: its first 3 lines, at most 200
+ * bytes (cut at a UTF-8 boundary), "..." when there is more.
+ */
+static void add_excerpt(struct bf_buf *b, const struct bf_buf *s)
+{
+	size_t n = 0, k;
+	int lines = 0;
+
+	while (n < s->len && n < 200 && lines < 3)
+		if (s->buf[n++] == '\n')
+			lines++;
+	while (n < s->len && n > 0 && ((unsigned char)s->buf[n] & 0xc0) == 0x80)
+		n--;
+	for (k = n; k < s->len && (s->buf[k] == '\n' || s->buf[k] == ' '); k++)
+		;
+	while (n > 0 && (s->buf[n - 1] == '\n' || s->buf[n - 1] == ' '))
+		n--;
+	bf_buf_addf(b, "'%.*s'%s", (int)n, s->buf, k < s->len ? "..." : "");
+}
+
+/* What one stream held: "standard output (12 bytes): 'x'..." or empty. */
+static void add_stream(struct bf_buf *b, const char *name,
+                       const struct bf_buf *s)
+{
+	if (!s->len) {
+		bf_buf_addf(b, "%s was empty", name);
+		return;
+	}
+	bf_buf_addf(b, "%s (%zu bytes): ", name, s->len);
+	add_excerpt(b, s);
+}
+
+/*
+ * A parse error says what the program printed: the parsed stream's
+ * start, and whether the other one had anything (the benchmark's
+ * config key output: stdout|stderr|both chooses).
+ */
+static int parse_failed(int out_fd, int64_t id, const struct run_req *r,
+                        const struct bf_spawn_result *res, const char *msg)
+{
+	bool out = strcmp(r->output, "stderr");
+	bool errs = strcmp(r->output, "stdout");
+	struct bf_buf b = BF_BUF_INIT;
+	int ret;
+
+	bf_buf_addf(&b, "%s; ", msg);
+	add_stream(&b, "standard output", &res->out);
+	bf_buf_addstr(&b, "; ");
+	add_stream(&b, "standard error", &res->err);
+	bf_buf_addf(&b, "; %s parsed (the benchmark's 'output: %s')",
+	            out && errs ? "both were"
+	            : out       ? "only standard output is"
+	                        : "only standard error is",
+	            r->output);
+	ret = bf_req_error(out_fd, id, "parse_error", "%s", b.buf);
+	bf_buf_release(&b);
+	return ret;
+}
+
 /* Report how the program failed; 1 when it did, 0 when it succeeded. */
 static int report_failure(int out_fd, int64_t id, const struct run_req *r,
                           const struct bf_spawn_result *res, int *ret)
 {
 	char how[64];
 
-	if (res->out_truncated) {
+	if (res->out_truncated ||
+	    (res->err_truncated && strcmp(r->output, "stdout"))) {
 		*ret = bf_req_error(out_fd, id, "output_too_big",
-		                    "'%s' printed more than %zu bytes",
-		                    r->argv.argv[0], r->out_max);
+		                    "'%s' printed more than %zu bytes to "
+		                    "standard %s",
+		                    r->argv.argv[0], r->out_max,
+		                    res->out_truncated ? "output" : "error");
 		return 1;
 	}
 	if (bf_spawn_is_success(res))
@@ -372,6 +444,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	struct bf_samples samples = BF_SAMPLES_INIT;
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_spawn_result res;
+	struct bf_buf both = BF_BUF_INIT;
+	const struct bf_buf *parsed;
 	struct run_cpu cpu;
 	int ret = 0;
 
@@ -388,6 +462,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	opts.env_set = (const char *const *)r.env.argv;
 	opts.timeout_s = r.timeout_s;
 	opts.out_max = r.out_max;
+	/* a parsed standard error gets standard output's room */
+	opts.err_max = strcmp(r.output, "stdout") ? r.out_max : 0;
 	opts.kill_on_overflow = true;
 	run_cpu_init(&cpu, &r, &opts);
 	if (bf_spawn_run(&res, &opts, &err)) {
@@ -399,9 +475,16 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	}
 	if (report_failure(out_fd, id, &r, &res, &ret))
 		goto out;
-	if (bf_parse_output(&samples, r.format, res.out.buf, res.out.len,
+	if (!strcmp(r.output, "both")) {
+		bf_buf_add(&both, res.out.buf, res.out.len);
+		bf_buf_add(&both, res.err.buf, res.err.len);
+	}
+	parsed = !strcmp(r.output, "stdout")   ? &res.out
+	         : !strcmp(r.output, "stderr") ? &res.err
+	                                       : &both;
+	if (bf_parse_output(&samples, r.format, parsed->buf, parsed->len,
 	                    r.argv.argv[0], &err)) {
-		ret = bf_req_error(out_fd, id, "parse_error", "%s", err.msg);
+		ret = parse_failed(out_fd, id, &r, &res, err.msg);
 		goto out;
 	}
 	ret = bf_req_send_samples(out_fd, id, &samples);
@@ -411,6 +494,7 @@ out:
 	bf_cpu_series_release(&cpu.series);
 	bf_samples_release(&samples);
 	bf_spawn_result_release(&res);
+	bf_buf_release(&both);
 	run_req_release(&r);
 	return ret;
 }

@@ -12,6 +12,7 @@
 const char *const bf_cfg__format_words[] = {
 	"gbench", "jetpack", "hyperfine", "native", "lines", NULL,
 };
+const char *const bf_cfg__output_words[] = { "stdout", "stderr", "both", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
 const char *const bf_cfg__check_words[] = {
@@ -62,6 +63,12 @@ int bf_format_parse(enum bf_format *out, const char *name)
 		}
 	}
 	return BF_EINVAL;
+}
+
+const char *bf_output_name(enum bf_output o)
+{
+	return word_at(bf_cfg__output_words,
+	               BF_ARRAY_SIZE(bf_cfg__output_words), (int)o);
 }
 
 const char *bf_better_name(enum bf_better b)
@@ -298,12 +305,12 @@ static int load_doc(yaml_parser_t *p, const char *text, size_t len,
 	return bf_cfg__load_root(ld, root, cfg);
 }
 
-int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
-                       size_t len, struct bf_err *err)
+static int load_string(struct bf_cfg *cfg, const char *name, const char *text,
+                       size_t len, struct bf_argv *all, struct bf_err *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
-	struct bf_cfg__ld ld = { &doc, name, err };
+	struct bf_cfg__ld ld = { &doc, name, err, all, 0 };
 	int ret;
 
 	bf_cfg_init(cfg);
@@ -325,10 +332,25 @@ out_parser:
 out:
 	if (ret)
 		bf_cfg_release(cfg);
+	/* an error found before the walk (YAML syntax, the file) is the one */
+	if (ret && all && !all->argc && err)
+		bf_argv_push(all, err->msg);
 	return ret;
 }
 
+int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
+                       size_t len, struct bf_err *err)
+{
+	return load_string(cfg, name, text, len, NULL, err);
+}
+
 int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err)
+{
+	return bf_cfg_load_all(cfg, path, NULL, err);
+}
+
+int bf_cfg_load_all(struct bf_cfg *cfg, const char *path, struct bf_argv *all,
+                    struct bf_err *err)
 {
 	struct bf_buf text = BF_BUF_INIT;
 	int ret;
@@ -338,9 +360,11 @@ int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err)
 	if (ret) {
 		bf_cfg_init(cfg);
 		bf_cfg_release(cfg);
+		if (all && err)
+			bf_argv_push(all, err->msg);
 		goto out;
 	}
-	ret = bf_cfg_load_string(cfg, path, text.buf, text.len, err);
+	ret = load_string(cfg, path, text.buf, text.len, all, err);
 out:
 	bf_buf_release(&text);
 	return ret;

@@ -71,12 +71,27 @@ const char *bf_format_name(enum bf_format f);
 /* Parse a format name; 0 or BF_EINVAL. Cannot fail otherwise. */
 int bf_format_parse(enum bf_format *out, const char *name);
 
+/*
+ * Which of a benchmark's streams its parser reads: standard output (the
+ * default), standard error, or both (output, then error: for the line
+ * formats, as the two are not interleaved).
+ */
+enum bf_output {
+	BF_OUTPUT_STDOUT = 0,
+	BF_OUTPUT_STDERR,
+	BF_OUTPUT_BOTH,
+};
+
+/* "stdout", "stderr" or "both"; NULL if o is out of range. */
+const char *bf_output_name(enum bf_output o);
+
 struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
 	char *workdir; /* relative to the export; NULL = its root */
 	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
+	enum bf_output output; /* the stream(s) parsed */
 	int timeout_s;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
@@ -199,9 +214,21 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_REPORT        "markdown"
 /* Bounds the loader enforces (configs/README.md). */
 #define BF_CFG_MAX_REPEATS 10000
-#define BF_CFG_MAX_TIMEOUT 604800 /* seconds: one week */
+#define BF_CFG_MAX_TIMEOUT BF_RUN_TIMEOUT_MAX /* seconds: one week */
 /* Largest config file bf_cfg_load() reads. */
 #define BF_CFG_MAX_FILE_SIZE (1024 * 1024)
+
+/*
+ * A command-line value of the numeric config setting `key` ("runs.repeats",
+ * "runs.warmup", "runs.seed", "presubmit.alpha", "presubmit.min_effect"):
+ * parsed with the config's own type and range, so an option and its key
+ * accept the same values. out is an int, double or uint64_t as the key's
+ * type is. 0, or BF_EINVAL with "must be between 2 and 10000 (as
+ * runs.repeats), not 1" or the parser's "'x' is not an integer" in err.
+ * An unknown key is a programming error (BF_BUG).
+ */
+int bf_cfg_parse_setting(void *out, const char *key, const char *text,
+                         struct bf_err *err);
 
 /* Initialise cfg with every default. Cannot fail. */
 void bf_cfg_init(struct bf_cfg *cfg);
@@ -221,6 +248,15 @@ void bf_cfg_release(struct bf_cfg *cfg);
  * written; the caller resolves them against the config's directory.
  */
 int bf_cfg_load(struct bf_cfg *cfg, const char *path, struct bf_err *err);
+/*
+ * bf_cfg_load, and every error into all (when not NULL; one message a
+ * string, "FILE:LINE:COL: ...", in the order met): the loader goes on
+ * past an error in one key or benchmark to the next, so one run names
+ * them all. err gets the first. A YAML syntax error stops the parse:
+ * then it is the only one.
+ */
+int bf_cfg_load_all(struct bf_cfg *cfg, const char *path, struct bf_argv *all,
+                    struct bf_err *err);
 /* Same from a string; name is used in messages in place of the path. */
 int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
                        size_t len, struct bf_err *err);

@@ -14,11 +14,14 @@
 struct bf_cfg__ld {
 	yaml_document_t *doc; /* borrowed */
 	const char *name; /* file name used in messages; borrowed */
-	struct bf_err *err; /* may be NULL */
+	struct bf_err *err; /* may be NULL; gets the first error */
+	struct bf_argv *all; /* may be NULL; gets every error */
+	size_t nerrors;
 };
 
 /* Allowed words, NULL-terminated; an enum's value is its word's index. */
 extern const char *const bf_cfg__format_words[];
+extern const char *const bf_cfg__output_words[];
 extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__check_words[];

@@ -75,6 +75,7 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 	set(o, "workdir", str_or_null(b->workdir));
 	set(o, "source", str_or_null(b->source));
 	set(o, "format", str_or_null(bf_format_name(b->format)));
+	set(o, "output", str_or_null(bf_output_name(b->output)));
 	set(o, "timeout", json_integer(b->timeout_s));
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		m = json_object();

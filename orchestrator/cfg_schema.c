@@ -7,6 +7,7 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
+#include "benchfarm/parse.h"
 
 /*
  * The config's keys (configs/README.md), as tables for bf_cfg__load_map.
@@ -50,6 +51,19 @@ static int load_format(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 	if (!ret)
 		b->format = (enum bf_format)i;
+	return ret;
+}
+
+static int load_output(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                       const char *path)
+{
+	struct bf_cfg_benchmark *b = obj;
+	size_t i;
+	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__output_words,
+	                           "output stream", &i);
+
+	if (!ret)
+		b->output = (enum bf_output)i;
 	return ret;
 }
 
@@ -148,6 +162,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	{ "workdir", BF_CFG__STR, BOFF(workdir), 0, 0, 0, NULL, NULL },
 	{ "source", BF_CFG__STR, BOFF(source), 0, 0, 0, NULL, NULL },
 	{ "format", BF_CFG__FN, 0, 0, 0, 0, NULL, load_format },
+	{ "output", BF_CFG__FN, 0, 0, 0, 0, NULL, load_output },
 	{ "timeout", BF_CFG__INT, BOFF(timeout_s), 0, 1, BF_CFG_MAX_TIMEOUT,
 	  NULL, NULL },
 	{ "metrics", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metrics },
@@ -199,19 +214,23 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 		                     "'%s' must list at least one benchmark",
 		                     path);
 	cfg->benchmarks = bf_xcalloc(n, sizeof(*cfg->benchmarks));
-	for (size_t i = 0; !ret && i < n; i++, cfg->nbenchmarks++) {
+	/* every entry, so that one run names every error */
+	for (size_t i = 0; i < n; i++, cfg->nbenchmarks++) {
+		int r;
+
 		item = bf_cfg__item(ld, node, i);
 		bf_cfg__benchmark_init(&cfg->benchmarks[i]);
 		cfg->benchmarks[i].line = (int)item->start_mark.line + 1;
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 		if (item->type != YAML_MAPPING_NODE)
-			ret = bf_cfg__error(
+			r = bf_cfg__error(
 			        ld, item,
 			        "'%s' must be a mapping with a name and a command",
 			        sub);
 		else
-			ret = bf_cfg__load_map(ld, item, sub, &benchmark_table,
-			                       &cfg->benchmarks[i]);
+			r = bf_cfg__load_map(ld, item, sub, &benchmark_table,
+			                     &cfg->benchmarks[i]);
+		ret = ret ? ret : r;
 	}
 	if (!ret)
 		ret = check_unique_names(ld, node, cfg);
@@ -577,6 +596,54 @@ static const struct bf_cfg__field root_fields[] = {
 	{ "review", BF_CFG__MAP, 0, 0, 0, 0, &review_table, NULL },
 };
 static const struct bf_cfg__table root_table = TABLE(root_fields);
+
+/* The field of a dotted key ("runs.repeats") in the root table, or NULL. */
+static const struct bf_cfg__field *find_setting(const char *key)
+{
+	const struct bf_cfg__table *t = &root_table;
+	const char *dot = strchr(key, '.');
+
+	if (!dot)
+		return NULL;
+	for (size_t i = 0; i < root_table.n; i++)
+		if (root_fields[i].sub &&
+		    strlen(root_fields[i].key) == (size_t)(dot - key) &&
+		    !strncmp(root_fields[i].key, key, (size_t)(dot - key)))
+			t = root_fields[i].sub;
+	if (t == &root_table)
+		return NULL;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->fields[i].key, dot + 1))
+			return &t->fields[i];
+	return NULL;
+}
+
+int bf_cfg_parse_setting(void *out, const char *key, const char *text,
+                         struct bf_err *err)
+{
+	const struct bf_cfg__field *f = find_setting(key);
+	char range[96];
+	double v;
+
+	if (!f)
+		BF_BUG("no config setting '%s'", key);
+	if (f->type == BF_CFG__U64)
+		return bf_parse_u64(out, text, err);
+	if (f->type != BF_CFG__INT && f->type != BF_CFG__DOUBLE)
+		BF_BUG("config setting '%s' is not a number", key);
+	switch (bf_cfg__parse_number(f, text, &v, range, sizeof(range), err)) {
+	case BF_CFG__NOT_A_NUMBER:
+		return BF_EINVAL; /* err says why */
+	case BF_CFG__OUT_OF_RANGE:
+		return bf_err_set(err, BF_EINVAL, "must be %s (as %s), not %s",
+		                  range, key, text);
+	}
+	if (f->type == BF_CFG__INT)
+		*(int *)out = (int)v;
+	else
+		*(double *)out = v;
+	return 0;
+}
 
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
                       struct bf_cfg *cfg)

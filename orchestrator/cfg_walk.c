@@ -23,6 +23,11 @@ int bf_cfg__error(struct bf_cfg__ld *ld, const yaml_node_t *node,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (ld->all)
+		bf_argv_pushf(ld->all, "%s:%zu:%zu: %s", ld->name, line, col,
+		              msg);
+	if (ld->nerrors++)
+		return BF_EINVAL; /* err keeps the first */
 	return bf_err_set(ld->err, BF_EINVAL, "%s:%zu:%zu: %s", ld->name, line,
 	                  col, msg);
 }
@@ -421,10 +426,15 @@ int bf_cfg__load_map(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 	if (node->type != YAML_MAPPING_NODE)
 		return bf_cfg__want(ld, node, *path ? path : "the config",
 		                    "a mapping of keys");
-	ret = bf_cfg__check_keys(ld, node, path);
-	for (size_t i = 0; !ret && i < bf_cfg__map_size(node); i++)
-		ret = load_pair(ld, node, i, path, t, obj, &seen);
-	if (!ret)
-		ret = check_required(ld, node, path, t, seen);
+	if ((ret = bf_cfg__check_keys(ld, node, path)))
+		return ret;
+	/* every key, so that one run names every error (the first returns) */
+	for (size_t i = 0; i < bf_cfg__map_size(node); i++) {
+		int r = load_pair(ld, node, i, path, t, obj, &seen);
+
+		ret = ret ? ret : r;
+	}
+	if (check_required(ld, node, path, t, seen) && !ret)
+		ret = BF_EINVAL;
 	return ret;
 }

@@ -48,6 +48,13 @@ int bf_main(int argc, char **argv);
 int bf_cmd_fail(int exit_code, const char *cmd, const char *fmt, ...)
         BF_PRINTF(3, 4);
 
+/*
+ * Flush stdout. 0 when everything reached it, or when its reader has
+ * gone (EPIPE: `benchfarm trace fold T | head -1` is not a failure;
+ * SIGPIPE is ignored, so the write fails instead), else -1.
+ */
+int bf_cmd_flush_stdout(void);
+
 /* True when argv (after the command name) asks for -h/--help. */
 bool bf_cmd_wants_help(int argc, char **argv);
 

@@ -7,6 +7,7 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/parse.h"
 #include "benchfarm/stats.h"
+#include "cfg.h"
 #include "compare.h"
 #include "numfile.h"
 
@@ -52,14 +53,20 @@ static int number_opt(struct analyze_opts *o, int c, const char *arg)
 	struct bf_err err = BF_ERR_INIT;
 	int ret = 0;
 
+	/* the config settings' ranges, as compare's options */
 	if (c == OPT_ALPHA)
-		ret = bf_parse_double(&o->cmp.alpha, arg, false, &err);
+		ret = bf_cfg_parse_setting(&o->cmp.alpha, "presubmit.alpha",
+		                           arg, &err);
 	else if (c == OPT_MIN_EFFECT)
-		ret = bf_parse_double(&o->cmp.min_effect, arg, false, &err);
+		ret = bf_cfg_parse_setting(&o->cmp.min_effect,
+		                           "presubmit.min_effect", arg, &err);
 	else if (c == OPT_SEED)
 		ret = bf_parse_u64(&o->cmp.seed, arg, &err);
 	if (ret)
-		return bf_cmd_fail(BF_EXIT_USAGE, "analyze", "bad option: %s",
+		return bf_cmd_fail(BF_EXIT_USAGE, "analyze", "%s: %s",
+		                   c == OPT_ALPHA        ? "--alpha"
+		                   : c == OPT_MIN_EFFECT ? "--min-effect"
+		                                         : "--seed",
 		                   err.msg);
 	return -1;
 }

@@ -120,8 +120,8 @@ static int parse(struct bisect *b, int argc, char **argv)
 			b->json_path = optarg;
 			break;
 		case 'n':
-			if (bf_parse_int_range(&b->o.repeats, optarg, 2, 100000,
-			                       &err))
+			if (bf_cfg_parse_setting(&b->o.repeats, "runs.repeats",
+			                         optarg, &err))
 				return bf_cmd_fail(BF_EXIT_USAGE, "bisect",
 				                   "--repeats: %s", err.msg);
 			break;

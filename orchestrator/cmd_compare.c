@@ -23,7 +23,8 @@
 
 static const char usage_text[] =
         "usage: benchfarm compare -c CONFIG [--base REV] [--patch REV] "
-        "[--repeats N]\n"
+        "[--allow-same]\n"
+        "                         [--repeats N]\n"
         "                         [--device NAME | --pool LABEL] [--json "
         "FILE]\n"
         "                         [--markdown FILE] [--seed S]\n"
@@ -44,8 +45,16 @@ static const char usage_text[] =
         "with\n"
         "                         project.target_branch)\n"
         "        --patch REV      the change (default: HEAD)\n"
-        "    -n, --repeats N      measured runs per side (default: "
-        "runs.repeats)\n"
+        "        --allow-same     run even when base and patch are one "
+        "commit (an\n"
+        "                         A/A run); without it, a patch already "
+        "on\n"
+        "                         project.target_branch is refused (exit "
+        "2)\n"
+        "                         unless --base is given\n"
+        "    -n, --repeats N      measured runs per side, 2 to 10000 "
+        "(default:\n"
+        "                         runs.repeats)\n"
         "        --warmup N       discarded runs per side (default: "
         "runs.warmup)\n"
         "        --device NAME    run on this registered device (or "
@@ -97,32 +106,44 @@ enum {
 	OPT_ALPHA,
 	OPT_MIN_EFFECT,
 	OPT_WARMUP,
+	OPT_ALLOW_SAME,
 };
 
+/* The option's name, for its error. */
+static const char *number_opt_name(int c)
+{
+	return c == 'n'          ? "--repeats"
+	       : c == OPT_WARMUP ? "--warmup"
+	       : c == OPT_SEED   ? "--seed"
+	       : c == OPT_ALPHA  ? "--alpha"
+	                         : "--min-effect";
+}
+
+/* A number option takes its config setting's type and range. */
 static int parse_number_opt(struct bf_presubmit_opts *o, int c, const char *arg)
 {
 	struct bf_err err = BF_ERR_INIT;
 	int ret = 0;
 
 	if (c == 'n')
-		ret = bf_parse_int_range(&o->repeats, arg, 2, 100000, &err);
+		ret = bf_cfg_parse_setting(&o->repeats, "runs.repeats", arg,
+		                           &err);
 	else if (c == OPT_WARMUP)
-		ret = bf_parse_int_range(&o->warmup, arg, 0, 1000, &err);
+		ret = bf_cfg_parse_setting(&o->warmup, "runs.warmup", arg,
+		                           &err);
 	else if (c == OPT_SEED)
-		ret = bf_parse_u64(&o->seed, arg, &err);
+		ret = bf_cfg_parse_setting(&o->seed, "runs.seed", arg, &err);
 	else if (c == OPT_ALPHA)
-		ret = bf_parse_double(&o->alpha, arg, false, &err);
+		ret = bf_cfg_parse_setting(&o->alpha, "presubmit.alpha", arg,
+		                           &err);
 	else if (c == OPT_MIN_EFFECT)
-		ret = bf_parse_double(&o->min_effect, arg, false, &err);
+		ret = bf_cfg_parse_setting(&o->min_effect,
+		                           "presubmit.min_effect", arg, &err);
 	if (c == OPT_SEED)
 		o->seed_set = true;
-	if (!ret && c == OPT_ALPHA && (o->alpha <= 0 || o->alpha >= 1))
-		ret = bf_err_set(&err, BF_EINVAL, "must be between 0 and 1");
-	if (!ret && c == OPT_MIN_EFFECT && o->min_effect < 0)
-		ret = bf_err_set(&err, BF_EINVAL, "must not be negative");
 	if (ret)
-		return bf_cmd_fail(BF_EXIT_USAGE, "compare", "bad option: %s",
-		                   err.msg);
+		return bf_cmd_fail(BF_EXIT_USAGE, "compare", "%s: %s",
+		                   number_opt_name(c), err.msg);
 	return 0;
 }
 
@@ -132,6 +153,7 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "base", required_argument, NULL, OPT_BASE },
 		{ "patch", required_argument, NULL, OPT_PATCH },
+		{ "allow-same", no_argument, NULL, OPT_ALLOW_SAME },
 		{ "repeats", required_argument, NULL, 'n' },
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "device", required_argument, NULL, OPT_DEVICE },
@@ -160,6 +182,9 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 			break;
 		case OPT_PATCH:
 			o->patch = optarg;
+			break;
+		case OPT_ALLOW_SAME:
+			o->allow_same = true;
 			break;
 		case OPT_DEVICE:
 			o->device = optarg;

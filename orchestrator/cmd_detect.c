@@ -240,8 +240,8 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 		else if (c == OPT_BISECT)
 			bisect = true;
 		else if (c == 'n') {
-			if (bf_parse_int_range(&bo.repeats, optarg, 2, 100000,
-			                       &err))
+			if (bf_cfg_parse_setting(&bo.repeats, "runs.repeats",
+			                         optarg, &err))
 				return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 				                   "--repeats: %s", err.msg);
 		} else if (c == OPT_ALGO)

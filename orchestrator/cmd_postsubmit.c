@@ -99,8 +99,8 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 		} else if (c == OPT_COMMIT && !range) {
 			o->patch = optarg;
 		} else if (c == 'n') {
-			if (bf_parse_int_range(&o->repeats, optarg, 1, 100000,
-			                       &err))
+			if (bf_cfg_parse_setting(&o->repeats, "runs.repeats",
+			                         optarg, &err))
 				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
 				                   "--repeats: %s", err.msg);
 		} else if (c == OPT_SEED) {

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
@@ -279,6 +280,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 	bool no_post = false, have_cfg = false;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
+	struct stat st;
 	int c, ret;
 
 	(void)ctx;
@@ -329,6 +331,11 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 	if (output && dir)
 		return bf_cmd_fail(BF_EXIT_USAGE, "report",
 		                   "give --output or --output-dir, not both");
+	if (output && !stat(output, &st) && S_ISDIR(st.st_mode))
+		return bf_cmd_fail(BF_EXIT_USAGE, "report",
+		                   "--output '%s' is a directory; give a file "
+		                   "name, or --output-dir DIR",
+		                   output);
 	bf_cmd_split_formats(&formats, format);
 	if (!formats.argc) {
 		bf_argv_release(&formats);

@@ -140,7 +140,7 @@ static FILE *open_out(const char *path)
 static int close_out(FILE *f, const char *path)
 {
 	if (f == stdout)
-		return fflush(f) ? BF_EXIT_INFRA : BF_EXIT_OK;
+		return bf_cmd_flush_stdout() ? BF_EXIT_INFRA : BF_EXIT_OK;
 	if (fclose(f))
 		return bf_cmd_fail(BF_EXIT_INFRA, "trace", "cannot write %s",
 		                   path);

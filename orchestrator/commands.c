@@ -1,5 +1,7 @@
 #include "cmd.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -66,14 +68,26 @@ bool bf_cmd_wants_help(int argc, char **argv)
 
 int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path)
 {
+	struct bf_argv all = BF_ARGV_INIT;
 	struct bf_err err = BF_ERR_INIT;
+	int ret = 0;
 
 	if (!path)
 		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
 		                   "no config given; pass -c CONFIG");
-	if (bf_cfg_load(cfg, path, &err))
-		return bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", err.msg);
-	return 0;
+	/* every error of the file, one a line, not only the first */
+	if (bf_cfg_load_all(cfg, path, &all, &err)) {
+		for (size_t i = 0; i < all.argc; i++)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", all.argv[i]);
+		if (!all.argc)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%s", err.msg);
+		if (all.argc > 1)
+			bf_cmd_fail(BF_EXIT_USAGE, cmd, "%zu errors in %s",
+			            all.argc, path);
+		ret = BF_EXIT_USAGE;
+	}
+	bf_argv_release(&all);
+	return ret;
 }
 
 static void usage(FILE *f)
@@ -141,9 +155,29 @@ static int open_store(struct bf_ctx *ctx, const char *cmd)
 	return ret;
 }
 
+/* A pipe whose reader has closed it: poll says POLLERR. */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { 1, POLLOUT, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
+int bf_cmd_flush_stdout(void)
+{
+	int ret = fflush(stdout);
+
+	if (!ret && !ferror(stdout))
+		return 0;
+	/* an earlier write may have failed and errno moved on since */
+	if ((ret && errno == EPIPE) || stdout_reader_gone())
+		return 0;
+	return -1;
+}
+
 static int finish(int ret)
 {
-	if (fflush(stdout) || ferror(stdout)) {
+	if (bf_cmd_flush_stdout()) {
 		fprintf(stderr, "benchfarm: cannot write standard output\n");
 		return ret ? ret : BF_EXIT_INFRA;
 	}

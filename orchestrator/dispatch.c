@@ -31,6 +31,9 @@ struct bf_unit {
 	size_t next; /* first step not yet done */
 	bool taken, done, failed;
 	int moves; /* times it was given back by a failing device */
+	/* the device that last gave it back; counted moved when another
+	 * takes it */
+	const struct bf_worker *given_back_by;
 };
 
 struct dispatch {
@@ -187,6 +190,9 @@ static void *worker_main(void *arg)
 			pthread_cond_wait(&job->cond, &job->lock);
 			continue;
 		}
+		if (u->given_back_by && u->given_back_by != w)
+			job->moved_units++;
+		u->given_back_by = NULL;
 		pthread_mutex_unlock(&job->lock);
 		ret = run_unit(d, w, u, &in_run, &err);
 		pthread_mutex_lock(&job->lock);
@@ -200,7 +206,7 @@ static void *worker_main(void *arg)
 			 */
 			if (in_run && ++u->moves > job->cfg->runs.retries)
 				u->failed = true;
-			job->moved_units++;
+			u->given_back_by = w;
 			BF_LOG_WARN("%s gave up on %s: %s", w->name,
 			            job->cfg->benchmarks[u->bench].name,
 			            err.msg);

@@ -66,6 +66,62 @@ static uint64_t fresh_seed(void)
 	       ((uint64_t)getpid() << 32);
 }
 
+/*
+ * The base by default: the merge-base of the patch with
+ * project.target_branch. A branch that the repository does not have is
+ * the config's error, and the message says which key to change.
+ */
+static int default_base(struct bf_job *job, const char *patch,
+                        struct bf_err *err)
+{
+	const char *branch = job->cfg->project.target_branch;
+	struct bf_err e = BF_ERR_INIT;
+	int ret;
+
+	ret = bf_gitrepo_merge_base(job->side[0].commit, job->repo, patch,
+	                            branch, &e);
+	/* does the branch resolve on its own (remote-tracking too)? */
+	if (ret && bf_gitrepo_merge_base(job->side[0].commit, job->repo, branch,
+	                                 branch, NULL))
+		return bf_err_set(
+		        err, ret,
+		        "project.target_branch '%s' in %s: %s; set it "
+		        "to the branch that patches go into, or give "
+		        "--base REV",
+		        branch, job->cfg->path, e.msg);
+	if (ret)
+		bf_err_set(err, ret, "%s", e.msg);
+	return ret;
+}
+
+/*
+ * Base and patch are one commit: the run can only measure noise. By
+ * default that is because the patch is already on the target branch
+ * (its merge-base is itself), which is refused; an explicit --base or
+ * --allow-same runs it, and the result says so (same_commit).
+ */
+static int check_same(struct bf_job *job, const char *patch, struct bf_err *err)
+{
+	if (job->record || strcmp(job->side[0].commit, job->side[1].commit))
+		return 0;
+	if (!job->o->base && !job->o->allow_same)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "the patch '%s' (%.12s) is already on "
+		        "project.target_branch '%s', so it is its own "
+		        "merge-base and both sides would be the same commit; "
+		        "give --base REV to compare it with an earlier commit, "
+		        "or --allow-same for an A/A run",
+		        patch, job->side[1].commit,
+		        job->cfg->project.target_branch);
+	job->same_commit = true;
+	fprintf(stderr,
+	        "benchfarm: compare: warning: base and patch are the same "
+	        "commit %.12s: an A/A run, which can only measure noise\n",
+	        job->side[1].commit);
+	return 0;
+}
+
 /* Open the repository and pick the two commits. Exit code or 0. */
 static int resolve_commits(struct bf_job *job, struct bf_err *err)
 {
@@ -86,9 +142,9 @@ static int resolve_commits(struct bf_job *job, struct bf_err *err)
 		ret = bf_gitrepo_resolve(job->side[0].commit, job->repo,
 		                         job->o->base, err);
 	else if (!ret)
-		ret = bf_gitrepo_merge_base(job->side[0].commit, job->repo,
-		                            patch, cfg->project.target_branch,
-		                            err);
+		ret = default_base(job, patch, err);
+	if (!ret)
+		ret = check_same(job, patch, err);
 	for (int s = 0; !ret && s < 2; s++)
 		ret = bf_gitrepo_commit_info(job->repo, job->side[s].commit,
 		                             &job->info[s], err);

@@ -12,6 +12,11 @@ struct bf_store;
 struct bf_presubmit_opts {
 	const char *config;
 	const char *base; /* NULL: merge-base with target_branch */
+	/*
+	 * Run even when base and patch are one commit (the patch is on
+	 * target_branch); refused otherwise unless base names it.
+	 */
+	bool allow_same;
 	const char *patch; /* NULL: HEAD */
 	const char *device;
 	const char *pool;
@@ -46,11 +51,11 @@ struct bf_presubmit_opts {
 	json_t **failure_out;
 };
 
-#define BF_PRESUBMIT_OPTS_INIT                                                 \
-	{                                                                      \
-		NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
-		        -1, 0, false, -1, -1, false, false, NULL, false, NULL, \
-		        NULL, NULL                                             \
+#define BF_PRESUBMIT_OPTS_INIT                                               \
+	{                                                                    \
+		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+		        NULL, 0, -1, 0, false, -1, -1, false, false, NULL,   \
+		        false, NULL, NULL, NULL                              \
 	}
 
 /*

@@ -30,6 +30,7 @@ struct bf_job {
 	int reconnects; /* agent connections re-opened */
 	int moved_units; /* benchmarks given to another device */
 	bool aborted; /* infrastructure failure stopped the plan */
+	bool same_commit; /* base and patch are one commit (A/A) */
 	char abort_msg[BF_ERR_SIZE]; /* why */
 	double started, runs_wall_s, bench_wall_s;
 	struct bf_comparison cmp;

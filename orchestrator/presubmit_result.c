@@ -196,6 +196,8 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	                    commit_json(&job->side[0], &job->info[0]));
 	json_object_set_new(r, "patch",
 	                    commit_json(&job->side[1], &job->info[1]));
+	/* an A/A run: every verdict can only be noise */
+	json_object_set_new(r, "same_commit", json_boolean(job->same_commit));
 	json_object_set_new(r, "devices", devices_json(job));
 	json_object_set_new(r, "status",
 	                    json_string(job->aborted ? "infra_failure" : "ok"));

@@ -229,6 +229,10 @@ static json_t *run_request(const struct bf_worker *w,
 	req = json_pack("{s:s, s:o, s:s, s:s, s:i}", "type", "run", "argv",
 	                argv, "cwd", cwd, "format", bf_format_name(b->format),
 	                "timeout", b->timeout_s);
+	/* only when asked: an older agent knows standard output alone */
+	if (b->output != BF_OUTPUT_STDOUT)
+		json_object_set_new(req, "output",
+		                    json_string(bf_output_name(b->output)));
 	free(cwd);
 	return req;
 }
@@ -295,9 +299,11 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 			                      st->side, st->repeat, s);
 		return ret;
 	}
-	BF_LOG_WARN("%s: %s %s run %d: %s", w->name,
+	/* counted from 1, as the reports count them */
+	BF_LOG_WARN("%s: %s %s %s %d: %s", w->name,
 	            job->cfg->benchmarks[st->bench].name,
-	            bf_side_name(st->side), st->repeat, err->msg);
+	            bf_side_name(st->side), st->warmup ? "warmup" : "run",
+	            st->repeat + 1, err->msg);
 	bf_comparison_add_error(&job->cmp, job->cfg, st->bench, st->side,
 	                        st->warmup ? -1 : st->repeat,
 	                        bf_json_str_or(final, "code", "error"),

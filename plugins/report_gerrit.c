@@ -171,10 +171,9 @@ static void add_infra(struct section *s, const json_t *result,
 		          MSG_NAME_MAX);
 		bf_buf_addstr(&line, " (");
 		add_plain(&line, bf_json_str_or(e, "side", "?"), 20);
-		bf_buf_addf(&line, ", run %lld): ",
-		            (long long)json_integer_value(
-		                    json_object_get(e, "repeat")) +
-		                    1);
+		bf_buf_addstr(&line, ", ");
+		bf_rep_add_run(&line, e);
+		bf_buf_addstr(&line, "): ");
 		add_plain(&line, bf_json_str_or(e, "message", ""), 1000);
 		bf_buf_addch(&line, '\n');
 		sec_add(s, &line);

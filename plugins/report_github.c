@@ -52,9 +52,9 @@
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
  * regression are "neutral" with a title that says the run is incomplete
- * and what was not measured, and so is a result that could not be
- * judged either way (verdict "unknown"): "success" only when all is
- * clear.
+ * and what was not measured, and so is a result of which no metric
+ * could be judged either way (every verdict "unknown"): "success" when
+ * nothing regressed and at least one metric was judged.
  *
  * GitHub's limits: output.summary 65535 characters, a comment 65536, an
  * annotation's title 255, 50 annotations a request, a step summary 1 MiB
@@ -90,12 +90,22 @@ static bool fails_on_regression(const json_t *result)
 	               "regression");
 }
 
-/* "failure", "neutral" or "success" (only when all is clear). */
+/*
+ * "failure", "neutral" or "success". Success: no regression, no
+ * infrastructure failure, and at least one metric judged (same or
+ * improved); metrics too noisy to judge ("unknown") are named in the
+ * title as not conclusive but do not hide what was judged. Neutral when
+ * nothing could be judged.
+ */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
 	if (bf_rep_count(results, "regressed"))
 		return fails_on_regression(result) ? "failure" : "neutral";
-	return bf_rep_all_clear(result, results) ? "success" : "neutral";
+	if (bf_rep_has_infra(result) || bf_rep_compared_nothing(results))
+		return "neutral";
+	return bf_rep_count(results, "unknown") < json_array_size(results)
+	               ? "success"
+	               : "neutral";
 }
 
 static void add_plural(struct bf_buf *b, size_t n, const char *what)
@@ -390,17 +400,11 @@ static void add_error_commands(struct bf_buf *b, const json_t *errors)
 
 	json_array_foreach(errors, i, e)
 	{
-		const json_t *rep = json_object_get(e, "repeat");
 		struct bf_buf m = BF_BUF_INIT;
 
-		bf_buf_addf(&m, "%s (%s, run ",
-		            bf_json_str_or(e, "benchmark", "?"),
+		bf_buf_addf(&m, "%s (%s, ", bf_json_str_or(e, "benchmark", "?"),
 		            bf_json_str_or(e, "side", "?"));
-		if (json_is_integer(rep))
-			bf_buf_addf(&m, "%lld",
-			            (long long)json_integer_value(rep) + 1);
-		else
-			bf_buf_addch(&m, '?');
+		bf_rep_add_run(&m, e);
 		bf_buf_addf(&m, ", %s): %s", bf_json_str_or(e, "code", "error"),
 		            bf_json_str_or(e, "message", ""));
 		add_warning(b, "benchfarm: infrastructure failure", m.buf);

@@ -299,12 +299,10 @@ static size_t add_infra_suite(struct bf_buf *b, const json_t *result)
 	{
 		struct bf_buf name = BF_BUF_INIT;
 
-		bf_buf_addf(&name, "%s %s run %lld",
+		bf_buf_addf(&name, "%s %s ",
 		            bf_json_str_or(e, "benchmark", "?"),
-		            bf_json_str_or(e, "side", "?"),
-		            (long long)json_integer_value(
-		                    json_object_get(e, "repeat")) +
-		                    1);
+		            bf_json_str_or(e, "side", "?"));
+		bf_rep_add_run(&name, e);
 		open_case(b, "benchfarm.infrastructure", name.buf);
 		add_problem(b, "error", bf_json_str_or(e, "code", "infra"),
 		            bf_json_str_or(e, "message", ""), NULL);

@@ -311,19 +311,27 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 		add_text(b, infra);
 		bf_buf_addch(b, '\n');
 	}
-	if (moved || recon)
-		bf_buf_addf(b,
-		            "- Retries: %lld reconnect%s, %lld benchmark%s "
-		            "moved to another device; every measured run was "
-		            "kept once.\n",
-		            recon, plural(recon), moved, plural(moved));
+	/* only what happened: one device has nowhere to move anything */
+	if (moved || recon) {
+		bf_buf_addstr(b, "- Retries: ");
+		if (recon)
+			bf_buf_addf(b, "%lld reconnect%s%s", recon,
+			            plural(recon), moved ? ", " : "");
+		if (moved)
+			bf_buf_addf(b,
+			            "%lld benchmark%s moved to another device",
+			            moved, plural(moved));
+		bf_buf_addstr(b, "; every measured run was kept once.\n");
+	}
 	json_array_foreach(errors, i, e)
 	{
 		bf_buf_addstr(b, "- ");
 		add_name(b, bf_json_str_or(e, "benchmark", "?"));
 		bf_buf_addstr(b, " (");
 		add_name(b, bf_json_str_or(e, "side", "?"));
-		bf_buf_addf(b, ", run %lld, ", integer(e, "repeat") + 1);
+		bf_buf_addstr(b, ", ");
+		bf_rep_add_run(b, e);
+		bf_buf_addstr(b, ", ");
 		add_name(b, bf_json_str_or(e, "code", "error"));
 		bf_buf_addstr(b, "): ");
 		add_text(b, bf_json_str_or(e, "message", ""));
@@ -514,9 +522,14 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 {
 	const json_t *res = json_object_get(result, "results");
 	size_t rest = json_array_size(res) - bf_rep_count(res, "regressed") -
-	              bf_rep_count(res, "error");
+	              bf_rep_count(res, "error") -
+	              bf_rep_count(res, "improved");
 
 	add_compare_header(b, result);
+	if (json_is_true(json_object_get(result, "same_commit")))
+		bf_buf_addstr(b, "**Base and patch are the same commit**: an "
+		                 "A/A run, so every difference below is "
+		                 "noise.\n\n");
 	add_link(b, link);
 	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
@@ -529,15 +542,20 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		add_table(b, res, 1, 1);
 		bf_buf_addch(b, '\n');
 	}
+	/* an improvement is news too: shown, not folded with the rest */
+	if (bf_rep_count(res, "improved")) {
+		bf_buf_addstr(b, "### Improvements\n\n");
+		add_table(b, res, 2, 2);
+		bf_buf_addch(b, '\n');
+	}
 	if (rest) {
 		bf_buf_addf(b,
-		            "<details><summary>%zu other result%s (%zu "
-		            "improved, %zu same, %zu unknown)</summary>\n\n",
+		            "<details><summary>%zu other result%s (%zu same, "
+		            "%zu unknown)</summary>\n\n",
 		            rest, plural((long long)rest),
-		            bf_rep_count(res, "improved"),
 		            bf_rep_count(res, "same"),
 		            bf_rep_count(res, "unknown"));
-		add_table(b, res, 2, 5);
+		add_table(b, res, 3, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
 	add_trace(b, json_object_get(result, "trace"));

@@ -137,6 +137,19 @@ static void add_pct(struct bf_buf *b, double f)
 		bf_buf_addstr(b, "?");
 }
 
+void bf_rep_add_run(struct bf_buf *b, const json_t *e)
+{
+	const json_t *rep = json_object_get(e, "repeat");
+
+	if (!json_is_integer(rep))
+		bf_buf_addstr(b, "run ?");
+	else if (json_integer_value(rep) < 0)
+		bf_buf_addstr(b, "warmup");
+	else
+		bf_buf_addf(b, "run %lld",
+		            (long long)json_integer_value(rep) + 1);
+}
+
 void bf_rep_change(struct bf_buf *b, const json_t *r)
 {
 	add_pct(b, bf_rep_num(r, "effect"));

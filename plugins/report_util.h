@@ -80,6 +80,12 @@ const char *bf_rep_source_file(const json_t *r, long *line);
  */
 const char *bf_rep_source(const json_t *result, const json_t *r, long *line);
 
+/*
+ * Which run an errors[] entry e is, as people count: "run 1" for its
+ * repeat 0, "warmup" for a warmup (repeat -1), "run ?" without one.
+ */
+void bf_rep_add_run(struct bf_buf *b, const json_t *e);
+
 /* A one-line description of a result: "+12.3% [+8.0%, +17.0%], p 0.002". */
 void bf_rep_change(struct bf_buf *b, const json_t *r);
 

@@ -128,8 +128,17 @@ int bf_detect_series(struct bf_change **out, size_t *nout,
 		ret = bf_err_set(err, BF_EINVAL, "unknown detector %d",
 		                 (int)p->detector);
 	}
-	for (size_t i = 0; !ret && i < *nout; i++)
-		(*out)[i].index = idx[(*out)[i].index];
+	/*
+	 * Each detector signs its statistic its own way (Jetpack and Skia
+	 * as before - after: negative when the metric rose); an alert's
+	 * score takes the sign of its direction, positive when it rose.
+	 */
+	for (size_t i = 0; !ret && i < *nout; i++) {
+		struct bf_change *c = &(*out)[i];
+
+		c->index = idx[c->index];
+		c->score = c->direction < 0 ? -fabs(c->score) : fabs(c->score);
+	}
 	if (ret) {
 		free(*out);
 		*out = NULL;

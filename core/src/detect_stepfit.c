@@ -452,6 +452,12 @@ struct skia_fit {
 	float step, lse, reg;
 	int dir; /* +1 High (rose), -1 Low (fell), 0 Uninteresting */
 	double p; /* mannwhitneyu's p; NaN otherwise */
+	/*
+	 * mannwhitneyu's effect: the rank-biserial correlation
+	 * 1 - 2·U1/(n1·n2), from -1 (every value after the step below every
+	 * value before) to +1 (every one above)
+	 */
+	double rbc;
 };
 
 static size_t skia_min_len(enum bf_skia_algo a)
@@ -560,6 +566,7 @@ static void skia_eval(struct skia_fit *f, const struct skia_cfg *c, float *t,
 			return; /* no result: Uninteresting, all 0 */
 		f->lse = (float)u1;
 		f->reg = (float)f->p;
+		f->rbc = 1 - 2 * u1 / ((double)(n / 2) * (double)(n - n / 2));
 		break;
 	}
 	f->valid = true;
@@ -640,7 +647,8 @@ static void skia_change(struct bf_change *ch, const struct skia_fit *f,
                         const double *x, size_t s, size_t r, size_t w)
 {
 	ch->index = s + r;
-	ch->score = f->reg;
+	/* a p-value is no score: mannwhitneyu's is its effect size */
+	ch->score = isnan(f->p) ? f->reg : f->rbc;
 	ch->direction = f->dir;
 	ch->before = dmean(x + s, r);
 	ch->after = dmean(x + s + r, w - r);

@@ -269,3 +269,21 @@ no_dups "$(jq .run_id "$T/rb.json")"
 	t_fail "overlapping runs on: $(cat "$T/overlap")"
 n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
 [ "$n" = 0 ] && t_ok "both jobs released their leases" || t_fail "$n leases left"
+
+# 4. One device, killed mid-run: nothing can move, and the result does
+# not say that something did.
+rm -f "$T/GATE" "$T"/work/d*/sorts
+rm -rf "$T/killed"
+touch "$T/KILL"
+"$BF" compare -c "$R/benchfarm.yaml" --base main --patch patch \
+	--device d1 --json "$T/r4.json" --markdown "$T/r4.md" --seed 9 \
+	>"$OUT" 2>"$ERR"
+[ "$(cat "$T/killed/device" 2>/dev/null)" = d1 ] &&
+	t_ok "the single device was killed" || t_fail "d1 was not killed"
+jq_check "one device, nothing counted as moved" \
+	'(.devices | length) == 1 and .summary.moved_units == 0' "$T/r4.json"
+if grep -q "moved to another device" "$T/r4.md"; then
+	t_fail "the report says a benchmark moved to another device"
+else
+	t_ok "the report does not say a benchmark moved"
+fi

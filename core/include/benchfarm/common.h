@@ -13,6 +13,13 @@
 
 #define BF_VERSION "0.1.0"
 
+/*
+ * The longest one benchmark run may take, in seconds (one week): a
+ * benchmark's timeout in the config and benchfarm-agent run --timeout
+ * share it.
+ */
+#define BF_RUN_TIMEOUT_MAX 604800
+
 #define BF_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 #if defined(__GNUC__)

@@ -82,7 +82,14 @@ double bf_skia_default_interesting(enum bf_skia_algo a);
 /* One detected change: the series steps at index (first new value). */
 struct bf_change {
 	size_t index; /* input index of the first value after the step */
-	double score; /* the detector's statistic (sign as it defines it) */
+	/*
+	 * The detector's statistic. From bf_detect_series its sign is the
+	 * direction's (positive when the metric rose); the per-detector
+	 * entry points below sign it as their reference does. Skia's
+	 * mannwhitneyu scores the rank-biserial correlation (-1..1), its
+	 * p-value is p_value.
+	 */
+	double score;
 	int direction; /* +1 up, -1 down */
 	double before; /* mean (or median) level before, after */
 	double after;

@@ -178,7 +178,7 @@ static const char full_json[] =
         "  {\"name\": \"micro\","
         "   \"command\": [\"bench/out/micro\", \"--benchmark_format=json\"],"
         "   \"workdir\": \"bench\", \"source\": \"bench/parse_bench.cc:42\","
-        " \"format\": \"jetpack\", \"timeout\": 120,"
+        " \"format\": \"jetpack\", \"output\": \"stdout\", \"timeout\": 120,"
         "   \"metrics\": {\"real_time\": {\"better\": \"lower\","
         "                               \"detector\": null},"
         "                 \"items_per_second\": {\"better\": \"higher\","
@@ -190,7 +190,7 @@ static const char full_json[] =
         "  {\"name\": \"startup\","
         "   \"command\": [\"hyperfine\", \"--export-json\", \"-\", \"./app\"],"
         "   \"workdir\": null, \"source\": null,"
-        " \"format\": \"hyperfine\", \"timeout\": 300,"
+        " \"format\": \"hyperfine\", \"output\": \"stdout\", \"timeout\": 300,"
         "   \"metrics\": {},"
         "   \"detector\": {\"name\": \"edivisive\", \"width\": 50,"
         "    \"threshold\": 0.0, \"min_change\": 0.0, \"max_pvalue\": 0.001}}],"
@@ -220,7 +220,7 @@ static const char defaults_json[] =
         "  \"build\": [], \"artifacts\": [], \"build_timeout\": 600},"
         " \"benchmarks\": [{\"name\": \"micro\", \"command\": [\"./micro\"],"
         "   \"workdir\": null, \"source\": null,"
-        " \"format\": \"gbench\", \"timeout\": 300,"
+        " \"format\": \"gbench\", \"output\": \"stdout\", \"timeout\": 300,"
         "   \"metrics\": {}, \"detector\": null}],"
         " \"devices\": {\"pool\": \"local\"},"
         " \"runs\": {\"repeats\": 10, \"warmup\": 1, \"interleave\": true,"
@@ -946,6 +946,54 @@ static void check_case(const char *yaml_path)
 	bf_buf_release(&expect);
 }
 
+/* The loader goes on past an error: one run names every one, in order. */
+static void test_cfg__every_error_is_reported(void **state)
+{
+	static const char *const want[] = {
+		":5:3: unknown key 'target_brnch' in 'project'",
+		":9:13: unknown format 'gbenchh' for 'benchmarks[0].format'",
+		":10:14: 'benchmarks[0].timeout' must be between 1 and 604800",
+		":12:14: 'benchmarks[1].command' must be a list of strings",
+		":14:12: 'runs.repeats' must be between 2 and 10000, not 1",
+		":15:11: 'runs.warmup' must be between 0 and 1000, not -1",
+		":17:10: 'presubmit.alpha' must be greater than 0 and less than 1",
+	};
+	struct bf_argv all = BF_ARGV_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_cfg cfg;
+
+	(void)state;
+	assert_int_equal(bf_cfg_load_all(&cfg, CASES_DIR "/many-errors.yaml",
+	                                 &all, &err),
+	                 BF_EINVAL);
+	assert_int_equal(all.argc, BF_ARRAY_SIZE(want));
+	for (size_t i = 0; i < BF_ARRAY_SIZE(want); i++) {
+		if (!strstr(all.argv[i], want[i]) ||
+		    strncmp(all.argv[i], CASES_DIR "/many-errors.yaml:",
+		            strlen(CASES_DIR "/many-errors.yaml:"))) {
+			print_error("error %zu: got '%s'\nwant '%s'\n", i,
+			            all.argv[i], want[i]);
+			fail();
+		}
+	}
+	/* err keeps the first, as bf_cfg_load gives it */
+	assert_string_equal(err.msg, all.argv[0]);
+	bf_argv_release(&all);
+	/* a YAML syntax error stops the parse: it is the only one */
+	assert_int_equal(
+	        bf_cfg_load_all(&cfg, CASES_DIR "/tab-indent.yaml", &all, &err),
+	        BF_EINVAL);
+	assert_int_equal(all.argc, 1);
+	assert_string_equal(all.argv[0], err.msg);
+	bf_argv_release(&all);
+	/* a missing file too */
+	assert_int_equal(
+	        bf_cfg_load_all(&cfg, CASES_DIR "/no-such.yaml", &all, &err),
+	        BF_ENOTFOUND);
+	assert_int_equal(all.argc, 1);
+	bf_argv_release(&all);
+}
+
 static void test_cfg__every_bad_case_fails_as_expected(void **state)
 {
 	DIR *dir = opendir(CASES_DIR);
@@ -991,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_cfg__metric_better_values),
 		cmocka_unit_test(test_cfg__booleans_are_true_or_false),
 		cmocka_unit_test(test_cfg__missing_required_keys),
+		cmocka_unit_test(test_cfg__every_error_is_reported),
 		cmocka_unit_test(test_cfg__commands_are_argv_lists),
 		cmocka_unit_test(test_cfg__relative_paths_stay_as_written),
 		cmocka_unit_test(test_cfg__detector_name_sets_its_defaults),

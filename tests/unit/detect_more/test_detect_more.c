@@ -296,6 +296,61 @@ static void test_ph__clean_step_found(void **state)
 }
 
 /* 300 values of uniform noise around 100: nothing. */
+/*
+ * Through bf_detect_series an alert's score has its direction's sign,
+ * whatever the detector: positive when the metric rose, negative when it
+ * fell (Jetpack and Skia compute before - after, the other way round).
+ * Skia's mannwhitneyu scores the rank-biserial correlation, not p.
+ */
+static void check_score_sign(enum bf_detector d, int algo, const double *up,
+                             const double *down)
+{
+	const double *levels[2] = { up, down };
+	struct bf_detect_params p;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_change *c;
+	size_t nc;
+
+	for (int k = 0; k < 2; k++) {
+		double *x = leveled(levels[k], 2, 40, 1, 7);
+
+		bf_detect_params_default(&p, d);
+		if (d == BF_DETECT_SKIA) {
+			p.skia_algo = (enum bf_skia_algo)algo;
+			p.skia_interesting =
+			        bf_skia_default_interesting(p.skia_algo);
+		}
+		assert_int_equal(bf_detect_series(&c, &nc, &p, x, 80, &err), 0);
+		assert_int_equal(nc, 1);
+		assert_int_equal(c[0].direction, k ? -1 : 1);
+		if (k)
+			assert_true(c[0].score < 0);
+		else
+			assert_true(c[0].score > 0);
+		if (algo == BF_SKIA_MANNWHITNEYU) {
+			assert_true(fabs(c[0].score) <= 1);
+			assert_true(fabs(c[0].score) > 0.9);
+			assert_true(c[0].p_value <= 0.05);
+		}
+		free(c);
+		free(x);
+	}
+}
+
+static void test_detect__score_sign_is_direction(void **state)
+{
+	const double up[] = { 100, 130 }, down[] = { 130, 100 };
+
+	(void)state;
+	check_score_sign(BF_DETECT_JETPACK, 0, up, down);
+	check_score_sign(BF_DETECT_SKIA, BF_SKIA_ORIGINAL, up, down);
+	check_score_sign(BF_DETECT_SKIA, BF_SKIA_PERCENT, up, down);
+	check_score_sign(BF_DETECT_SKIA, BF_SKIA_COHEN, up, down);
+	check_score_sign(BF_DETECT_SKIA, BF_SKIA_MANNWHITNEYU, up, down);
+	check_score_sign(BF_DETECT_PERFHERDER, 0, up, down);
+	check_score_sign(BF_DETECT_EDIVISIVE, 0, up, down);
+}
+
 static void test_ph__noise_only_finds_nothing(void **state)
 {
 	const double lv[] = { 100 };
@@ -838,6 +893,7 @@ int main(void)
 		cmocka_unit_test(test_ph__calc_t_by_hand_window),
 		cmocka_unit_test(test_ph__series_by_hand),
 		cmocka_unit_test(test_ph__infinite_t_scores_1000),
+		cmocka_unit_test(test_detect__score_sign_is_direction),
 		cmocka_unit_test(test_ph__local_maximum_rule),
 		cmocka_unit_test(test_ph__back_window_grows),
 		cmocka_unit_test(test_ph__clean_step_found),

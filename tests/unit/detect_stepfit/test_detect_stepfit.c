@@ -806,7 +806,9 @@ static void test_skia__mannwhitneyu_scan_keeps_min_p(void **state)
 	assert_int_equal(ch[0].index, 8);
 	assert_int_equal(ch[0].direction, 1);
 	assert_close(ch[0].p_value, 2.0 / 70, 1e-17);
-	assert_exact(ch[0].score, -0.02857142873108387); /* float32 -2/70 */
+	/* the score is the effect, not p: every value after above every one
+	 * before, rank-biserial 1 - 2·0/16 */
+	assert_exact(ch[0].score, 1.0);
 	free(ch);
 }
 
@@ -915,7 +917,8 @@ static void test_facade__nan_keeps_input_index(void **state)
 	/*
 	 * Input index 2 is missing; the 10 values left are LO HI, whose only
 	 * scorable position (WIDTH 5) is compacted index 5, score -100 as in
-	 * test_jetpack__clean_step_found. It is input index 6.
+	 * test_jetpack__clean_step_found. It is input index 6, and the
+	 * façade signs the score as the direction: +100, up.
 	 */
 	const double x[] = { 10, 10.1, NAN, 9.9, 10, 10, HI };
 	const double y[] = { 10, NAN, 10, 12, 12 };
@@ -929,7 +932,7 @@ static void test_facade__nan_keeps_input_index(void **state)
 	assert_int_equal(bf_detect_series(&ch, &n, &p, x, 11, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(ch[0].index, 6);
-	assert_close(ch[0].score, -100, 1e-9);
+	assert_close(ch[0].score, 100, 1e-9);
 	assert_int_equal(ch[0].direction, 1);
 	free(ch);
 	/* skia absolute, r = 2: 10 10 | 12 12 once the NaN is gone; the

@@ -109,7 +109,7 @@ static void test_markdown__marker_is_the_first_line(void **state)
 	json_decref(d);
 }
 
-static void test_markdown__regressions_come_first_and_open(void **state)
+static void test_markdown__regressions_and_improvements_are_open(void **state)
 {
 	char *text = render_fx("compare-regressed");
 	const char *reg, *det, *row, *imp;
@@ -126,11 +126,14 @@ static void test_markdown__regressions_come_first_and_open(void **state)
 	assert_non_null(row);
 	assert_non_null(imp);
 	assert_true(reg < row && row < det); /* the regression is not folded */
-	assert_true(det < imp); /* the improvement is */
+	/* nor is the improvement: its own section, after the regressions */
+	assert_non_null(strstr(text, "### Improvements\n"));
+	assert_true(row < strstr(text, "### Improvements\n"));
+	assert_true(strstr(text, "### Improvements\n") < imp && imp < det);
 	assert_non_null(strstr(row, "+12.3% [+8.0%, +17.0%] | 0.002 | "
 	                            "**regressed** |\n"));
 	assert_null(strstr(text, "### Infrastructure"));
-	assert_non_null(strstr(text, "(1 improved, 1 same, 1 unknown)"));
+	assert_non_null(strstr(text, "2 other results (1 same, 1 unknown)"));
 	free(text);
 }
 
@@ -423,7 +426,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_markdown__marker_is_the_first_line),
 		cmocka_unit_test(
-		        test_markdown__regressions_come_first_and_open),
+		        test_markdown__regressions_and_improvements_are_open),
 		cmocka_unit_test(test_markdown__clean_says_no_regressions),
 		cmocka_unit_test(
 		        test_markdown__infra_never_reads_as_no_regressions),
