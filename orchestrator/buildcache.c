@@ -293,11 +293,14 @@ static uint64_t tree_bytes(const char *path)
 	return n;
 }
 
+/* Modification time in nanoseconds since the epoch; 0 when missing. */
 static int64_t mtime_of(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) < 0 ? 0 : (int64_t)st.st_mtime;
+	if (stat(path, &st) < 0)
+		return 0;
+	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 }
 
 /* The key of a file name of the cache (KEY, KEY.json, ...), or false. */
@@ -350,9 +353,9 @@ static void load_entry(struct bf_buildcache_list *l, const char *dir,
 	e->complete = e->meta && bf_fs_exists(e->path);
 	e->bytes = tree_bytes(e->path) + tree_bytes(json) + tree_bytes(log) +
 	           tree_bytes(lock);
-	e->last_used = mtime_of(lock);
-	if (!e->last_used)
-		e->last_used = mtime_of(json);
+	e->last_used_ns = mtime_of(lock);
+	if (!e->last_used_ns)
+		e->last_used_ns = mtime_of(json);
 	e->in_use = is_locked(lock);
 	free(json);
 	free(log);
@@ -377,7 +380,7 @@ static void load_legacy(struct bf_buildcache_list *l, const char *cache)
 		e->path = path;
 		e->legacy = true;
 		e->bytes = tree_bytes(path);
-		e->last_used = mtime_of(path);
+		e->last_used_ns = mtime_of(path);
 	}
 }
 
@@ -385,8 +388,8 @@ static int cmp_used(const void *a, const void *b)
 {
 	const struct bf_buildcache_entry *x = a, *y = b;
 
-	if (x->last_used != y->last_used)
-		return x->last_used < y->last_used ? -1 : 1;
+	if (x->last_used_ns != y->last_used_ns)
+		return x->last_used_ns < y->last_used_ns ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 

@@ -76,7 +76,7 @@ struct bf_buildcache_entry {
 	char *path; /* the export directory */
 	json_t *meta; /* KEY.json, or NULL while incomplete (owned) */
 	uint64_t bytes; /* of the export, log, record and lock file */
-	int64_t last_used; /* Unix time; 0 when unknown */
+	int64_t last_used_ns; /* ns since the epoch; 0 when unknown */
 	bool complete; /* built successfully: KEY.json is there */
 	bool in_use; /* another open lock holds it */
 	bool legacy; /* an older benchfarm's layout, never used now */

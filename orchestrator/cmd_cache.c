@@ -73,11 +73,12 @@ static json_t *entry_json(const struct bf_buildcache_entry *e)
 {
 	json_t *inputs = json_object_get(e->meta, "inputs");
 	char *build = build_of(e);
-	json_t *o = json_pack(
-	        "{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}", "key", e->name,
-	        "path", e->path, "state", state_of(e), "complete", e->complete,
-	        "in_use", e->in_use, "legacy", e->legacy, "bytes",
-	        (json_int_t)e->bytes, "last_used", (json_int_t)e->last_used);
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:I, s:I}", "key",
+	                      e->name, "path", e->path, "state", state_of(e),
+	                      "complete", e->complete, "in_use", e->in_use,
+	                      "legacy", e->legacy, "bytes",
+	                      (json_int_t)e->bytes, "last_used",
+	                      (json_int_t)(e->last_used_ns / 1000000000));
 
 	json_object_set_new(o, "commit",
 	                    json_string(bf_json_str_or(e->meta, "commit", "")));
@@ -93,10 +94,10 @@ static void print_line(const struct bf_buildcache_entry *e, int64_t now)
 {
 	char size[32], used[32];
 	char *build = build_of(e);
-	int64_t d = now - e->last_used;
+	int64_t d = now - e->last_used_ns / 1000000000;
 
 	bf_size_format(size, sizeof(size), e->bytes);
-	if (!e->last_used)
+	if (!e->last_used_ns)
 		snprintf(used, sizeof(used), "unknown");
 	else if (d < 3600)
 		snprintf(used, sizeof(used), "%lldm ago",
@@ -222,7 +223,8 @@ static int cache_prune(int argc, char **argv)
 	}
 	bf_size_format(freed, sizeof(freed), pr.freed);
 	bf_size_format(left, sizeof(left), pr.left);
-	printf("removed %zu entries (%s); %s left", pr.removed, freed, left);
+	printf("removed %zu %s (%s); %s left", pr.removed,
+	       pr.removed == 1 ? "entry" : "entries", freed, left);
 	if (pr.kept_in_use)
 		printf("; kept %zu in use by a running benchfarm",
 		       pr.kept_in_use);

@@ -107,3 +107,71 @@ expect_exit 0 "back to -O2" "$BF" compare -c "$R/bf.yaml" --json "$T/e.json"
 [ "$(values "$T/e.json")" = "[2]" ] && jq -e '.base.build_cached and .patch.build_cached' "$T/e.json" >/dev/null &&
 	t_ok "the -O2 entries are still there and reused" ||
 	t_fail "the -O2 entries are still there and reused"
+
+# `cache list`: one line per entry with human sizes.
+expect_exit 0 "cache list" "$BF" cache list
+grep_file "list's first line names the cache, its size and limit" \
+	"^$C: 6 entries, [0-9.]* [KM]iB (limit 5.0 GiB)$" "$OUT"
+grep_file "list has a line per entry with size, state and build" \
+	"^[0-9a-f]\{12\}  [0-9a-f]\{12\} *[0-9.]* KiB  [0-9]*m ago  *built  *make CFLAGS=-O0$" "$OUT"
+expect_exit 2 "prune refuses a size it cannot read" "$BF" cache prune --max-size 5X
+grep_file "names the size and what to give" "'5X' is not a size: give bytes, or a number with K, M, G or T" "$ERR"
+
+# prune --max-size removes the least recently used first: here the
+# -O0 entries, keeping the -O2 ones used last.
+"$BF" cache list --json >"$T/l.json"
+keep=$(jq '.entries[-2:] | map(.bytes) | add' "$T/l.json")
+kept_keys=$(jq -c '.entries[-2:] | map(.key) | sort' "$T/l.json")
+expect_exit 0 "prune --max-size" "$BF" cache prune --max-size "$keep"
+grep_file "prune says what it removed" "^removed 4 entries ([0-9.]* KiB); [0-9.]* KiB left$" "$OUT"
+"$BF" cache list --json >"$T/l2.json"
+jq_check "the two used last are kept, and they are the -O2 builds" \
+	"([.entries[].key] | sort) == $kept_keys and all(.entries[]; .build == \"make\" and (.inputs.env | all(startswith(\"CFLAGS\") | not)))" "$T/l2.json"
+
+# A compare that is measuring holds its entries: the benchmark blocks on
+# a FIFO until the test lets it go.
+mkfifo "$T/started" "$T/go"
+sed -e 's|{name: opt, command: \[out/prog\], format: lines}|{name: opt, command: [sh, -c, "[ -e '"$T"'/released ] \|\| { echo started >'"$T"'/started; read x <'"$T"'/go; }; out/prog"], format: lines}|' \
+	"$R/bf.yaml" >"$R/hold.yaml"
+"$BF" compare -c "$R/hold.yaml" --json "$T/hold.json" >"$T/hold.out" 2>&1 &
+hold=$!
+timeout 120 sh -c 'read x <"$1"' sh "$T/started" ||
+	t_fail "the held compare's benchmark started"
+mkdir -p "$C/work2/0123"
+echo old >"$C/work2/0123/file"
+expect_exit 0 "cache list while a compare measures" "$BF" cache list --json
+jq_check "its two entries are in use, the old layout is listed" \
+	'([.entries[] | select(.in_use)] | length == 2) and ([.entries[] | select(.legacy)] | length == 1)' "$OUT"
+expect_exit 0 "prune --all from another process" "$BF" cache prune --all
+grep_file "prune keeps what is in use" "^removed 1 entry .*; kept 2 in use by a running benchfarm$" "$OUT"
+[ ! -e "$C/work2" ] && t_ok "prune --all removes the old layout" ||
+	t_fail "prune --all removes the old layout"
+# The size limit, in a third process, evicts nothing in use either.
+BENCHFARM_CACHE_MAX_SIZE=1 expect_exit 0 "a compare under a 1-byte limit meanwhile" \
+	"$BF" compare -c "$R/o0.yaml" --json "$T/f.json"
+[ "$(values "$T/f.json")" = "[1]" ] && t_ok "it measured its own builds" ||
+	t_fail "it measured its own builds (got $(values "$T/f.json"))"
+n=0
+for k in $(jq -r '.entries[].path' "$T/l2.json"); do
+	[ -x "$k/out/prog" ] && n=$((n + 1))
+done
+[ "$n" -eq 2 ] && t_ok "the held entries are still there" ||
+	t_fail "the held entries are still there ($n)"
+touch "$T/released"
+timeout 10 sh -c 'echo go >"$1"' sh "$T/go"
+wait "$hold"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(values "$T/hold.json")" = "[2]" ] &&
+	t_ok "the held compare finished and measured its builds" ||
+	{ sed 's/^/#   /' "$T/hold.out"; t_fail "the held compare finished and measured its builds (exit $rc)"; }
+
+# Now nothing holds the -O2 entries: a new build under the limit evicts
+# every entry but its own.
+CFLAGS=-O1 BENCHFARM_CACHE_MAX_SIZE=1 expect_exit 0 "a new build under a 1-byte limit" \
+	"$BF" compare -c "$R/bf.yaml" --json "$T/g.json"
+"$BF" cache list --json >"$T/l3.json"
+jq_check "only the entries just built are left" \
+	'(.entries | length == 2) and all(.entries[]; .inputs.env | index("CFLAGS=-O1"))' "$T/l3.json"
+BENCHFARM_CACHE_MAX_SIZE=lots expect_exit 3 "a bad BENCHFARM_CACHE_MAX_SIZE stops the compare" \
+	"$BF" compare -c "$R/bf.yaml"
+grep_file "and names the variable" "BENCHFARM_CACHE_MAX_SIZE: 'lots' is not a size" "$ERR"
