@@ -310,7 +310,7 @@ static bool key_of(char key[BF_BUILDCACHE_KEY_LEN + 1], const char *name)
 
 	if (n != BF_BUILDCACHE_KEY_LEN ||
 	    (name[n] && strcmp(name + n, ".json") && strcmp(name + n, ".log") &&
-	     strcmp(name + n, ".lock") && strncmp(name + n, ".tmp.", 5) &&
+	     strcmp(name + n, ".lock") && strcmp(name + n, ".tmp") &&
 	     strncmp(name + n, ".json.tmp.", 10) &&
 	     strncmp(name + n, ".log.tmp.", 9)))
 		return false;
@@ -345,6 +345,7 @@ static void load_entry(struct bf_buildcache_list *l, const char *dir,
 	char *json = bf_xasprintf("%s/%s.json", dir, key);
 	char *log = bf_xasprintf("%s/%s.log", dir, key);
 	char *lock = bf_xasprintf("%s/%s.lock", dir, key);
+	char *tmp = bf_xasprintf("%s/%s.tmp", dir, key);
 
 	e->name = bf_xstrdup(key);
 	e->path = bf_xasprintf("%s/%s", dir, key);
@@ -352,7 +353,7 @@ static void load_entry(struct bf_buildcache_list *l, const char *dir,
 		e->meta = NULL;
 	e->complete = e->meta && bf_fs_exists(e->path);
 	e->bytes = tree_bytes(e->path) + tree_bytes(json) + tree_bytes(log) +
-	           tree_bytes(lock);
+	           tree_bytes(lock) + tree_bytes(tmp);
 	e->last_used_ns = mtime_of(lock);
 	if (!e->last_used_ns)
 		e->last_used_ns = mtime_of(json);
@@ -360,6 +361,7 @@ static void load_entry(struct bf_buildcache_list *l, const char *dir,
 	free(json);
 	free(log);
 	free(lock);
+	free(tmp);
 }
 
 /* The directories older benchfarm versions exported into. */
@@ -441,7 +443,7 @@ static int remove_entry(const struct bf_buildcache_entry *e, const char *cache,
                         struct bf_err *err)
 {
 	char *dir = bf_xasprintf("%s/builds", cache);
-	char *json = NULL, *log = NULL, *lock = NULL;
+	char *json = NULL, *log = NULL, *lock = NULL, *tmp = NULL;
 	int fd = -1, ret;
 
 	if (e->legacy) {
@@ -453,10 +455,13 @@ static int remove_entry(const struct bf_buildcache_entry *e, const char *cache,
 	json = bf_xasprintf("%s/%s.json", dir, e->name);
 	log = bf_xasprintf("%s/%s.log", dir, e->name);
 	lock = bf_xasprintf("%s/%s.lock", dir, e->name);
+	tmp = bf_xasprintf("%s/%s.tmp", dir, e->name);
 	if (unlink(json) < 0 && errno != ENOENT)
 		ret = bf_err_sys(err, "cannot remove '%s'", json);
 	if (!ret)
 		ret = bf_fs_rmtree(e->path, err);
+	if (!ret)
+		ret = bf_fs_rmtree(tmp, err);
 	if (!ret && unlink(log) < 0 && errno != ENOENT)
 		ret = bf_err_sys(err, "cannot remove '%s'", log);
 	/* Waiters on the unlinked file see it is gone and lock anew. */
@@ -468,6 +473,7 @@ out:
 	free(json);
 	free(log);
 	free(lock);
+	free(tmp);
 	return ret;
 }
 

@@ -20,6 +20,7 @@ struct bf_err;
  *   KEY.json   written last, once the build succeeded: the inputs,
  *              the commit it was exported from, when it was built
  *   KEY.lock   a lock file; its modification time is the last use
+ *   KEY.tmp    an export under way (or killed before it finished)
  *
  * A process using an entry holds a shared (read) open-file-description
  * lock on KEY.lock from the moment it looks at the entry until it is

@@ -31,18 +31,24 @@ void bf_side_release(struct bf_side *side)
 	side->locked = false;
 }
 
-/* Export into DIR.tmp.PID, then rename: a half export is never used. */
+/*
+ * Export into DIR.tmp, then rename: a half export is never used. The
+ * caller holds the entry's exclusive lock, so DIR.tmp is left only by
+ * an export that was killed, and is removed first.
+ */
 static int export_tree(struct bf_gitrepo *repo, const struct bf_side *side,
                        struct bf_err *err)
 {
-	char *tmp = bf_xasprintf("%s.tmp.%ld", side->dir, (long)getpid());
+	char *tmp = bf_xasprintf("%s.tmp", side->dir);
 	int ret;
 
-	bf_fs_rmtree(tmp, NULL);
+	if ((ret = bf_fs_rmtree(tmp, err)))
+		goto out;
 	ret = bf_gitrepo_export(repo, side->commit, tmp, err);
 	if (!ret && rename(tmp, side->dir) < 0)
 		ret = bf_err_sys(err, "cannot rename '%s'", tmp);
 	bf_fs_rmtree(tmp, NULL);
+out:
 	free(tmp);
 	return ret;
 }
