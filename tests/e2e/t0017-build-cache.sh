@@ -175,3 +175,21 @@ jq_check "only the entries just built are left" \
 BENCHFARM_CACHE_MAX_SIZE=lots expect_exit 3 "a bad BENCHFARM_CACHE_MAX_SIZE stops the compare" \
 	"$BF" compare -c "$R/bf.yaml"
 grep_file "and names the variable" "BENCHFARM_CACHE_MAX_SIZE: 'lots' is not a size" "$ERR"
+
+# Two compares of the same commits at once on an empty cache: each
+# entry is built once (the second waits for the first's build and
+# reuses it), and both measure.
+sed 's|build: \[make\]|build: [sh, -c, "echo built >>'"$T"'/count; make"]|' \
+	"$R/bf.yaml" >"$R/count.yaml"
+BENCHFARM_CACHE="$T/cache2" "$BF" compare -c "$R/count.yaml" --json "$T/p1.json" >/dev/null 2>&1 &
+p1=$!
+BENCHFARM_CACHE="$T/cache2" "$BF" compare -c "$R/count.yaml" --json "$T/p2.json" >/dev/null 2>&1
+rc2=$?
+wait "$p1"
+rc1=$?
+[ "$rc1" -eq 0 ] && [ "$rc2" -eq 0 ] && [ "$(values "$T/p1.json")" = "[2]" ] &&
+	[ "$(values "$T/p2.json")" = "[2]" ] && t_ok "two compares at once both measure" ||
+	t_fail "two compares at once both measure (exit $rc1 and $rc2)"
+n=$(wc -l <"$T/count")
+[ "$n" -eq 2 ] && t_ok "each of the two entries was built once" ||
+	t_fail "each of the two entries was built once (built $n times)"
