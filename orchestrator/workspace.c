@@ -197,6 +197,7 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 
 	memset(side, 0, sizeof(*side));
 	bf_strlcpy(side->commit, commit, sizeof(side->commit));
+	/* A bad BENCHFARM_CACHE_MAX_SIZE stops before any work is done. */
 	if ((ret = bf_buildcache_max_size(&max, err)) ||
 	    (ret = bf_gitrepo_tree_id(side->tree, repo, commit, err)) ||
 	    (ret = bf_buildcache_dir(&dir, err)))
