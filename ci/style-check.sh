@@ -20,4 +20,6 @@ if ! $CF --dry-run --Werror $files 2>/tmp/bf-style.$$; then
 	exit 1
 fi
 rm -f /tmp/bf-style.$$
+# Every relative markdown link resolves inside the repository.
+ci/check-links.sh >/dev/null
 echo "style-check: ok"

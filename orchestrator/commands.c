@@ -32,6 +32,7 @@ const struct bf_cmd bf_commands[] = {
 	{ "report", cmd_report, 0, "render a result JSON in a review format" },
 	{ "trace", cmd_trace, 0, "convert and render function traces" },
 	{ "config", cmd_config, 0, "validate a config and print it as JSON" },
+	{ "cache", cmd_cache, 0, "list and prune the build cache" },
 };
 const size_t bf_ncommands = BF_ARRAY_SIZE(bf_commands);
 

@@ -1,20 +1,24 @@
 #include "workspace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
+#include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/spawn.h"
+#include "buildcache.h"
 #include "cfg.h"
 #include "gitrepo.h"
 
-#define BUILD_OK_MARKER ".benchfarm-build-ok"
-#define BUILD_LOG_MAX   (8u * 1024 * 1024)
+#define BUILD_LOG_MAX (8u * 1024 * 1024)
 
 void bf_side_release(struct bf_side *side)
 {
@@ -22,45 +26,45 @@ void bf_side_release(struct bf_side *side)
 		return;
 	BF_FREE(side->dir);
 	BF_FREE(side->log_path);
+	if (side->locked)
+		close(side->lock_fd);
+	side->locked = false;
 }
 
-/* Export into DIR.tmp.PID, then rename: a half export is never used. */
+/*
+ * Export into DIR.tmp, then rename: a half export is never used. The
+ * caller holds the entry's exclusive lock, so DIR.tmp is left only by
+ * an export that was killed, and is removed first.
+ */
 static int export_tree(struct bf_gitrepo *repo, const struct bf_side *side,
                        struct bf_err *err)
 {
-	char *tmp = bf_xasprintf("%s.tmp.%ld", side->dir, (long)getpid());
+	char *tmp = bf_xasprintf("%s.tmp", side->dir);
 	int ret;
 
-	bf_fs_rmtree(tmp, NULL);
+	if ((ret = bf_fs_rmtree(tmp, err)))
+		goto out;
 	ret = bf_gitrepo_export(repo, side->commit, tmp, err);
-	/* Another compare may have exported the same tree meanwhile. */
-	if (!ret && rename(tmp, side->dir) < 0 &&
-	    !((errno == EEXIST || errno == ENOTEMPTY) &&
-	      bf_fs_exists(side->dir)))
+	if (!ret && rename(tmp, side->dir) < 0)
 		ret = bf_err_sys(err, "cannot rename '%s'", tmp);
 	bf_fs_rmtree(tmp, NULL);
+out:
 	free(tmp);
 	return ret;
 }
 
-/* The marker records the build command, so a new command rebuilds. */
-static char *marker_text(const struct bf_cfg *cfg)
+/* The entry's record says it was built from exactly these inputs. */
+static bool build_is_cached(const struct bf_side *side, const char *record,
+                            const json_t *inputs)
 {
-	char *argv = bf_argv_to_display(&cfg->project.build);
-	char *text = bf_xasprintf("%s\n", argv);
-
-	free(argv);
-	return text;
-}
-
-static bool build_is_cached(const char *marker, const char *want)
-{
-	struct bf_buf b;
+	json_t *meta = NULL;
 	bool same;
 
-	bf_buf_init(&b, 64 * 1024);
-	same = !bf_buf_read_file(&b, marker, NULL) && !strcmp(b.buf, want);
-	bf_buf_release(&b);
+	if (!bf_fs_exists(side->dir) || !bf_fs_exists(record) ||
+	    bf_json_load_file(&meta, record, NULL))
+		return false;
+	same = json_equal(json_object_get(meta, "inputs"), inputs);
+	json_decref(meta);
 	return same;
 }
 
@@ -125,49 +129,120 @@ static int check_artifacts(const struct bf_side *side, const struct bf_cfg *cfg,
 	return ret;
 }
 
+/* After a successful build: what the entry was built from, and when. */
+static int write_record(const struct bf_side *side, const char *record,
+                        json_t *inputs, struct bf_err *err)
+{
+	json_t *meta =
+	        json_pack("{s:s, s:O, s:s, s:I, s:f}", "key", side->key,
+	                  "inputs", inputs, "commit", side->commit, "built_at",
+	                  (json_int_t)time(NULL), "build_s", side->build_s);
+	int ret = bf_json_write_file(meta, record, true, true, err);
+
+	json_decref(meta);
+	return ret;
+}
+
+/*
+ * A fresh export built under the exclusive lock: nothing an earlier,
+ * failed or interrupted build left behind is reused.
+ */
+static int build_entry(struct bf_side *side, struct bf_gitrepo *repo,
+                       const struct bf_cfg *cfg, const char *record,
+                       json_t *inputs, struct bf_err *err)
+{
+	int ret;
+
+	if (unlink(record) < 0 && errno != ENOENT)
+		return bf_err_sys(err, "cannot remove '%s'", record);
+	if ((ret = bf_fs_rmtree(side->dir, err)) ||
+	    (ret = export_tree(repo, side, err)))
+		return ret;
+	if (cfg->project.build.argc) {
+		BF_LOG_INFO("building %.12s in '%s'", side->commit, side->dir);
+		if ((ret = run_build(side, cfg, err)))
+			return ret;
+	}
+	return write_record(side, record, inputs, err);
+}
+
+/* Evict entries not in use down to the size limit; failures only warn. */
+static void evict(void)
+{
+	struct bf_buildcache_pruned pr;
+	struct bf_err err = BF_ERR_INIT;
+	char *cache = NULL;
+	uint64_t max;
+
+	if (bf_buildcache_max_size(&max, &err) ||
+	    bf_fs_cache_dir(&cache, &err) ||
+	    bf_buildcache_prune(&pr, cache, max, false, &err))
+		BF_LOG_WARN("build cache not pruned: %s", err.msg);
+	else if (pr.removed)
+		BF_LOG_INFO("build cache: removed %zu least recently used "
+		            "entries to stay under its size limit",
+		            pr.removed);
+	free(cache);
+}
+
 int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
                          const char *commit, const struct bf_cfg *cfg,
                          struct bf_err *err)
 {
-	char *cache = NULL, *work = NULL, *marker = NULL, *want = NULL;
+	char *dir = NULL, *record = NULL;
+	json_t *inputs = NULL;
+	bool built = false;
+	uint64_t max;
 	int ret;
 
 	memset(side, 0, sizeof(*side));
 	bf_strlcpy(side->commit, commit, sizeof(side->commit));
-	if ((ret = bf_gitrepo_tree_id(side->tree, repo, commit, err)) ||
-	    (ret = bf_fs_cache_dir(&cache, err)))
+	/* A bad BENCHFARM_CACHE_MAX_SIZE stops before any work is done. */
+	if ((ret = bf_buildcache_max_size(&max, err)) ||
+	    (ret = bf_gitrepo_tree_id(side->tree, repo, commit, err)) ||
+	    (ret = bf_buildcache_dir(&dir, err)))
 		goto out;
-	/*
-	 * "work2": exports made before 2026-11-22 wrote binary files empty
-	 * (gitrepo.c); never reuse those. The old "work" can be deleted.
-	 */
-	work = bf_xasprintf("%s/work2", cache);
-	if ((ret = bf_fs_mkdirs(work, 0700, err)))
+	inputs = bf_buildcache_inputs(side->tree, cfg);
+	bf_buildcache_key(side->key, inputs);
+	side->dir = bf_xasprintf("%s/%s", dir, side->key);
+	side->log_path = bf_xasprintf("%s/%s.log", dir, side->key);
+	record = bf_xasprintf("%s/%s.json", dir, side->key);
+	/* Shared while looking; exclusive (re-checked) only to build. */
+	if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key, F_RDLCK,
+	                              true, err)))
 		goto out;
-	side->dir = bf_xasprintf("%s/%s", work, side->tree);
-	side->log_path = bf_xasprintf("%s/%s.build.log", work, side->tree);
-	marker = bf_xasprintf("%s/%s", side->dir, BUILD_OK_MARKER);
-	want = marker_text(cfg);
-	if (bf_fs_exists(side->dir) && build_is_cached(marker, want)) {
-		side->cached = true;
-		ret = check_artifacts(side, cfg, err);
-		goto out;
-	}
-	if (!bf_fs_exists(side->dir) && (ret = export_tree(repo, side, err)))
-		goto out;
-	if (cfg->project.build.argc) {
-		BF_LOG_INFO("building %.12s in '%s'", commit, side->dir);
-		if ((ret = run_build(side, cfg, err)))
+	side->locked = true;
+	if (!build_is_cached(side, record, inputs)) {
+		close(side->lock_fd);
+		side->locked = false;
+		if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key,
+		                              F_WRLCK, true, err)))
+			goto out;
+		side->locked = true;
+		if (!build_is_cached(side, record, inputs)) {
+			if ((ret = build_entry(side, repo, cfg, record, inputs,
+			                       err)))
+				goto out;
+			built = true;
+		}
+		if ((ret = bf_buildcache_relock(side->lock_fd, F_RDLCK, err)))
 			goto out;
 	}
-	ret = bf_fs_write_atomic(marker, want, strlen(want), 0644, err);
-	if (!ret)
-		ret = check_artifacts(side, cfg, err);
+	side->cached = !built;
+	/* The lock file's modification time is the entry's last use. */
+	futimens(side->lock_fd, NULL);
+	ret = check_artifacts(side, cfg, err);
+	if (!ret && built)
+		evict();
 out:
-	free(cache);
-	free(work);
-	free(marker);
-	free(want);
+	/* A side that failed is not used: its entry is free to go. */
+	if (ret && side->locked) {
+		close(side->lock_fd);
+		side->locked = false;
+	}
+	json_decref(inputs);
+	free(dir);
+	free(record);
 	return ret;
 }
 

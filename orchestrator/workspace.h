@@ -10,25 +10,34 @@ struct bf_gitrepo;
 /*
  * One side of a comparison made ready to run: the commit's tree
  * exported into a work directory of its own and built there. Exports
- * and builds are cached by tree id under the cache directory, so an
- * unchanged side is not exported or rebuilt; the repository's own
- * working tree and index are never touched.
+ * and builds are cached in the build cache (buildcache.h) under a key
+ * of every build input (tree id, build command, artifacts, build
+ * environment), so an unchanged side is not exported or rebuilt, and a
+ * side whose inputs changed starts from a fresh export; the
+ * repository's own working tree and index are never touched.
  */
 struct bf_side {
 	char commit[41];
 	char tree[41];
+	char key[65]; /* the build cache key */
 	char *dir; /* the export, where the build and benchmarks run */
 	char *log_path; /* the build log */
 	bool cached; /* export and build were reused */
 	double build_s; /* time spent building now */
+	bool locked; /* lock_fd holds the entry in use */
+	int lock_fd;
 };
 
+/* Frees what side holds and releases its cache entry. NULL is ok. */
 void bf_side_release(struct bf_side *side);
 
 /*
  * Export commit (a full id) and run cfg's build command in it, with the
- * build timeout. On a build failure returns BF_ERROR with a message
- * naming the commit and how the build ended; side->log_path is set so
+ * build timeout. The entry stays locked in use until bf_side_release,
+ * so no prune removes it meanwhile; after a new build, entries not in
+ * use are evicted, least recently used first, down to the cache's size
+ * limit (bf_buildcache_max_size). On a build failure returns BF_ERROR with a
+ * message naming the commit and how the build ended; side->log_path is set so
  * that the caller can show the log's last lines. side is initialised
  * by this call and must be released even on failure.
  */

@@ -148,8 +148,9 @@ int bf_fs_cache_dir(char **out, struct bf_err *err)
 		*out = bf_xstrdup(env);
 		return 0;
 	}
+	/* The XDG spec says to ignore a relative XDG_CACHE_HOME. */
 	env = getenv("XDG_CACHE_HOME");
-	if (env && *env) {
+	if (env && env[0] == '/') {
 		*out = bf_xasprintf("%s/benchfarm", env);
 		return 0;
 	}

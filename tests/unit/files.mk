@@ -59,3 +59,5 @@ UNIT_TESTS += tests/unit/harness/test_harness_run
 tests/unit/harness/test_harness_run_OBJS = $(tests/unit/harness/test_harness_OBJS)
 UNIT_TESTS += tests/unit/bisect/test_bisect
 tests/unit/bisect/test_bisect_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
+UNIT_TESTS += tests/unit/buildcache/test_buildcache
+tests/unit/buildcache/test_buildcache_OBJS := orchestrator/buildcache.o orchestrator/cfg.o orchestrator/cfg_json.o orchestrator/cfg_walk.o orchestrator/cfg_schema.o orchestrator/cfg_words.o

@@ -45,8 +45,9 @@ int bf_fs_check_within(const char *path, const char *root, const char *what,
                        struct bf_err *err);
 
 /*
- * The user's cache directory for benchfarm: $BENCHFARM_CACHE, else
- * $XDG_CACHE_HOME/benchfarm, else $HOME/.cache/benchfarm. Caller frees.
+ * The user's cache directory for benchfarm: $BENCHFARM_CACHE when set
+ * and non-empty, else $XDG_CACHE_HOME/benchfarm when XDG_CACHE_HOME is
+ * an absolute path, else $HOME/.cache/benchfarm. Caller frees.
  * BF_ENOTFOUND when none can be determined.
  */
 int bf_fs_cache_dir(char **out, struct bf_err *err);

@@ -412,6 +412,9 @@ static void test_fs__cache_dir_precedence(void **state)
 	expect_cache_dir("/xdg/benchfarm");
 	setenv("XDG_CACHE_HOME", "", 1);
 	expect_cache_dir("/home/u/.cache/benchfarm");
+	/* A relative one too (XDG spec): it would follow the cwd. */
+	setenv("XDG_CACHE_HOME", "rel/cache", 1);
+	expect_cache_dir("/home/u/.cache/benchfarm");
 	/* BENCHFARM_CACHE alone is enough. */
 	unsetenv("HOME");
 	unsetenv("XDG_CACHE_HOME");
