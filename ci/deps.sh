@@ -12,7 +12,7 @@ libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
 libxml2-utils chromium uftrace valgrind python3-jsonschema
-libclang-rt-14-dev"
+libclang-rt-14-dev cmark-gfm"
 
 missing=
 for p in $PKGS; do
