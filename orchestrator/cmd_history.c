@@ -230,6 +230,14 @@ static int commits_of(char (**out)[41], size_t *n, struct bf_gitrepo **repo,
 		        out, n, err);
 	if (rc && o->range)
 		bf_err_prefix(err, "--range");
+	else if (rc && *repo)
+		bf_err_prefix(
+		        err,
+		        "project.target_branch '%s' in %s (set it to the "
+		        "branch whose history is measured, or give --range)",
+		        cfg->project.target_branch ? cfg->project.target_branch
+		                                   : "HEAD",
+		        cfg->path);
 	free(dir);
 	free(path);
 	return rc;

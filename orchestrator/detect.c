@@ -539,9 +539,12 @@ static int load(struct ctx *c, struct bf_err *err)
 	char **ids = NULL;
 	int rc = bf_gitrepo_open(&repo, path, err);
 
-	if (!rc)
-		rc = bf_gitrepo_first_parent_history(repo, tip, &c->commits,
-		                                     &c->ncommits, err);
+	if (!rc && (rc = bf_gitrepo_first_parent_history(repo, tip, &c->commits,
+	                                                 &c->ncommits, err)))
+		bf_err_prefix(err,
+		              "project.target_branch '%s' in %s (set it to the "
+		              "branch whose history is measured)",
+		              tip, c->cfg->path);
 	if (!rc) {
 		ids = bf_xcalloc(c->ncommits + 1, sizeof(*ids));
 		for (size_t i = 0; i < c->ncommits; i++)

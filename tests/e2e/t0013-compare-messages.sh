@@ -45,6 +45,15 @@ sed 's/target_branch: main/target_branch: trunk/' "$C" >"$R/trunk.yaml"
 expect_exit 2 "unknown project.target_branch" "$BF" compare -c "$R/trunk.yaml"
 grep_file "names project.target_branch" \
 	"project.target_branch 'trunk' in .*trunk.yaml: unknown revision 'trunk'" "$ERR"
+# detect and history read the branch's history: the same key is named.
+for cmd in detect history; do
+	"$BF" $cmd -c "$R/trunk.yaml" >"$OUT" 2>"$ERR"
+	rc=$?
+	[ "$rc" -ge 2 ] && t_ok "$cmd on an unknown target_branch fails ($rc)" ||
+		t_fail "$cmd on an unknown target_branch: exit $rc"
+	grep_file "$cmd names project.target_branch" \
+		"project.target_branch 'trunk' in .*trunk.yaml (set it to the branch whose history is measured.*unknown revision 'trunk'" "$ERR"
+done
 
 # A patch already on the target branch is its own merge-base: refused
 # (exit 2) rather than reported as "no regressions".
