@@ -78,11 +78,12 @@ void bf_worker_free(struct bf_worker *w)
 }
 
 /*
- * Upload each side's artifacts once per connection, into the device's
- * work directory, resolved to an absolute path first: the runs' cwd
- * and the artifact paths in their argv are then absolute, and a
- * relative --workdir (the default) means the same directory to SFTP
- * and to the agent.
+ * Upload the artifacts of each side the job measures once per
+ * connection, into the device's work directory, resolved to an
+ * absolute path first: the runs' cwd and the artifact paths in their
+ * argv are then absolute, and a relative --workdir (the default) means
+ * the same directory to SFTP and to the agent. A postsubmit record
+ * measures (and prepares) one side only, the commit's.
  */
 static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 {
@@ -97,9 +98,11 @@ static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 	if ((ret = bf_ssh_workdir(&w->remote_cwd, w->ssh, dir, err)))
 		return ret;
 	root = bf_xasprintf("%s/artifacts", w->remote_cwd);
-	for (int s = 0; s < 2 && !ret; s++) {
+	for (int s = job->record ? 1 : 0; s < 2 && !ret; s++) {
 		bf_argv_release(&w->art_local[s]);
 		bf_argv_release(&w->art_remote[s]);
+		if (!job->side[s].dir)
+			BF_BUG("side %d was not prepared", s);
 		for (size_t i = 0; i < arts->argc && !ret; i++) {
 			char *local = bf_xasprintf("%s/%s", job->side[s].dir,
 			                           arts->argv[i]);

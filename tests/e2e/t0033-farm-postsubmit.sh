@@ -1,0 +1,180 @@
+#!/bin/sh
+# Postsubmit on a pool of three real OpenSSH sshd "devices"
+# (ci/sshd.sh) registered with the documented defaults (no --workdir):
+# a Google Benchmark program of a generated 12-commit repository,
+# where commit 8 makes BM_compress three times slower. `run` records
+# one commit on one device, `backfill` the first six over the pool,
+# `run` the last three; `detect --bisect` then finds the step in the
+# gap and bisects it on the pool, and `bisect` names the same commit.
+# Every commit is recorded with samples from the pool's devices, and
+# every device stays good with its lease released.
+. "$(dirname "$0")/lib.sh"
+
+SSHD_SH="$BF_SRC/ci/sshd.sh"
+need_sshd
+if ! command -v g++ >/dev/null 2>&1 ||
+	! printf '#include <benchmark/benchmark.h>\n' | g++ -E -x c++ - >/dev/null 2>&1; then
+	echo "ok 1 # skip no g++ with Google Benchmark"
+	exit 0
+fi
+S="$T/sshd"
+DEVS="d1 d2 d3"
+mkdir -p "$S"
+trap 'for d in $DEVS; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
+trap 'exit 1' HUP INT TERM PIPE
+export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
+ME=$(id -un)
+
+"$SSHD_SH" client-key "$S"
+chmod 600 "$S/client_key"
+KEY="$S/client_key"
+for d in $DEVS; do
+	port=$("$SSHD_SH" start "$S" "$d") || {
+		t_fail "start sshd device $d"
+		exit 1
+	}
+	expect_exit 0 "add $d with the defaults" "$BF" device add "$d" \
+		--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
+		--labels lab --agent "$BFA" --accept-host-key
+done
+
+# The project: a compression-like Google Benchmark suite.
+R="$T/repo"
+mkdir -p "$R"
+t_git -C "$R" init -q -b main
+cat >"$R/bench.cc" <<'X'
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "level.h"
+
+static volatile int rounds = ROUNDS;
+
+static void BM_compress(benchmark::State &state)
+{
+	std::vector<uint8_t> in(8192);
+	for (size_t i = 0; i < in.size(); i++)
+		in[i] = static_cast<uint8_t>((i * 7) ^ (i >> 3));
+	for (auto _ : state) {
+		uint32_t h = 2166136261u;
+		for (int r = 0; r < rounds; r++)
+			for (uint8_t b : in)
+				h = (h ^ b) * 16777619u;
+		benchmark::DoNotOptimize(h);
+	}
+}
+BENCHMARK(BM_compress);
+
+static void BM_crc(benchmark::State &state)
+{
+	std::vector<uint8_t> in(4096, 3);
+	for (auto _ : state) {
+		uint32_t c = 0;
+		for (uint8_t b : in)
+			c = (c >> 1) ^ (b * 0xedb88320u);
+		benchmark::DoNotOptimize(c);
+	}
+}
+BENCHMARK(BM_crc);
+
+static void BM_copy(benchmark::State &state)
+{
+	std::vector<uint8_t> in(4096, 5), out(4096);
+	for (auto _ : state) {
+		for (size_t i = 0; i < in.size(); i++)
+			out[i] = in[i];
+		benchmark::DoNotOptimize(out.data());
+	}
+}
+BENCHMARK(BM_copy);
+
+BENCHMARK_MAIN();
+X
+cat >"$R/Makefile" <<'X'
+out/bench: bench.cc level.h
+	mkdir -p out
+	g++ -O1 -o $@ bench.cc -lbenchmark -lpthread
+X
+printf 'out/\n' >"$R/.gitignore"
+cat >"$R/benchfarm.yaml" <<'X'
+version: 1
+project:
+  repo: .
+  target_branch: main
+  build: [make]
+  artifacts: [out/bench]
+benchmarks:
+  - name: compress
+    command: [out/bench, --benchmark_filter=BM_compress,
+              --benchmark_format=json, --benchmark_min_time=0.02]
+    format: gbench
+  - name: crc
+    command: [out/bench, --benchmark_filter=BM_crc,
+              --benchmark_format=json, --benchmark_min_time=0.02]
+    format: gbench
+  - name: copy
+    command: [out/bench, --benchmark_filter=BM_copy,
+              --benchmark_format=json, --benchmark_min_time=0.02]
+    format: gbench
+devices: {pool: lab}
+checks:
+  battery_min: 0
+  suppress: [load, throttle, battery, clocks]
+runs: {repeats: 3, warmup: 0, retries: 1}
+presubmit: {fail_on: never}
+postsubmit: {detector: {name: edivisive, width: 3}}
+X
+echo '#define ROUNDS 2' >"$R/level.h"
+echo "commit 1" >"$R/README"
+t_git -C "$R" add -A
+t_git -C "$R" commit -q -m "commit 1"
+i=2
+while [ $i -le 12 ]; do
+	[ $i = 8 ] && echo '#define ROUNDS 6' >"$R/level.h"
+	echo "commit $i" >>"$R/README"
+	t_git -C "$R" commit -q -am "commit $i"
+	i=$((i + 1))
+done
+c() { git -C "$R" rev-parse "main~$((12 - $1))"; }
+CFG="$R/benchfarm.yaml"
+
+# all_good WHEN: every device is good and idle, and no lease is left.
+all_good() {
+	expect_exit 0 "device list after $1" "$BF" device list --json
+	jq_check "after $1 every device is good and idle" \
+		'length == 3 and all(.[]; .health == "good" and .state == "idle" and .lease_holder == null)' \
+		"$OUT"
+	n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
+	[ "$n" = 0 ] && t_ok "after $1 no lease is left" ||
+		t_fail "after $1 $n leases are left"
+}
+
+# 1. run on one SSH device.
+expect_exit 0 "run on an SSH device" "$BF" run -c "$CFG" \
+	--commit "$(c 1)" --device d1 -n 3 --json "$T/run1.json"
+jq_check "the run recorded the three benchmarks with 3 values each" \
+	'.kind == "run" and ([.results[] | select(.metric == "real_time" and .n == 3)] | length) == 3' \
+	"$T/run1.json"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where device = 'd1' and commit_id = '$(c 1)'")
+[ "$n" -gt 0 ] && t_ok "its samples come from d1" || t_fail "no sample from d1"
+expect_exit 0 "device show d1" "$BF" device show d1 --json
+jq_check "d1 is good and idle after the run" \
+	'.health == "good" and .state == "idle"' "$OUT"
+
+# 2. backfill over the pool.
+expect_exit 0 "backfill over the pool" "$BF" backfill -c "$CFG" \
+	"$(c 1)..$(c 6)" --json "$T/bf.json"
+grep_file "backfill measured five commits" \
+	"5 commits: 5 measured, 0 already measured, 0 failed" "$OUT"
+for i in 10 11 12; do
+	expect_exit 0 "run commit $i on the pool" "$BF" run -c "$CFG" \
+		--commit "$(c $i)"
+done
+n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct commit_id) from samples where device in ('d1', 'd2', 'd3')")
+[ "$n" = 9 ] && t_ok "nine commits have samples from the pool" ||
+	t_fail "$n commits have samples from the pool"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where device not in ('d1', 'd2', 'd3')")
+[ "$n" = 0 ] && t_ok "no sample from elsewhere" || t_fail "$n samples from elsewhere"
+all_good "the backfill"
