@@ -1,6 +1,7 @@
 #include "worker.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agentconn.h"
@@ -78,6 +79,27 @@ void bf_worker_free(struct bf_worker *w)
 }
 
 /*
+ * The local side of an upload: a file the job can ship. Anything else
+ * is the job's fault (its build or config), never the device's.
+ */
+static int check_local(struct bf_worker *w, const char *path,
+                       struct bf_err *err)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (stat(path, &st) < 0)
+		ret = bf_err_sys(err, "cannot ship artifact '%s'", path);
+	else if (!S_ISREG(st.st_mode))
+		ret = bf_err_set(
+		        err, BF_EINVAL,
+		        "cannot ship artifact '%s': not a regular file", path);
+	if (ret)
+		w->job_fault = true;
+	return ret;
+}
+
+/*
  * Upload the artifacts of each side the job measures once per
  * connection, into the device's work directory, resolved to an
  * absolute path first: the runs' cwd and the artifact paths in their
@@ -109,8 +131,10 @@ static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 			char *remote = NULL;
 			bool sent = false;
 
-			ret = bf_ssh_upload(&remote, &sent, w->ssh, local, root,
-			                    err);
+			ret = check_local(w, local, err);
+			if (!ret)
+				ret = bf_ssh_upload(&remote, &sent, w->ssh,
+				                    local, root, err);
 			if (!ret) {
 				bf_argv_push(&w->art_local[s], arts->argv[i]);
 				bf_argv_push(&w->art_remote[s], remote);
@@ -160,6 +184,7 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err)
 
 	bf_agentconn_close(w->agent);
 	w->agent = NULL;
+	w->job_fault = false;
 	if (w->local)
 		ret = bf_agentconn_open_local(&w->agent, w->job->o->agent_path,
 		                              NULL, "local", err);
@@ -279,9 +304,15 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 		if (st->warmup)
 			return 0;
 		ret = store_samples(w, st, s, err);
-		if (!ret)
+		if (!ret) {
 			bf_comparison_add_run(&job->cmp, job->cfg, st->bench,
 			                      st->side, st->repeat, s);
+			return 0;
+		}
+		/* The store's failure, not the device's. */
+		w->job_fault = true;
+		bf_err_prefix(err, "recording the samples of '%s'",
+		              job->cfg->benchmarks[st->bench].name);
 		return ret;
 	}
 	BF_LOG_WARN("%s: %s %s run %d: %s", w->name,

@@ -178,3 +178,63 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct commit_id) from samples where
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where device not in ('d1', 'd2', 'd3')")
 [ "$n" = 0 ] && t_ok "no sample from elsewhere" || t_fail "$n samples from elsewhere"
 all_good "the backfill"
+
+# 3. Failures of the job, not of the devices: each is reported as the
+# job's, every device stays good and every lease is released. The
+# configs differ from the project's in one thing each.
+cfg_with() { # NAME SED-EXPRESSION
+	sed "$2" "$CFG" >"$R/$1.yaml"
+}
+C12=$(c 12)
+# A config error: an artifact the build leaves that is not a file.
+cfg_with fifo 's|^  build: .*|  build: [sh, -c, "make \&\& rm -f out/pipe \&\& mkfifo out/pipe"]|; s|artifacts: \[out/bench\]|artifacts: [out/bench, out/pipe]|'
+expect_exit 3 "an artifact that is not a file fails the run" "$BF" run \
+	-c "$R/fifo.yaml" --commit "$C12"
+grep_file "the error is the job's and names the artifact" \
+	"the job failed, not a device.*out/pipe.*not a regular file" "$ERR"
+all_good "an artifact that is not a file"
+# A missing artifact: the build does not leave it.
+cfg_with missing 's|artifacts: \[out/bench\]|artifacts: [out/bench, out/nothere]|'
+expect_exit 3 "a missing artifact fails the run" "$BF" run \
+	-c "$R/missing.yaml" --commit "$C12"
+grep_file "the error names the missing artifact" \
+	"left no artifact 'out/nothere'" "$ERR"
+all_good "a missing artifact"
+# A benchmark that fails: its own error, not the device's.
+cfg_with failing 's|out/bench, --benchmark_filter=BM_crc,|out/bench, --benchmark_filter=BM_crc, --no_such_flag,|'
+expect_exit 0 "a failing benchmark is recorded as its error" "$BF" run \
+	-c "$R/failing.yaml" --commit "$C12" --json "$T/failing.json"
+jq_check "the others are recorded, crc is not" \
+	'([.results[] | select(.metric == "real_time")] | length) == 2 and all(.results[]; .name != "BM_crc")' \
+	"$T/failing.json"
+all_good "a failing benchmark"
+# An orchestrator-side error: the store refuses every sample.
+sqlite3 "$BENCHFARM_DB" "create trigger refuse before insert on samples begin select raise(fail, 'refused by the test'); end"
+expect_exit 3 "a store that refuses the samples fails the run" "$BF" run \
+	-c "$CFG" --commit "$C12"
+sqlite3 "$BENCHFARM_DB" "drop trigger refuse"
+grep_file "the error is the job's and says what failed" \
+	"the job failed, not a device.*recording the samples.*refused by the test" \
+	"$ERR"
+all_good "a store error"
+
+# 4. A device whose sshd is gone is the only one marked bad; the run
+# finishes on the others.
+"$SSHD_SH" stop "$S" d2
+expect_exit 0 "run with d2's sshd stopped" "$BF" run -c "$CFG" \
+	--commit "$C12" --json "$T/gone.json"
+jq_check "the three benchmarks are recorded" \
+	'([.results[] | select(.metric == "real_time" and .n == 3)] | length) == 3' \
+	"$T/gone.json"
+expect_exit 0 "device list after d2 failed" "$BF" device list --json
+jq_check "only d2 is bad, naming why; every device is idle" \
+	'all(.[]; .state == "idle") and ([.[] | select(.health == "bad") | .name] == ["d2"]) and (.[] | select(.name == "d2") | .health_reason | test("d2"))' \
+	"$OUT"
+n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
+[ "$n" = 0 ] && t_ok "no lease is left after d2 failed" ||
+	t_fail "$n leases are left after d2 failed"
+port=$("$SSHD_SH" start "$S" d2)
+"$BF" device rm d2 >/dev/null
+expect_exit 0 "re-add the restarted d2" "$BF" device add d2 \
+	--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
+	--labels lab --agent "$BFA" --accept-host-key
