@@ -238,3 +238,44 @@ port=$("$SSHD_SH" start "$S" d2)
 expect_exit 0 "re-add the restarted d2" "$BF" device add d2 \
 	--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
 	--labels lab --agent "$BFA" --accept-host-key
+
+# 5. Channels per connection. A device whose sshd logs each channel
+# (LogLevel DEBUG1), outside the pool, runs a config of 13 artifacts:
+# one SFTP session per connection however many artifacts. A device
+# whose sshd allows one session per connection (MaxSessions 1) is
+# refused with an error that names the limit.
+port=$(BF_SSHD_CONFIG="LogLevel DEBUG1" "$SSHD_SH" start "$S" chan)
+DEVS="$DEVS chan"
+expect_exit 0 "add chan" "$BF" device add chan --host 127.0.0.1 \
+	--port "$port" --user "$ME" --key "$KEY" --labels chan --agent "$BFA" \
+	--accept-host-key
+arts="out/bench"
+i=1
+while [ $i -le 12 ]; do
+	arts="$arts, out/d/f$i"
+	i=$((i + 1))
+done
+cfg_with many "s|^  build: .*|  build: [sh, -c, 'make \&\& mkdir -p out/d \&\& for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \$i >out/d/f\$i; done']|; s|artifacts: \[out/bench\]|artifacts: [$arts]|"
+expect_exit 0 "run 13 artifacts on chan" "$BF" run -c "$R/many.yaml" \
+	--commit "$C12" --device chan
+n=$(ls "$S"/chan/home/.cache/benchfarm/artifacts/*/f* | wc -l)
+[ "$n" = 12 ] && t_ok "chan got the 12 data files" || t_fail "chan has $n data files"
+conns=$(grep -c '^Accepted publickey' "$S/chan/sshd.log")
+sftps=$(grep -c "Starting session: subsystem 'sftp'" "$S/chan/sshd.log")
+chans=$(grep -c 'server_input_channel_open: ctype session' "$S/chan/sshd.log")
+echo "# chan: $conns connections, $sftps SFTP sessions, $chans session channels"
+[ "$conns" -ge 1 ] && [ "$sftps" = "$conns" ] &&
+	t_ok "one SFTP session per connection ($sftps for $conns)" ||
+	t_fail "$sftps SFTP sessions for $conns connections"
+[ "$chans" -le $((2 * conns)) ] &&
+	t_ok "at most two session channels per connection ($chans for $conns)" ||
+	t_fail "$chans session channels for $conns connections"
+port=$(BF_SSHD_CONFIG="MaxSessions 1" "$SSHD_SH" start "$S" tight)
+DEVS="$DEVS tight"
+expect_exit 0 "add tight" "$BF" device add tight --host 127.0.0.1 \
+	--port "$port" --user "$ME" --key "$KEY" --labels tight \
+	--agent "$BFA" --accept-host-key
+expect_exit 3 "a run on a device allowing one session fails" "$BF" run \
+	-c "$CFG" --commit "$C12" --device tight
+grep_file "the error names sshd's MaxSessions" \
+	"'tight'.*refused a new channel.*MaxSessions (default 10)" "$ERR"
