@@ -31,6 +31,7 @@ static void job_release(struct bf_job *job)
 	pthread_cond_destroy(&job->cond);
 	for (int s = 0; s < 2; s++) {
 		bf_side_release(&job->side[s]);
+		bf_artifacts_release(&job->arts[s]);
 		bf_gitcommit_release(&job->info[s]);
 	}
 	bf_comparison_release(&job->cmp);
@@ -127,7 +128,9 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 			        job->record ? "commit" : bf_side_name(s),
 			        commit);
 		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
-		                          job->cfg, err))
+		                          job->cfg, err) &&
+		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
+		                         &job->cfg->project.artifacts, err))
 			continue;
 		tail = job->side[s].log_path
 		               ? bf_workspace_log_tail(job->side[s].log_path,

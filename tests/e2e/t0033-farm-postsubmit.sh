@@ -2,7 +2,9 @@
 # Postsubmit on a pool of three real OpenSSH sshd "devices"
 # (ci/sshd.sh) registered with the documented defaults (no --workdir):
 # a Google Benchmark program of a generated 12-commit repository,
-# where commit 8 makes BM_compress four times slower. `run` records
+# where commit 8 makes BM_compress four times slower. It needs 14 files
+# on the device: the program, a data directory (a tree of 11 files,
+# found through an env: variable) and two files of a glob. `run` records
 # one commit on one device, `backfill` the first six over the pool,
 # `run` the last three; `detect --bisect` then finds the step in the
 # gap and bisects it on the pool, and `bisect` names the same commit.
@@ -46,17 +48,47 @@ cat >"$R/bench.cc" <<'X'
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 #include <vector>
 
 #include "level.h"
 
 static volatile int rounds = ROUNDS;
 
+// A file the benchmark needs; exits 2 (no result) when it is missing.
+static std::string need(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	if (!f) {
+		std::fprintf(stderr, "cannot open %s\n", path.c_str());
+		std::exit(2);
+	}
+	return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// The corpus: $CORPUS/index lists its files, relative to $CORPUS.
+static std::vector<uint8_t> corpus()
+{
+	const char *dir = std::getenv("CORPUS");
+	std::string index = need(std::string(dir ? dir : "testdata") + "/index");
+	std::vector<uint8_t> in;
+	size_t at = 0, nl;
+	while ((nl = index.find('\n', at)) != std::string::npos) {
+		std::string data = need(std::string(dir) + "/" +
+		                        index.substr(at, nl - at));
+		in.insert(in.end(), data.begin(), data.end());
+		at = nl + 1;
+	}
+	return in;
+}
+
 static void BM_compress(benchmark::State &state)
 {
-	std::vector<uint8_t> in(8192);
-	for (size_t i = 0; i < in.size(); i++)
-		in[i] = static_cast<uint8_t>((i * 7) ^ (i >> 3));
+	std::vector<uint8_t> in = corpus();
 	for (auto _ : state) {
 		uint32_t h = 2166136261u;
 		for (int r = 0; r < rounds; r++)
@@ -70,6 +102,7 @@ BENCHMARK(BM_compress);
 static void BM_crc(benchmark::State &state)
 {
 	std::vector<uint8_t> in(4096, 3);
+	need(std::getenv("LEVEL") ? std::getenv("LEVEL") : "levels/fast.cfg");
 	for (auto _ : state) {
 		uint32_t c = 0;
 		for (uint8_t b : in)
@@ -104,15 +137,17 @@ project:
   repo: .
   target_branch: main
   build: [make]
-  artifacts: [out/bench]
+  artifacts: [out/bench, testdata/, "levels/*.cfg"]
 benchmarks:
   - name: compress
     command: [out/bench, --benchmark_filter=BM_compress,
               --benchmark_format=json, --benchmark_min_time=0.02]
+    env: {CORPUS: testdata}
     format: gbench
   - name: crc
     command: [out/bench, --benchmark_filter=BM_crc,
               --benchmark_format=json, --benchmark_min_time=0.02]
+    env: {LEVEL: ./levels/best.cfg}
     format: gbench
   - name: copy
     command: [out/bench, --benchmark_filter=BM_copy,
@@ -127,6 +162,16 @@ presubmit: {fail_on: never}
 postsubmit: {detector: {name: jetpack, width: 3}}
 X
 echo '#define ROUNDS 2' >"$R/level.h"
+# The data: a corpus of ten files in a tree, and two level files.
+mkdir -p "$R/testdata/text/en" "$R/testdata/bin" "$R/levels"
+: >"$R/testdata/index"
+for f in text/a text/b text/en/c text/en/d text/en/e bin/f bin/g bin/h i j; do
+	awk -v f="$f" 'BEGIN { for (i = 0; i < 80; i++) print f, i, i * i }' \
+		>"$R/testdata/$f"
+	echo "$f" >>"$R/testdata/index"
+done
+echo 'level 1' >"$R/levels/fast.cfg"
+echo 'level 9' >"$R/levels/best.cfg"
 echo "commit 1" >"$R/README"
 t_git -C "$R" add -A
 t_git -C "$R" commit -q -m "commit 1"
@@ -160,6 +205,14 @@ jq_check "the run recorded the three benchmarks with 3 values each" \
 	"$T/run1.json"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where device = 'd1' and commit_id = '$(c 1)'")
 [ "$n" -gt 0 ] && t_ok "its samples come from d1" || t_fail "no sample from d1"
+# The data directory keeps its tree under one directory named by its
+# content; the levels glob shipped both files.
+A="$S/d1/home/.cache/benchfarm/artifacts"
+n=$(ls "$A"/*/testdata/text/en/c "$A"/*/testdata/index 2>/dev/null | wc -l)
+[ "$n" = 2 ] && t_ok "testdata/ keeps its tree on d1" ||
+	t_fail "testdata/ on d1: $(find "$A" -type f | head -20 | tr '\n' ' ')"
+n=$(ls "$A"/*/fast.cfg "$A"/*/best.cfg 2>/dev/null | wc -l)
+[ "$n" = 2 ] && t_ok "both levels/*.cfg were shipped" || t_fail "$n levels shipped"
 expect_exit 0 "device show d1" "$BF" device show d1 --json
 jq_check "d1 is good and idle after the run" \
 	'.health == "good" and .state == "idle"' "$OUT"
@@ -188,14 +241,23 @@ cfg_with() { # NAME SED-EXPRESSION
 }
 C12=$(c 12)
 # A config error: an artifact the build leaves that is not a file.
-cfg_with fifo 's|^  build: .*|  build: [sh, -c, "make \&\& rm -f out/pipe \&\& mkfifo out/pipe"]|; s|artifacts: \[out/bench\]|artifacts: [out/bench, out/pipe]|'
+cfg_with fifo 's|^  build: .*|  build: [sh, -c, "make \&\& rm -f out/pipe \&\& mkfifo out/pipe"]|; s|artifacts: \[out/bench,|artifacts: [out/bench, out/pipe,|'
 expect_exit 3 "an artifact that is not a file fails the run" "$BF" run \
 	-c "$R/fifo.yaml" --commit "$C12"
-grep_file "the error is the job's and names the artifact" \
-	"the job failed, not a device.*out/pipe.*not a regular file" "$ERR"
+grep_file "the error names the artifact" \
+	"artifact 'out/pipe' is not a regular file or a directory" "$ERR"
 all_good "an artifact that is not a file"
+# A directory artifact with a link to a file of this host.
+cfg_with leak 's|^  build: .*|  build: [sh, -c, "make \&\& mkdir -p out/data \&\& ln -sf /etc/passwd out/data/p"]|; s|artifacts: \[out/bench,|artifacts: [out/bench, out/data,|'
+expect_exit 3 "a link out of the export fails the run" "$BF" run \
+	-c "$R/leak.yaml" --commit "$C12"
+grep_file "the error says where the link goes" \
+	"out/data/p' resolves to '/etc/passwd', outside" "$ERR"
+n=$(find "$S" -name p -path '*artifacts*' | wc -l)
+[ "$n" = 0 ] && t_ok "nothing was shipped" || t_fail "$n copies shipped"
+all_good "a link out of the export"
 # A missing artifact: the build does not leave it.
-cfg_with missing 's|artifacts: \[out/bench\]|artifacts: [out/bench, out/nothere]|'
+cfg_with missing 's|artifacts: \[out/bench,|artifacts: [out/bench, out/nothere,|'
 expect_exit 3 "a missing artifact fails the run" "$BF" run \
 	-c "$R/missing.yaml" --commit "$C12"
 grep_file "the error names the missing artifact" \
@@ -243,7 +305,7 @@ expect_exit 0 "re-add the restarted d2" "$BF" device add d2 \
 healthy='(.health == "good" or (.name == "d2" and .health == "unknown"))'
 
 # 5. Channels per connection. A device whose sshd logs each channel
-# (LogLevel DEBUG1), outside the pool, runs a config of 13 artifacts:
+# (LogLevel DEBUG1), outside the pool, runs the project's 14 files:
 # one SFTP session per connection however many artifacts. A device
 # whose sshd allows one session per connection (MaxSessions 1) is
 # refused with an error that names the limit.
@@ -252,17 +314,10 @@ DEVS="$DEVS chan"
 expect_exit 0 "add chan" "$BF" device add chan --host 127.0.0.1 \
 	--port "$port" --user "$ME" --key "$KEY" --labels chan --agent "$BFA" \
 	--accept-host-key
-arts="out/bench"
-i=1
-while [ $i -le 12 ]; do
-	arts="$arts, out/d/f$i"
-	i=$((i + 1))
-done
-cfg_with many "s|^  build: .*|  build: [sh, -c, 'make \&\& mkdir -p out/d \&\& for i in 1 2 3 4 5 6 7 8 9 10 11 12; do echo \$i >out/d/f\$i; done']|; s|artifacts: \[out/bench\]|artifacts: [$arts]|"
-expect_exit 0 "run 13 artifacts on chan" "$BF" run -c "$R/many.yaml" \
-	--commit "$C12" --device chan
-n=$(ls "$S"/chan/home/.cache/benchfarm/artifacts/*/f* | wc -l)
-[ "$n" = 12 ] && t_ok "chan got the 12 data files" || t_fail "chan has $n data files"
+expect_exit 0 "run 14 files on chan" "$BF" run -c "$CFG" --commit "$C12" \
+	--device chan
+n=$(find "$S"/chan/home/.cache/benchfarm/artifacts -type f | wc -l)
+[ "$n" = 14 ] && t_ok "chan got the 14 files" || t_fail "chan has $n files"
 conns=$(grep -c '^Accepted publickey' "$S/chan/sshd.log")
 sftps=$(grep -c "Starting session: subsystem 'sftp'" "$S/chan/sshd.log")
 chans=$(grep -c 'server_input_channel_open: ctype session' "$S/chan/sshd.log")
