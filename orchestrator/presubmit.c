@@ -42,8 +42,7 @@ static void job_release(struct bf_job *job)
 	free(job->digest);
 }
 
-/* FNV-1a over the config file: which config produced a result. */
-static char *config_digest(const char *path)
+char *bf_presubmit_config_digest(const char *path)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	struct bf_buf b;
@@ -306,7 +305,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.seed = o->seed_set           ? o->seed
 	           : cfg->runs.seed != 0 ? cfg->runs.seed
 	                                 : fresh_seed();
-	job.digest = config_digest(cfg->path);
+	job.digest = bf_presubmit_config_digest(cfg->path);
 	bf_comparison_init(&job.cmp, (int)cfg->nbenchmarks);
 	job.checks = json_array();
 	pthread_mutex_init(&job.lock, NULL);

@@ -360,3 +360,40 @@ m=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples s join runs r on r.id 
 	t_ok "the bisects' probes ran on the pool ($n samples)" ||
 	t_fail "probe samples: $n from the pool, $m from elsewhere"
 all_good "bisect"
+
+# 7. A commit whose build fails is built once: a second backfill skips
+# it, saying so, while the config is the same; --retry-failed builds it.
+echo 'syntax error' >>"$R/bench.cc"
+t_git -C "$R" commit -q -am "commit 13: breaks the build"
+C13=$(git -C "$R" rev-parse HEAD)
+sed -i '$d' "$R/bench.cc"
+t_git -C "$R" commit -q -am "commit 14: fixes it"
+runs13() {
+	sqlite3 "$BENCHFARM_DB" "select count(*) from runs where patch_commit = '$C13'"
+}
+expect_exit 3 "backfill over a broken commit" "$BF" backfill -c "$CFG" \
+	"$C12..main"
+grep_file "it is measured once and fails once" \
+	"2 commits: 1 measured, 0 already measured, 1 failed$" "$OUT"
+[ "$(runs13)" = 1 ] && t_ok "one run of the broken commit" ||
+	t_fail "$(runs13) runs of the broken commit"
+expect_exit 3 "backfill again" "$BF" backfill -c "$CFG" "$C12..main" \
+	--json "$T/bf2.json"
+grep_file "the broken commit is not built again, and the line says why" \
+	"$(printf %.12s "$C13") not built: its build failed with this config before (--retry-failed builds it again) (run [0-9]*)" \
+	"$OUT"
+grep_file "the summary counts it" \
+	"2 commits: 0 measured, 1 already measured, 1 failed (1 not built again: their build failed before)" \
+	"$OUT"
+[ "$(runs13)" = 1 ] && t_ok "still one run of the broken commit" ||
+	t_fail "$(runs13) runs of the broken commit"
+jq_check "the summary JSON names the failed run" \
+	".[] | select(.commit == \"$C13\") | .failure.stage == \"build\" and (.failure.failed_run | type) == \"number\"" \
+	"$T/bf2.json"
+expect_exit 3 "backfill --retry-failed" "$BF" backfill -c "$CFG" \
+	--retry-failed "$C12..main"
+grep_file "it builds the broken commit again" \
+	"$(printf %.12s "$C13") failed (recorded as failed, no point): .*build" "$OUT"
+[ "$(runs13)" = 2 ] && t_ok "a second run of the broken commit" ||
+	t_fail "$(runs13) runs of the broken commit"
+all_good "the broken builds"
