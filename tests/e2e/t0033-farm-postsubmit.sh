@@ -350,6 +350,13 @@ jq_check "BM_compress regressed, the CPU time alert's culprit is commit 8" \
 	"[.alerts[] | select(.new)] | length >= 1 and all(.[]; .benchmark == \"BM_compress\" and .direction == \"regressed\" and (.culprit == null or .culprit == \"$C8\")) and any(.[]; .metric == \"cpu_time\" and .culprit == \"$C8\")" \
 	"$T/detect.json"
 all_good "detect --bisect"
+# alert list keeps its columns with a long benchmark and metric name (a
+# user counter of a parameterised benchmark), stored as detect would.
+sqlite3 "$BENCHFARM_DB" "insert into alerts (benchmark, metric, device_class, commit_lo, commit_hi, direction, size, score, created_at, group_id, suite) values ('BM_compress/level:9/window:65536', 'bytes_per_second_compressed', 'lab', '$(c 2)', '$(c 3)', 'improved', -0.1, 5, 0, 1, 'compress')"
+expect_exit 0 "alert list" "$BF" alert list
+awk 'NR == 1 { want = index($0, "COMMITS") } NR > 1 && index($0, "..") - 12 != want { bad++ } END { exit !(NR >= 3 && !bad) }' "$OUT" &&
+	t_ok "alert list: every row's commits start under COMMITS" ||
+	t_fail "alert list columns are misaligned"
 expect_exit 0 "bisect over the pool" "$BF" bisect -c "$CFG" \
 	--good "$(c 6)" --bad "$(c 10)" --benchmark compress \
 	--metric cpu_time -n 6 --json "$T/bisect.json"
