@@ -100,14 +100,6 @@ static int check_local(struct bf_worker *w, const char *path,
 }
 
 /*
- * Upload the artifacts of each side the job measures once per
- * connection, into the device's work directory, resolved to an
- * absolute path first: the runs' cwd and the artifact paths in their
- * argv are then absolute, and a relative --workdir (the default) means
- * the same directory to SFTP and to the agent. A postsubmit record
- * measures (and prepares) one side only, the commit's.
- */
-/*
  * A directory artifact goes to ROOT/SHA256/BASENAME/..., SHA256 over
  * its files' paths, modes and contents: the tree under it as in the
  * export, and a changed file gives a new directory. *remote_out is
@@ -162,6 +154,14 @@ static int upload_one(char **remote_out, struct bf_worker *w,
 	return 0;
 }
 
+/*
+ * Upload the artifacts of each side the job measures once per
+ * connection, into the device's work directory, resolved to an
+ * absolute path first: the runs' cwd and the artifact paths in their
+ * argv are then absolute, and a relative --workdir (the default) means
+ * the same directory to SFTP and to the agent. A postsubmit record
+ * measures (and prepares) one side only, the commit's.
+ */
 static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 {
 	const struct bf_job *job = w->job;
