@@ -263,6 +263,12 @@ expect_exit 3 "a missing artifact fails the run" "$BF" run \
 grep_file "the error names the missing artifact" \
 	"left no artifact 'out/nothere'" "$ERR"
 all_good "a missing artifact"
+cfg_with noglob 's|artifacts: \[out/bench,|artifacts: [out/bench, "out/*.dict",|'
+expect_exit 3 "a glob that matches nothing fails the run" "$BF" run \
+	-c "$R/noglob.yaml" --commit "$C12"
+grep_file "the error names the glob" \
+	"'out/\*.dict' matches nothing in the export" "$ERR"
+all_good "a glob that matches nothing"
 # A benchmark that fails: its own error, not the device's.
 cfg_with failing 's|out/bench, --benchmark_filter=BM_crc,|out/bench, --benchmark_filter=BM_crc, --no_such_flag,|'
 expect_exit 0 "a failing benchmark is recorded as its error" "$BF" run \
