@@ -59,3 +59,5 @@ UNIT_TESTS += tests/unit/harness/test_harness_run
 tests/unit/harness/test_harness_run_OBJS = $(tests/unit/harness/test_harness_OBJS)
 UNIT_TESTS += tests/unit/bisect/test_bisect
 tests/unit/bisect/test_bisect_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
+UNIT_TESTS += tests/unit/artifacts/test_artifacts
+tests/unit/artifacts/test_artifacts_OBJS := orchestrator/artifacts.o
