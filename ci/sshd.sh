@@ -3,6 +3,9 @@
 #   ci/sshd.sh start DIR NAME [FORCED_COMMAND]  start one; prints "PORT"
 #   ci/sshd.sh stop DIR NAME                    stop it (by pid)
 #   ci/sshd.sh client-key DIR                   make DIR/client_key[.pub]
+# BF_SSHD_CONFIG, when set, holds sshd_config lines that come first and
+# so win over the defaults below (sshd keeps the first value of a
+# keyword), e.g. "LogLevel DEBUG1" or "MaxSessions 1".
 # Each device gets DIR/NAME/ with its own host key, authorized_keys
 # (DIR/client_key.pub), sshd_config, pid file and log, and listens on a
 # port chosen free at start. Nothing outside DIR is touched; sshd runs
@@ -37,7 +40,8 @@ start)
 	tries=0
 	while :; do
 		port=$(free_port)
-		cat >"$d/sshd_config" <<X
+		printf '%s\n' "${BF_SSHD_CONFIG:-}" >"$d/sshd_config"
+		cat >>"$d/sshd_config" <<X
 ListenAddress 127.0.0.1
 Port $port
 HostKey $d/host_key

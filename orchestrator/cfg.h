@@ -89,6 +89,7 @@ struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
 	char *workdir; /* relative to the export; NULL = its root */
+	struct bf_argv env; /* "NAME=VALUE" set for its runs (env:) */
 	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
 	enum bf_output output; /* the stream(s) parsed */

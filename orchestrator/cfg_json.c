@@ -73,6 +73,7 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 	set(o, "name", str_or_null(b->name));
 	set(o, "command", argv_json(&b->command));
 	set(o, "workdir", str_or_null(b->workdir));
+	set(o, "env", argv_json(&b->env));
 	set(o, "source", str_or_null(b->source));
 	set(o, "format", str_or_null(bf_format_name(b->format)));
 	set(o, "output", str_or_null(bf_output_name(b->output)));

@@ -155,11 +155,63 @@ static int load_metrics(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	return ret;
 }
 
+static bool is_env_name(const char *s)
+{
+	if (!*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/*
+ * env: {NAME: value, ...}: set for the benchmark's runs, passed to the
+ * agent as data (never through a shell).
+ */
+static int load_env(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                    const char *path)
+{
+	struct bf_cfg_benchmark *b = obj;
+	char sub[PATH_SIZE];
+	int ret;
+
+	if (bf_cfg__is_null(node))
+		return 0;
+	if (node->type != YAML_MAPPING_NODE)
+		return bf_cfg__error(
+		        ld, node,
+		        "'%s' must be a mapping of variable names to values, e.g. {DATA_DIR: testdata}",
+		        path);
+	if ((ret = bf_cfg__check_keys(ld, node, path)))
+		return ret;
+	for (size_t i = 0; !ret && i < bf_cfg__map_size(node); i++) {
+		yaml_node_t *key = bf_cfg__pair_key(ld, node, i);
+		const char *name = (const char *)key->data.scalar.value;
+		char *value = NULL;
+
+		if (!is_env_name(name))
+			return bf_cfg__error(
+			        ld, key,
+			        "'%s': '%s' is not a variable name (letters, digits and '_', not starting with a digit)",
+			        path, name);
+		bf_cfg__join(sub, sizeof(sub), path, name);
+		ret = bf_cfg__get_str(ld, bf_cfg__pair_value(ld, node, i), sub,
+		                      &value);
+		if (!ret)
+			bf_argv_pushf(&b->env, "%s=%s", name, value);
+		free(value);
+	}
+	return ret;
+}
+
 static const struct bf_cfg__field benchmark_fields[] = {
 	{ "name", BF_CFG__STR, BOFF(name), BF_CFG__REQUIRED, 0, 0, NULL, NULL },
 	{ "command", BF_CFG__ARGV, BOFF(command),
 	  BF_CFG__REQUIRED | BF_CFG__NONEMPTY, 0, 0, NULL, NULL },
 	{ "workdir", BF_CFG__STR, BOFF(workdir), 0, 0, 0, NULL, NULL },
+	{ "env", BF_CFG__FN, 0, 0, 0, 0, NULL, load_env },
 	{ "source", BF_CFG__STR, BOFF(source), 0, 0, 0, NULL, NULL },
 	{ "format", BF_CFG__FN, 0, 0, 0, 0, NULL, load_format },
 	{ "output", BF_CFG__FN, 0, 0, 0, 0, NULL, load_output },

@@ -392,17 +392,27 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 		bf_json_print(arr, stdout);
 		json_decref(arr);
 	} else {
-		printf("%-5s %-8s %-9s %-28s %-10s %7s  %-25s %-12s %-16s "
+		/* The name columns are as wide as their longest entry. */
+		int wb = 28, wm = 10;
+
+		for (size_t i = 0; i < n; i++) {
+			if ((int)strlen(alerts[i].benchmark) > wb)
+				wb = (int)strlen(alerts[i].benchmark);
+			if ((int)strlen(alerts[i].metric) > wm)
+				wm = (int)strlen(alerts[i].metric);
+		}
+		printf("%-5s %-8s %-9s %-*s %-*s %7s  %-25s %-12s %-16s "
 		       "%s\n",
-		       "ID", "STATUS", "DIRECTION", "BENCHMARK", "METRIC",
-		       "SIZE", "COMMITS", "CULPRIT", "GROUP", "CLASS");
+		       "ID", "STATUS", "DIRECTION", wb, "BENCHMARK", wm,
+		       "METRIC", "SIZE", "COMMITS", "CULPRIT", "GROUP",
+		       "CLASS");
 		for (size_t i = 0; i < n; i++) {
 			const struct bf_store_alert *a = &alerts[i];
 
-			printf("%-5lld %-8s %-9s %-28s %-10s %+6.1f%%  "
+			printf("%-5lld %-8s %-9s %-*s %-*s %+6.1f%%  "
 			       "%.12s..%.12s %-12.12s %-16lld %s\n",
-			       (long long)a->id, a->status, a->direction,
-			       a->benchmark, a->metric, 100 * a->size,
+			       (long long)a->id, a->status, a->direction, wb,
+			       a->benchmark, wm, a->metric, 100 * a->size,
 			       a->commit_lo, a->commit_hi,
 			       a->culprit ? a->culprit : "-",
 			       (long long)a->group_id,

@@ -51,13 +51,16 @@ static const char run_usage[] =
 static const char backfill_usage[] =
         "usage: benchfarm backfill -c CONFIG [--repeats N] [--device NAME "
         "| --pool LABEL]\n"
-        "                          [--json FILE] A..B\n"
+        "                          [--json FILE] [--retry-failed] A..B\n"
         "\n"
         "Record every first-parent commit of A..B (oldest first) that the\n"
         "history of the device class does not have yet, as 'benchfarm run'\n"
         "would. A commit whose build fails is recorded as failed and "
         "skipped;\n"
-        "it never becomes a point.\n"
+        "it never becomes a point. A later backfill does not build it "
+        "again\n"
+        "while the config is the same (the commit fixes the tree), and "
+        "says so.\n"
         "\n"
         "    -c, --config FILE   the config\n"
         "    -n, --repeats N     runs per commit (default: runs.repeats)\n"
@@ -68,14 +71,27 @@ static const char backfill_usage[] =
         "        --detect        then run 'benchfarm detect' when something "
         "was\n"
         "                        measured\n"
+        "        --retry-failed  build again the commits whose build failed\n"
+        "                        before with this config (after fixing the\n"
+        "                        build machine)\n"
         "\n"
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
-enum { OPT_COMMIT = 256, OPT_DEVICE, OPT_POOL, OPT_JSON, OPT_SEED, OPT_DETECT };
+enum {
+	OPT_COMMIT = 256,
+	OPT_DEVICE,
+	OPT_POOL,
+	OPT_JSON,
+	OPT_SEED,
+	OPT_DETECT,
+	OPT_RETRY_FAILED
+};
 
+/* range and retry are NULL for run, which takes neither. */
 static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
-                 int argc, char **argv, const char *cmd, const char *usage)
+                 bool *retry, int argc, char **argv, const char *cmd,
+                 const char *usage)
 {
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -86,6 +102,7 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "detect", no_argument, NULL, OPT_DETECT },
+		{ "retry-failed", no_argument, NULL, OPT_RETRY_FAILED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,6 +133,8 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 			o->json_path = optarg;
 		} else if (c == OPT_DETECT) {
 			*detect = true;
+		} else if (c == OPT_RETRY_FAILED && retry) {
+			*retry = true;
 		} else if (c == 'h') {
 			fputs(usage, stdout);
 			return BF_EXIT_OK;
@@ -142,7 +161,7 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_cfg cfg;
 	bool detect = false;
-	int ret = parse(&o, &detect, NULL, argc, argv, "run", run_usage);
+	int ret = parse(&o, &detect, NULL, NULL, argc, argv, "run", run_usage);
 
 	if (ret >= 0)
 		return ret;
@@ -184,12 +203,14 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_err err = BF_ERR_INIT;
 	const char *range = NULL, *json_path;
 	char(*oids)[41] = NULL;
-	size_t n = 0, measured = 0, skipped = 0, failed = 0;
+	size_t n = 0, measured = 0, skipped = 0, failed = 0, known = 0;
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
 	bool detect = false;
-	int ret = parse(&o, &detect, &range, argc, argv, "backfill",
+	bool retry = false;
+	char *digest = NULL;
+	int ret = parse(&o, &detect, &range, &retry, argc, argv, "backfill",
 	                backfill_usage);
 
 	if (ret >= 0)
@@ -199,6 +220,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = list_range(&oids, &n, &cfg, range)))
 		goto out;
 	klass = o.device ? o.device : o.pool ? o.pool : cfg.devices.pool;
+	digest = bf_presubmit_config_digest(cfg.path);
 	json_path = o.json_path;
 	o.json_path = NULL;
 	o.record = true;
@@ -207,11 +229,15 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	for (size_t i = 0; i < n; i++) {
 		json_t *failure = NULL, *row;
 		bool have = false;
+		int64_t broken = 0;
 		const char *what;
 		int rc;
 
 		if (bf_history_measured(&have, ctx->store, klass, oids[i],
-		                        &err)) {
+		                        &err) ||
+		    (!have && !retry &&
+		     bf_store_run_failed_build(&broken, ctx->store, oids[i],
+		                               digest, &err))) {
 			ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s",
 			                  err.msg);
 			goto out;
@@ -219,6 +245,13 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		if (have) {
 			skipped++;
 			what = "already measured";
+		} else if (broken) {
+			failed++;
+			known++;
+			what = "not built: its build failed with this config "
+			       "before (--retry-failed builds it again)";
+			failure = json_pack("{s:s, s:I}", "stage", "build",
+			                    "failed_run", (json_int_t)broken);
 		} else {
 			o.patch = oids[i];
 			o.failure_out = &failure;
@@ -231,9 +264,14 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 				what = "failed (recorded as failed, no point)";
 			}
 		}
-		printf("[%zu/%zu] %.12s %s%s%s\n", i + 1, n, oids[i], what,
-		       failure ? ": " : "",
-		       failure ? bf_json_str_or(failure, "error", "") : "");
+		if (broken)
+			printf("[%zu/%zu] %.12s %s (run %lld)\n", i + 1, n,
+			       oids[i], what, (long long)broken);
+		else
+			printf("[%zu/%zu] %.12s %s%s%s\n", i + 1, n, oids[i],
+			       what, failure ? ": " : "",
+			       failure ? bf_json_str_or(failure, "error", "")
+			               : "");
 		fflush(stdout);
 		row = json_pack("{s:s, s:s}", "commit", oids[i], "result",
 		                what);
@@ -242,8 +280,12 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		json_array_append_new(summary, row);
 	}
 	printf("backfill %s: %zu commits: %zu measured, %zu already "
-	       "measured, %zu failed\n",
+	       "measured, %zu failed",
 	       range, n, measured, skipped, failed);
+	if (known)
+		printf(" (%zu not built again: their build failed before)",
+		       known);
+	putchar('\n');
 	if (json_path &&
 	    bf_json_write_file(summary, json_path, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
@@ -260,6 +302,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 out:
 	bf_cfg_release(&cfg);
 out_nocfg:
+	free(digest);
 	free(oids);
 	json_decref(summary);
 	return ret;

@@ -22,6 +22,14 @@
  * its unit back at the step it reached, and another device of the pool
  * finishes it: steps already measured are kept, the interrupted one is
  * redone, none is counted twice.
+ *
+ * Only a failure the device caused (unreachable, host key, agent
+ * broken or crashed, a check it failed, a connection lost) marks it
+ * bad. A failure that is the job's (an artifact it cannot ship, the
+ * store refusing a sample) would follow the work to every device: it
+ * stops the job, every device keeps its health and its lease is
+ * released. A benchmark that fails is neither: it is recorded as that
+ * benchmark's error.
  */
 #define LEASE_TTL_S 600
 
@@ -48,6 +56,8 @@ struct dispatch {
 	bool *tried;
 	size_t ndevs;
 	size_t busy; /* devices leased by other jobs */
+	bool job_failed; /* a failure of the job's own stopped it */
+	char job_why[BF_ERR_SIZE - 64]; /* which (abort_msg adds a prefix) */
 };
 
 static bool starts_block(const struct bf_plan *plan, size_t i)
@@ -119,6 +129,8 @@ static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
 static struct bf_unit *take_unit(struct dispatch *d, bool *busy)
 {
 	*busy = false;
+	if (d->job_failed)
+		return NULL;
 	for (size_t i = 0; i < d->nunits; i++) {
 		struct bf_unit *u = &d->units[i];
 
@@ -141,6 +153,8 @@ struct worker_arg {
 
 static bool work_left(const struct dispatch *d)
 {
+	if (d->job_failed)
+		return false;
 	for (size_t i = 0; i < d->nunits; i++)
 		if (!d->units[i].done && !d->units[i].failed)
 			return true;
@@ -148,6 +162,18 @@ static bool work_left(const struct dispatch *d)
 }
 
 static struct bf_worker *lease_next(struct dispatch *d);
+
+/*
+ * w failed for the job, not for itself: the job stops (under
+ * job->lock); w is not dead, so it keeps its health.
+ */
+static void job_failed(struct dispatch *d, struct bf_worker *w, const char *msg)
+{
+	if (!d->job_failed)
+		bf_strlcpy(d->job_why, msg, sizeof(d->job_why));
+	d->job_failed = true;
+	BF_LOG_WARN("%s: the job failed, not the device: %s", w->name, msg);
+}
 
 static void *worker_main(void *arg)
 {
@@ -175,6 +201,10 @@ static void *worker_main(void *arg)
 			pthread_mutex_unlock(&job->lock);
 			ret = bf_worker_connect(w, &err);
 			pthread_mutex_lock(&job->lock);
+			if (ret && w->job_fault) {
+				job_failed(d, w, err.msg);
+				break;
+			}
 			if (ret) {
 				w->dead = true;
 				bf_strlcpy(w->why, err.msg, sizeof(w->why));
@@ -199,6 +229,9 @@ static void *worker_main(void *arg)
 		u->taken = false;
 		if (!ret) {
 			u->done = true;
+		} else if (w->job_fault) {
+			u->failed = true;
+			job_failed(d, w, err.msg);
 		} else {
 			w->dead = true;
 			bf_strlcpy(w->why, err.msg, sizeof(w->why));
@@ -386,10 +419,18 @@ static void finish(struct dispatch *d)
 	for (size_t i = 0; i < job->nworkers; i++)
 		if (job->workers[i]->dead)
 			why = job->workers[i]->why;
-	if (job->aborted)
+	if (d->job_failed) {
+		job->aborted = true;
+		snprintf(
+		        job->abort_msg, sizeof(job->abort_msg),
+		        "the job failed, not a device (each keeps its health): "
+		        "%s",
+		        d->job_why);
+	} else if (job->aborted) {
 		bf_strlcpy(job->abort_msg,
 		           why ? why : "the work could not be finished",
 		           sizeof(job->abort_msg));
+	}
 	if (job->o->progress && d->steps_done < d->steps_total)
 		fputc('\n', stderr);
 }

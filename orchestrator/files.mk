@@ -14,6 +14,7 @@ ORCH_OBJS += orchestrator/agentconn.o
 ORCH_OBJS += orchestrator/transport_local.o
 ORCH_OBJS += orchestrator/workspace.o
 ORCH_OBJS += orchestrator/buildcache.o
+ORCH_OBJS += orchestrator/artifacts.o
 ORCH_OBJS += orchestrator/gitrepo.o
 ORCH_OBJS += orchestrator/sched.o
 ORCH_OBJS += orchestrator/compare.o

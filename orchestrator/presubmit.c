@@ -31,6 +31,7 @@ static void job_release(struct bf_job *job)
 	pthread_cond_destroy(&job->cond);
 	for (int s = 0; s < 2; s++) {
 		bf_side_release(&job->side[s]);
+		bf_artifacts_release(&job->arts[s]);
 		bf_gitcommit_release(&job->info[s]);
 	}
 	bf_comparison_release(&job->cmp);
@@ -41,8 +42,7 @@ static void job_release(struct bf_job *job)
 	free(job->digest);
 }
 
-/* FNV-1a over the config file: which config produced a result. */
-static char *config_digest(const char *path)
+char *bf_presubmit_config_digest(const char *path)
 {
 	uint64_t h = 0xcbf29ce484222325ULL;
 	struct bf_buf b;
@@ -183,7 +183,9 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 			        job->record ? "commit" : bf_side_name(s),
 			        commit);
 		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
-		                          job->cfg, err))
+		                          job->cfg, err) &&
+		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
+		                         &job->cfg->project.artifacts, err))
 			continue;
 		tail = job->side[s].log_path
 		               ? bf_workspace_log_tail(job->side[s].log_path,
@@ -363,7 +365,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.seed = o->seed_set           ? o->seed
 	           : cfg->runs.seed != 0 ? cfg->runs.seed
 	                                 : fresh_seed();
-	job.digest = config_digest(cfg->path);
+	job.digest = bf_presubmit_config_digest(cfg->path);
 	bf_comparison_init(&job.cmp, (int)cfg->nbenchmarks);
 	job.checks = json_array();
 	pthread_mutex_init(&job.lock, NULL);

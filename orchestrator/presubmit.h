@@ -59,6 +59,12 @@ struct bf_presubmit_opts {
 	}
 
 /*
+ * Which config produced a result: "fnv1a64:HEX", FNV-1a over the config
+ * file at path (an unreadable file hashes as empty). Caller frees.
+ */
+char *bf_presubmit_config_digest(const char *path);
+
+/*
  * The whole presubmit job: resolve and build both sides, run the plan on
  * the local agent storing every sample as it arrives, judge, write the
  * reports. Prints its own diagnostics and returns the exit code

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <pthread.h>
 
+#include "artifacts.h"
 #include "benchfarm/err.h"
 #include "compare.h"
 #include "gitrepo.h"
@@ -18,6 +19,7 @@ struct bf_job {
 	struct bf_gitrepo *repo;
 	struct bf_side side[2]; /* base, patch */
 	struct bf_gitcommit info[2];
+	struct bf_artifacts arts[2]; /* what each prepared side ships */
 	pthread_mutex_t lock; /* guards what worker threads share */
 	pthread_cond_t cond; /* a unit was finished or given back */
 	struct bf_worker **workers;

@@ -452,6 +452,17 @@ int bf_ssh__fail(struct bf_ssh *s, int rc, const char *what, struct bf_err *err)
 		                  "connection to '%s' dropped (%s): %s",
 		                  s->name, what, msg);
 	}
+	/*
+	 * benchfarm keeps two channels open per connection (SFTP and the
+	 * agent), so a refusal is most likely the server's limit.
+	 */
+	if (rc == LIBSSH2_ERROR_CHANNEL_FAILURE)
+		return bf_err_set(
+		        err, BF_EPROTO,
+		        "'%s': %s: the server refused a new channel "
+		        "(%s): sshd's MaxSessions (default 10) may be "
+		        "reached",
+		        s->name, what, msg);
 	return bf_err_set(err, BF_EPROTO, "'%s': %s failed: %s", s->name, what,
 	                  msg);
 }

@@ -129,6 +129,16 @@ int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
                   struct bf_err *err);
 
 /*
+ * Upload local_path with SFTP to exactly remote_path (its directories
+ * made as needed), as bf_ssh_upload() does: not sent again when there
+ * with the right size (*uploaded false), written under a temporary name
+ * and renamed into place, verified. For the files of a directory
+ * artifact, whose remote directory the caller names by content.
+ */
+int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
+                     const char *remote_path, struct bf_err *err);
+
+/*
  * Fetch the host key of host:port without authenticating (for `device
  * add --accept-host-key`): *fp_out "SHA256:BASE64" and *line_out the
  * known_hosts line ("[host]:port TYPE BASE64"). Callers free both.

@@ -45,8 +45,8 @@ int bf_ssh__wait_idle(struct bf_ssh *s, double deadline, struct bf_err *err);
 /*
  * Turn libssh2 error rc (negative, not EAGAIN) of the operation `what`
  * into err: BF_EPROTO "connection to 'NAME' dropped" for transport
- * errors (the session is marked dead), BF_EPROTO otherwise. Returns the
- * code.
+ * errors (the session is marked dead), BF_EPROTO otherwise; a channel
+ * the server refused names sshd's MaxSessions. Returns the code.
  */
 int bf_ssh__fail(struct bf_ssh *s, int rc, const char *what,
                  struct bf_err *err);

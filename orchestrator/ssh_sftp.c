@@ -427,6 +427,33 @@ int bf_ssh_workdir(char **abs_out, struct bf_ssh *s, const char *dir,
 	return sftp_realpath(abs_out, s, dir, err);
 }
 
+int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
+                     const char *remote_path, struct bf_err *err)
+{
+	const char *slash = strrchr(remote_path, '/');
+	struct local_file lf;
+	char *dir = NULL;
+	int ret;
+
+	if (!slash || slash == remote_path || !slash[1])
+		return bf_err_set(err, BF_EINVAL,
+		                  "'%s' is not a file path under a directory",
+		                  remote_path);
+	if ((ret = local_info(&lf, local_path, err)) ||
+	    (ret = bf_ssh__check_alive(s, err)) || (ret = sftp_start(s, err)))
+		return ret;
+	dir = bf_xstrndup(remote_path, (size_t)(slash - remote_path));
+	ret = present(s, remote_path, &lf, err);
+	if (ret > 0) {
+		*uploaded = false;
+		ret = 0;
+	} else if (!ret && !(ret = upload(s, &lf, dir, remote_path, err))) {
+		*uploaded = true;
+	}
+	free(dir);
+	return ret;
+}
+
 int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
                   const char *local_path, const char *remote_dir,
                   struct bf_err *err)

@@ -258,6 +258,15 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err);
 int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
                         int64_t finished_at, struct bf_err *err);
 
+/*
+ * The latest postsubmit run (kind "run") of commit whose build failed
+ * under config_digest (status "failed", info.stage "build"): *id_out is
+ * its id, or 0 when there is none. 0 or a store error.
+ */
+int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
+                              const char *commit, const char *config_digest,
+                              struct bf_err *err);
+
 /* Replace the run's info JSON text (NULL clears). 0 or BF_ENOTFOUND. */
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
                           struct bf_err *err);

@@ -345,6 +345,34 @@ out:
 	return rc;
 }
 
+int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
+                              const char *commit, const char *config_digest,
+                              struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = bf_store__prepare(
+	        &st, store, -1,
+	        "SELECT id FROM runs WHERE kind = 'run' AND status = 'failed'"
+	        " AND patch_commit = ?1 AND config_digest = ?2"
+	        " AND json_valid(info) AND json_extract(info, '$.stage') = "
+	        "'build' ORDER BY id DESC LIMIT 1",
+	        err);
+
+	if (rc)
+		return rc;
+	bf_store__bind_text(st, 1, commit);
+	bf_store__bind_text(st, 2, config_digest);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		*id_out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		rc = 0;
+	} else {
+		rc = bf_store__err(store, rc, err, "cannot read the runs");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
                           struct bf_err *err)
 {

@@ -1,6 +1,7 @@
 #include "worker.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agentconn.h"
@@ -78,16 +79,92 @@ void bf_worker_free(struct bf_worker *w)
 }
 
 /*
- * Upload each side's artifacts once per connection, into the device's
- * work directory, resolved to an absolute path first: the runs' cwd
- * and the artifact paths in their argv are then absolute, and a
- * relative --workdir (the default) means the same directory to SFTP
- * and to the agent.
+ * The local side of an upload: a file the job can ship. Anything else
+ * is the job's fault (its build or config), never the device's.
+ */
+static int check_local(struct bf_worker *w, const char *path,
+                       struct bf_err *err)
+{
+	struct stat st;
+	int ret = 0;
+
+	if (stat(path, &st) < 0)
+		ret = bf_err_sys(err, "cannot ship artifact '%s'", path);
+	else if (!S_ISREG(st.st_mode))
+		ret = bf_err_set(
+		        err, BF_EINVAL,
+		        "cannot ship artifact '%s': not a regular file", path);
+	if (ret)
+		w->job_fault = true;
+	return ret;
+}
+
+/*
+ * A directory artifact goes to ROOT/SHA256/BASENAME/..., SHA256 over
+ * its files' paths, modes and contents: the tree under it as in the
+ * export, and a changed file gives a new directory. *remote_out is
+ * ROOT/SHA256/BASENAME (caller frees).
+ */
+static int upload_dir(char **remote_out, struct bf_worker *w,
+                      const struct bf_artifact *a, const char *root,
+                      struct bf_err *err)
+{
+	const char *base = strrchr(a->name, '/');
+	char *top = bf_xasprintf("%s/%s/%s", root, a->hex,
+	                         base ? base + 1 : a->name);
+	size_t sent = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < a->files.argc; i++) {
+		char *local = bf_xasprintf("%s/%s", a->local, a->files.argv[i]);
+		char *remote = bf_xasprintf("%s/%s", top, a->files.argv[i]);
+		bool up = false;
+
+		if (!(ret = check_local(w, local, err)))
+			ret = bf_ssh_upload_to(&up, w->ssh, local, remote, err);
+		sent += up;
+		free(local);
+		free(remote);
+	}
+	if (!ret)
+		BF_LOG_INFO("%s: %s: %zu of %zu files uploaded to %s", w->name,
+		            a->name, sent, a->files.argc, top);
+	if (!ret)
+		*remote_out = top;
+	else
+		free(top);
+	return ret;
+}
+
+static int upload_one(char **remote_out, struct bf_worker *w,
+                      const struct bf_artifact *a, const char *root,
+                      struct bf_err *err)
+{
+	bool sent = false;
+	int ret;
+
+	if (a->is_dir)
+		return upload_dir(remote_out, w, a, root, err);
+	if ((ret = check_local(w, a->local, err)) ||
+	    (ret = bf_ssh_upload(remote_out, &sent, w->ssh, a->local, root,
+	                         err)))
+		return ret;
+	BF_LOG_INFO("%s: %s %s", w->name, sent ? "uploaded" : "already has",
+	            *remote_out);
+	return 0;
+}
+
+/*
+ * Upload the artifacts of each side the job measures once per
+ * connection, into the device's work directory, resolved to an
+ * absolute path first: the runs' cwd and the artifact paths in their
+ * argv are then absolute, and a relative --workdir (the default) means
+ * the same directory to SFTP and to the agent. A postsubmit record
+ * measures (and prepares) one side only, the commit's.
  */
 static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 {
 	const struct bf_job *job = w->job;
-	const struct bf_argv *arts = &job->cfg->project.artifacts;
 	const char *dir =
 	        w->dev.workdir ? w->dev.workdir : BF_DEVICE_WORKDIR_DEFAULT;
 	char *root = NULL;
@@ -97,25 +174,21 @@ static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
 	if ((ret = bf_ssh_workdir(&w->remote_cwd, w->ssh, dir, err)))
 		return ret;
 	root = bf_xasprintf("%s/artifacts", w->remote_cwd);
-	for (int s = 0; s < 2 && !ret; s++) {
+	for (int s = job->record ? 1 : 0; s < 2 && !ret; s++) {
+		const struct bf_artifacts *arts = &job->arts[s];
+
 		bf_argv_release(&w->art_local[s]);
 		bf_argv_release(&w->art_remote[s]);
-		for (size_t i = 0; i < arts->argc && !ret; i++) {
-			char *local = bf_xasprintf("%s/%s", job->side[s].dir,
-			                           arts->argv[i]);
+		if (!job->side[s].dir)
+			BF_BUG("side %d was not prepared", s);
+		for (size_t i = 0; i < arts->n && !ret; i++) {
 			char *remote = NULL;
-			bool sent = false;
 
-			ret = bf_ssh_upload(&remote, &sent, w->ssh, local, root,
-			                    err);
+			ret = upload_one(&remote, w, &arts->v[i], root, err);
 			if (!ret) {
-				bf_argv_push(&w->art_local[s], arts->argv[i]);
+				bf_argv_push(&w->art_local[s], arts->v[i].name);
 				bf_argv_push(&w->art_remote[s], remote);
-				BF_LOG_INFO("%s: %s %s", w->name,
-				            sent ? "uploaded" : "already has",
-				            remote);
 			}
-			free(local);
 			free(remote);
 		}
 	}
@@ -157,6 +230,7 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err)
 
 	bf_agentconn_close(w->agent);
 	w->agent = NULL;
+	w->job_fault = false;
 	if (w->local)
 		ret = bf_agentconn_open_local(&w->agent, w->job->o->agent_path,
 		                              NULL, "local", err);
@@ -197,17 +271,44 @@ static const char *skip_dot_slash(const char *path)
 }
 
 /*
- * A command word naming an artifact ("out/micro" or "./out/micro")
- * becomes its path on the device.
+ * A command word or env value naming an artifact ("out/micro",
+ * "./out/micro") or a path under a directory artifact
+ * ("testdata/x.bin") becomes its path on the device. Caller frees.
  */
-static const char *map_word(const struct bf_worker *w, int side,
-                            const char *word)
+static char *map_word(const struct bf_worker *w, int side, const char *word)
 {
-	for (size_t i = 0; i < w->art_local[side].argc; i++)
-		if (!strcmp(skip_dot_slash(w->art_local[side].argv[i]),
-		            skip_dot_slash(word)))
-			return w->art_remote[side].argv[i];
-	return word;
+	const char *wd = skip_dot_slash(word);
+
+	for (size_t i = 0; i < w->art_local[side].argc; i++) {
+		const char *name = skip_dot_slash(w->art_local[side].argv[i]);
+		size_t n = strlen(name);
+
+		if (!strcmp(name, wd))
+			return bf_xstrdup(w->art_remote[side].argv[i]);
+		if (!strncmp(name, wd, n) && wd[n] == '/')
+			return bf_xasprintf("%s%s", w->art_remote[side].argv[i],
+			                    wd + n);
+	}
+	return bf_xstrdup(word);
+}
+
+/* The benchmark's env: ("NAME=VALUE"), values naming artifacts mapped. */
+static json_t *env_json(const struct bf_worker *w, int side,
+                        const struct bf_cfg_benchmark *b)
+{
+	json_t *env = json_object();
+
+	for (size_t i = 0; i < b->env.argc; i++) {
+		const char *eq = strchr(b->env.argv[i], '=');
+		char *name = bf_xstrndup(b->env.argv[i],
+		                         (size_t)(eq - b->env.argv[i]));
+		char *value = map_word(w, side, eq + 1);
+
+		json_object_set_new(env, name, json_string(value));
+		free(name);
+		free(value);
+	}
+	return env;
 }
 
 static json_t *run_request(const struct bf_worker *w,
@@ -222,10 +323,12 @@ static json_t *run_request(const struct bf_worker *w,
 	                    : bf_xstrdup(base);
 	json_t *req;
 
-	for (size_t i = 0; i < b->command.argc; i++)
-		json_array_append_new(
-		        argv,
-		        json_string(map_word(w, st->side, b->command.argv[i])));
+	for (size_t i = 0; i < b->command.argc; i++) {
+		char *word = map_word(w, st->side, b->command.argv[i]);
+
+		json_array_append_new(argv, json_string(word));
+		free(word);
+	}
 	req = json_pack("{s:s, s:o, s:s, s:s, s:i}", "type", "run", "argv",
 	                argv, "cwd", cwd, "format", bf_format_name(b->format),
 	                "timeout", b->timeout_s);
@@ -233,6 +336,8 @@ static json_t *run_request(const struct bf_worker *w,
 	if (b->output != BF_OUTPUT_STDOUT)
 		json_object_set_new(req, "output",
 		                    json_string(bf_output_name(b->output)));
+	if (b->env.argc)
+		json_object_set_new(req, "env", env_json(w, st->side, b));
 	free(cwd);
 	return req;
 }
@@ -294,9 +399,15 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 		if (st->warmup)
 			return 0;
 		ret = store_samples(w, st, s, err);
-		if (!ret)
+		if (!ret) {
 			bf_comparison_add_run(&job->cmp, job->cfg, st->bench,
 			                      st->side, st->repeat, s);
+			return 0;
+		}
+		/* The store's failure, not the device's. */
+		w->job_fault = true;
+		bf_err_prefix(err, "recording the samples of '%s'",
+		              job->cfg->benchmarks[st->bench].name);
 		return ret;
 	}
 	/* counted from 1, as the reports count them */

@@ -35,6 +35,12 @@ struct bf_worker {
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	bool dead; /* gave up: unreachable, unfit or broken */
+	/*
+	 * The last failure was the job's (an artifact it cannot ship, a
+	 * sample the store refused), not the device's: the job stops, the
+	 * device keeps its health.
+	 */
+	bool job_fault;
 	char why[BF_ERR_SIZE]; /* why it gave up */
 	int steps_done; /* measured and warmup runs completed */
 	pthread_t thread;
@@ -48,8 +54,10 @@ struct bf_worker *bf_worker_new_remote(struct bf_job *job,
 void bf_worker_free(struct bf_worker *w);
 
 /*
- * Connect (SSH when remote), upload the artifacts of both sides and
- * start the agent; reconnects a broken agent. Errors name the device.
+ * Connect (SSH when remote), upload the artifacts of the sides the job
+ * measures and start the agent; reconnects a broken agent. Errors name
+ * the device; w->job_fault tells a failure that is the job's (a local
+ * artifact it cannot ship) from the device's.
  */
 int bf_worker_connect(struct bf_worker *w, struct bf_err *err);
 
@@ -64,7 +72,8 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err);
  * failed as a benchmark (recorded as a per-benchmark error); another
  * code when the device could not do it (connection lost after the
  * configured retries): the step is not recorded and may be redone
- * elsewhere.
+ * elsewhere; or, with w->job_fault set, when the orchestrator could not
+ * record it (the store refused the samples).
  */
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err);

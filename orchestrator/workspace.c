@@ -114,7 +114,12 @@ static int check_artifacts(const struct bf_side *side, const struct bf_cfg *cfg,
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < arts->argc; i++) {
-		char *path = bf_fs_join(side->dir, arts->argv[i]);
+		char *path;
+
+		/* A glob's matches are checked where it is expanded. */
+		if (strpbrk(arts->argv[i], "*?["))
+			continue;
+		path = bf_fs_join(side->dir, arts->argv[i]);
 
 		ret = bf_fs_check_within(path, side->dir, "artifact", err);
 		if (ret == BF_ENOTFOUND)

@@ -126,6 +126,7 @@ static const char full_yaml[] =
         "  - name: micro\n"
         "    command: [bench/out/micro, --benchmark_format=json]\n"
         "    workdir: bench\n"
+        "    env: {DATA: testdata, MODE: fast}\n"
         "    source: bench/parse_bench.cc:42\n"
         "    format: jetpack\n"
         "    timeout: 120\n"
@@ -177,7 +178,8 @@ static const char full_json[] =
         " \"benchmarks\": ["
         "  {\"name\": \"micro\","
         "   \"command\": [\"bench/out/micro\", \"--benchmark_format=json\"],"
-        "   \"workdir\": \"bench\", \"source\": \"bench/parse_bench.cc:42\","
+        "   \"workdir\": \"bench\", \"env\": [\"DATA=testdata\", \"MODE=fast\"],"
+        "   \"source\": \"bench/parse_bench.cc:42\","
         " \"format\": \"jetpack\", \"output\": \"stdout\", \"timeout\": 120,"
         "   \"metrics\": {\"real_time\": {\"better\": \"lower\","
         "                               \"detector\": null},"
@@ -189,7 +191,7 @@ static const char full_json[] =
         "   \"detector\": null},"
         "  {\"name\": \"startup\","
         "   \"command\": [\"hyperfine\", \"--export-json\", \"-\", \"./app\"],"
-        "   \"workdir\": null, \"source\": null,"
+        "   \"workdir\": null, \"env\": [], \"source\": null,"
         " \"format\": \"hyperfine\", \"output\": \"stdout\", \"timeout\": 300,"
         "   \"metrics\": {},"
         "   \"detector\": {\"name\": \"edivisive\", \"width\": 50,"
@@ -219,7 +221,7 @@ static const char defaults_json[] =
         " \"project\": {\"repo\": \".\", \"target_branch\": \"main\","
         "  \"build\": [], \"artifacts\": [], \"build_timeout\": 600},"
         " \"benchmarks\": [{\"name\": \"micro\", \"command\": [\"./micro\"],"
-        "   \"workdir\": null, \"source\": null,"
+        "   \"workdir\": null, \"env\": [], \"source\": null,"
         " \"format\": \"gbench\", \"output\": \"stdout\", \"timeout\": 300,"
         "   \"metrics\": {}, \"detector\": null}],"
         " \"devices\": {\"pool\": \"local\"},"
@@ -271,7 +273,7 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	                    "items_per_second");
 	assert_int_equal(cfg.benchmarks[0].metrics[1].better, BF_BETTER_HIGHER);
 	assert_int_equal(cfg.benchmarks[1].format, BF_FORMAT_HYPERFINE);
-	assert_int_equal(cfg.benchmarks[1].line, 18);
+	assert_int_equal(cfg.benchmarks[1].line, 19);
 	assert_string_equal(cfg.benchmarks[0].source,
 	                    "bench/parse_bench.cc:42");
 	assert_int_equal(cfg.runs.seed, 12345);

@@ -1,0 +1,214 @@
+#include "artifacts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/fs.h"
+
+/* A directory artifact of more files than this is refused. */
+#define DIR_FILES_MAX 100000
+
+void bf_artifacts_release(struct bf_artifacts *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->v[i].name);
+		free(a->v[i].local);
+		bf_argv_release(&a->v[i].files);
+	}
+	free(a->v);
+	a->v = NULL;
+	a->n = 0;
+}
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* "..", an absolute path or an empty one: never inside the export. */
+static int check_pattern(const char *p, struct bf_err *err)
+{
+	const char *c = p;
+
+	if (!*p || *p == '/')
+		return bf_err_set(err, BF_EINVAL,
+		                  "project.artifacts: '%s' must be a path "
+		                  "relative to the export",
+		                  p);
+	while (c) {
+		if (c[0] == '.' && c[1] == '.' && (c[2] == '/' || !c[2]))
+			return bf_err_set(err, BF_EINVAL,
+			                  "project.artifacts: '%s' leaves the "
+			                  "export ('..')",
+			                  p);
+		c = strchr(c, '/');
+		c = c ? c + 1 : NULL;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Add the files under dir (rel: its path under the artifact) to a. */
+static int walk(struct bf_artifact *a, const char *root, const char *dir,
+                const char *rel, struct bf_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return bf_err_sys(err, "cannot read directory '%s'", dir);
+	while (!ret && (e = readdir(d))) {
+		char *path, *sub;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		path = bf_xasprintf("%s/%s", dir, e->d_name);
+		sub = *rel ? bf_xasprintf("%s/%s", rel, e->d_name)
+		           : bf_xstrdup(e->d_name);
+		if (lstat(path, &st) < 0)
+			ret = bf_err_sys(err, "cannot stat '%s'", path);
+		else if (S_ISDIR(st.st_mode))
+			ret = walk(a, root, path, sub, err);
+		else if ((ret = bf_fs_check_within(path, root, "artifact",
+		                                   err)))
+			; /* a link out of the export, or a dangling one */
+		else if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			ret = bf_err_set(err, BF_EINVAL,
+			                 "artifact '%s': '%s' is not a regular "
+			                 "file",
+			                 a->name, sub);
+		else if (a->files.argc >= DIR_FILES_MAX)
+			ret = bf_err_set(err, BF_EINVAL,
+			                 "artifact '%s' has more than %d files",
+			                 a->name, DIR_FILES_MAX);
+		else
+			bf_argv_push(&a->files, sub);
+		free(path);
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* The directory's content hash: each file's path, mode and digest. */
+static int dir_hash(struct bf_artifact *a, struct bf_err *err)
+{
+	struct bf_sha256 c;
+	unsigned char d[BF_SHA256_LEN];
+	int ret = 0;
+
+	qsort(a->files.argv, a->files.argc, sizeof(char *), cmp_str);
+	bf_sha256_init(&c);
+	for (size_t i = 0; !ret && i < a->files.argc; i++) {
+		char *path = bf_xasprintf("%s/%s", a->local, a->files.argv[i]);
+		struct stat st;
+
+		if (stat(path, &st) < 0)
+			ret = bf_err_sys(err, "cannot stat '%s'", path);
+		else
+			ret = bf_sha256_file(d, path, err);
+		if (!ret) {
+			bf_sha256_update(&c, a->files.argv[i],
+			                 strlen(a->files.argv[i]) + 1);
+			bf_sha256_update(&c, st.st_mode & S_IXUSR ? "x" : "-",
+			                 1);
+			bf_sha256_update(&c, d, sizeof(d));
+		}
+		free(path);
+	}
+	bf_sha256_final(d, &c);
+	bf_sha256_hex(a->hex, d);
+	return ret;
+}
+
+/* One artifact: name (relative to root), a file or a directory. */
+static int add(struct bf_artifacts *out, const char *root, const char *name,
+               struct bf_err *err)
+{
+	char *local = bf_fs_join(root, name);
+	struct bf_artifact *a;
+	struct stat st;
+	int ret = bf_fs_check_within(local, root, "artifact", err);
+
+	if (ret) {
+		free(local);
+		return ret;
+	}
+	out->v = bf_xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+	a = &out->v[out->n++];
+	memset(a, 0, sizeof(*a));
+	bf_argv_init(&a->files);
+	a->name = bf_xstrdup(name);
+	while (strlen(a->name) > 1 && a->name[strlen(a->name) - 1] == '/')
+		a->name[strlen(a->name) - 1] = '\0'; /* "testdata/" */
+	a->local = local;
+	if (stat(local, &st) < 0)
+		return bf_err_sys(err, "cannot stat artifact '%s'", local);
+	if (S_ISDIR(st.st_mode)) {
+		a->is_dir = true;
+		if (!(ret = walk(a, root, local, "", err)))
+			ret = dir_hash(a, err);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode))
+		return bf_err_set(err, BF_EINVAL,
+		                  "artifact '%s' is not a regular file or a "
+		                  "directory",
+		                  name);
+	return 0;
+}
+
+static int add_glob(struct bf_artifacts *out, const char *root,
+                    const char *pattern, struct bf_err *err)
+{
+	char *full = bf_fs_join(root, pattern);
+	size_t skip = strlen(root) + 1;
+	glob_t g;
+	int rc, ret = 0;
+
+	memset(&g, 0, sizeof(g));
+	rc = glob(full, GLOB_ERR, NULL, &g);
+	if (rc == GLOB_NOMATCH)
+		ret = bf_err_set(err, BF_ENOTFOUND,
+		                 "project.artifacts: '%s' matches nothing in "
+		                 "the export",
+		                 pattern);
+	else if (rc)
+		ret = bf_err_set(err, BF_ESYS,
+		                 "project.artifacts: cannot expand '%s'",
+		                 pattern);
+	for (size_t i = 0; !ret && i < g.gl_pathc; i++)
+		ret = add(out, root, g.gl_pathv[i] + skip, err);
+	globfree(&g);
+	free(full);
+	return ret;
+}
+
+int bf_artifacts_expand(struct bf_artifacts *out, const char *root,
+                        const struct bf_argv *patterns, struct bf_err *err)
+{
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; !ret && i < patterns->argc; i++) {
+		const char *p = patterns->argv[i];
+
+		if ((ret = check_pattern(p, err)))
+			break;
+		ret = is_glob(p) ? add_glob(out, root, p, err)
+		                 : add(out, root, p, err);
+	}
+	return ret;
+}
