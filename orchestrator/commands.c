@@ -3,10 +3,13 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
+#include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/log.h"
+#include "benchfarm/text.h"
 #include "cfg.h"
 #include "store.h"
 
@@ -39,15 +42,22 @@ const struct bf_cmd *bf_cmd_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The message is inert text (bf_text_add_inert; its own line breaks
+ * kept): it often quotes what an agent, a device or a benchmark said.
+ */
 int bf_cmd_fail(int exit_code, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg, *text;
 
-	fprintf(stderr, "benchfarm: %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = bf_xvasprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	text = bf_text_inert(msg, BF_TEXT_LINES);
+	fprintf(stderr, "benchfarm: %s: %s\n", cmd, text);
+	free(text);
+	free(msg);
 	return exit_code;
 }
 
