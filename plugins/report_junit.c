@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "report_util.h"
 
 /*
@@ -33,15 +34,19 @@
  */
 
 /*
- * XML 1.0 text or attribute value. The document is UTF-8 already
- * (jansson checked it); characters XML 1.0 forbids (C0 controls but tab,
- * line feed and carriage return; U+FFFE and U+FFFF) become U+FFFD. In
- * attributes, tab and line breaks become references so they survive
- * attribute-value normalisation.
+ * XML 1.0 text or attribute value of inert text (bf_text_inert, line
+ * breaks kept: no line can be a CI workflow command, and escape
+ * sequences, CR and direction overrides are shown, not obeyed). The
+ * document is UTF-8 already (jansson checked it); characters XML 1.0 forbids
+ * (C0 controls but tab, line feed and carriage return; U+FFFE and U+FFFF)
+ * become U+FFFD. In attributes, tab and line breaks become references so they
+ * survive attribute-value normalisation.
  */
-static void add_xml(struct bf_buf *b, const char *s, bool attr)
+static void add_xml(struct bf_buf *b, const char *text, bool attr)
 {
-	for (; *s; s++) {
+	char *inert = bf_text_inert(text, BF_TEXT_LINES);
+
+	for (const char *s = inert; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '&')
@@ -66,6 +71,7 @@ static void add_xml(struct bf_buf *b, const char *s, bool attr)
 		} else
 			bf_buf_addch(b, (char)c);
 	}
+	free(inert);
 }
 
 static void add_attr(struct bf_buf *b, const char *name, const char *v)
