@@ -41,7 +41,7 @@ void bf_text_add_inert(struct bf_buf *b, const char *s, int flags)
 
 		if (*p == '\n') {
 			bf_buf_addstr(b, flags & BF_TEXT_LINES ? "\n" : " | ");
-			line_start = 1;
+			line_start = flags & BF_TEXT_LINES;
 			p++;
 			continue;
 		}

@@ -20,9 +20,10 @@ struct bf_buf;
  *   direction controls (U+061C, U+200E, U+200F, U+202A to U+202E,
  *   U+2066 to U+2069: "Trojan Source") become \u{NNNN};
  * - a byte that starts no well-formed UTF-8 sequence becomes \xNN;
- * - "::" at the start of a line, after blanks, becomes ":" U+200B ":",
- *   so no line is a GitHub Actions workflow command ("::error::",
- *   "::set-output") and a human still reads it unchanged.
+ * - "::" at the start of the text or (with BF_TEXT_LINES) of a line,
+ *   after blanks, becomes ":" U+200B ":", so no line is a GitHub
+ *   Actions workflow command ("::error::", "::set-output") and a human
+ *   still reads it unchanged.
  */
 #define BF_TEXT_LINES 1 /* keep line feeds (a multi-line block) */
 

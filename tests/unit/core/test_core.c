@@ -414,19 +414,21 @@ static void test_text__inert(void **state)
 	char *lines = bf_text_inert(HOSTILE, BF_TEXT_LINES);
 
 	(void)state;
-	assert_string_equal(
-	        one,
-	        "ok\\x1b[2J\\x1b]0;t\\x07 cr\\x0dlf | :\xe2\x80\x8b:error::"
-	        "pwned |   :\xe2\x80\x8b:set-output name=x::y | "
-	        "\\u{202E}evil\\u{009B}1m \\u{2066}\\u{061C}\\xff "
-	        "a::b caf\xc3\xa9 \xe2\x82\xac\t.");
+	assert_string_equal(one,
+	                    "ok\\x1b[2J\\x1b]0;t\\x07 cr\\x0dlf | ::error::"
+	                    "pwned |   ::set-output name=x::y | "
+	                    "\\u{202E}evil\\u{009B}1m \\u{2066}\\u{061C}\\xff "
+	                    "a::b caf\xc3\xa9 \xe2\x82\xac\t.");
 	assert_string_equal(
 	        lines,
 	        "ok\\x1b[2J\\x1b]0;t\\x07 cr\\x0dlf\n:\xe2\x80\x8b:error::"
 	        "pwned\n  :\xe2\x80\x8b:set-output name=x::y\n"
 	        "\\u{202E}evil\\u{009B}1m \\u{2066}\\u{061C}\\xff "
 	        "a::b caf\xc3\xa9 \xe2\x82\xac\t.");
-	/* "::" only at a line's start: mid-line it is no command */
+	/*
+	 * "::" only at a line's start: mid-line it is no command, and a
+	 * single line starts where the text does.
+	 */
 	free(one);
 	one = bf_text_inert("::a", 0);
 	assert_string_equal(one, ":\xe2\x80\x8b:a");
