@@ -101,7 +101,7 @@ exit 1
 X
 t_git -C "$P" commit -q -am hostile
 (cd "$P" && "$BF" compare -c bf.yaml --base main --patch patch \
-	--report markdown,junit --report-dir "$T/rep" >"$OUT" 2>"$ERR")
+	--report markdown,junit,github --report-dir "$T/rep" >"$OUT" 2>"$ERR")
 rc=$?
 [ $rc -le 3 ] && t_ok "compare of the hostile patch ends (exit $rc)" ||
 	t_fail "compare exit $rc"
@@ -113,6 +113,15 @@ inert "the markdown report is inert" "$T/rep/report.md"
 grep_file "the markdown shows the override, escaped" '\\u{202E}' \
 	"$T/rep/report.md"
 inert "the JUnit file is inert" "$T/rep/junit.xml"
+# github-commands.txt is workflow commands by design: each line one
+# command of benchfarm's, with none of the hostile bytes raw.
+bad=$(LC_ALL=C grep -c "$(printf '\033\\|\r\\|\302\233\\|\342\200\256')" \
+	"$T/rep/github-commands.txt")
+other=$(grep -cv '^::\(error\|warning\|notice\) ' "$T/rep/github-commands.txt")
+[ "$bad" = 0 ] && [ "$other" = 0 ] &&
+	t_ok "github-commands.txt is only benchfarm's commands, the text inert" ||
+	t_fail "github-commands.txt: $bad lines with hostile bytes, $other not a command"
+inert "github-summary.md is inert" "$T/rep/github-summary.md"
 if command -v xmllint >/dev/null 2>&1; then
 	check "the JUnit file is valid against junit-10.xsd" xmllint --noout \
 		--schema "$BF_SRC/tests/fixtures/report/junit-10.xsd" \
