@@ -407,6 +407,7 @@ static int lease_write(struct bf_store *store, const char *sql,
                        const struct lease *l, const char *holder, int64_t t3,
                        int64_t t4, struct bf_err *err)
 {
+	char host[256];
 	sqlite3_stmt *st = NULL;
 	int nparams;
 	int rc;
@@ -423,9 +424,7 @@ static int lease_write(struct bf_store *store, const char *sql,
 	if (nparams >= 4)
 		sqlite3_bind_int64(st, 4, t4);
 	if (nparams >= 6) {
-		char host[256];
-
-		self_host(host, sizeof(host));
+		self_host(host, sizeof(host)); /* bound until the step */
 		bf_store__bind_text(st, 5, *host ? host : NULL);
 		sqlite3_bind_int64(st, 6, (int64_t)getpid());
 	}
