@@ -101,7 +101,8 @@ exit 1
 X
 t_git -C "$P" commit -q -am hostile
 (cd "$P" && "$BF" compare -c bf.yaml --base main --patch patch \
-	--report markdown,junit,github --report-dir "$T/rep" >"$OUT" 2>"$ERR")
+	--report markdown,junit,github --report-dir "$T/rep" \
+	--json "$T/cmp.json" >"$OUT" 2>"$ERR")
 rc=$?
 [ $rc -le 3 ] && t_ok "compare of the hostile patch ends (exit $rc)" ||
 	t_fail "compare exit $rc"
@@ -122,6 +123,20 @@ other=$(grep -cv '^::\(error\|warning\|notice\) ' "$T/rep/github-commands.txt")
 	t_ok "github-commands.txt is only benchfarm's commands, the text inert" ||
 	t_fail "github-commands.txt: $bad lines with hostile bytes, $other not a command"
 inert "github-summary.md is inert" "$T/rep/github-summary.md"
+# The Gerrit review's message: plain text, the overrides shown.
+cat >"$T/g.yaml" <<X
+version: 1
+project: {repo: .}
+benchmarks:
+  - {name: micro, command: [x]}
+review:
+  gerrit: {host: 127.0.0.1, port: 1, user: $ME, key: $S/client_key, change: "1,1"}
+X
+expect_exit 0 "the gerrit review renders" "$BF" report -c "$T/g.yaml" \
+	--no-post -f gerrit -i "$T/cmp.json" --output-dir "$T/g"
+jq_check "its message holds no control or override character" \
+	'.message | (explode | all((. >= 32 or . == 10) and . != 127 and (. < 128 or . > 159) and . != 8238)) and contains("\\u{202E}evil")' \
+	"$T/g/gerrit-review.json"
 if command -v xmllint >/dev/null 2>&1; then
 	check "the JUnit file is valid against junit-10.xsd" xmllint --noout \
 		--schema "$BF_SRC/tests/fixtures/report/junit-10.xsd" \
