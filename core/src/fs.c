@@ -179,10 +179,19 @@ static int open_temp(const char *path, mode_t mode, char **tmp,
 int bf_fs_write_atomic(const char *path, const void *data, size_t len,
                        mode_t mode, struct bf_err *err)
 {
-	struct stat st;
+	struct stat st, lst;
 	char *tmp = NULL;
 	int fd, ret = 0;
 
+	/*
+	 * /dev/stdout, /dev/fd/N, /proc/self/fd/N on a regular file: an open
+	 * file of the caller's, written in place; renaming over the link
+	 * would replace a node of /dev.
+	 */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)))
+		return write_in_place(path, data, len, err);
 	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
 		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
 			return write_in_place(path, data, len, err);

@@ -6,7 +6,8 @@
 # (FILE.tmp.PID) is neither followed nor replaced; a directory is
 # refused by name; results are 0600. A character device made here
 # (mknod, same numbers as /dev/null) stands in for /dev/null, so a
-# failure cannot break the machine's own.
+# failure cannot break the machine's own; /dev/fd/3 stands in for
+# /dev/stdout redirected to a file for the same reason.
 . "$(dirname "$0")/lib.sh"
 umask 022 # a CI runner's usual umask: only benchfarm's own modes count
 
@@ -58,6 +59,14 @@ else
 fi
 jq_check "its reader got the result JSON" '.results | length == 1' \
 	"$T/fifo.out"
+
+# A descriptor of the caller's named by path (as /dev/stdout is when
+# stdout is redirected to a file): written through it, in place.
+expect_exit 0 "compare --json /dev/fd/3 with 3 open on a file" \
+	sh -c 'exec "$1" compare -c "$2/bf.yaml" --base main --patch patch \
+		--json /dev/fd/3 3>"$3"' sh "$BF" "$R" "$T/via-fd.json"
+jq_check "the file open on 3 got the result" '.results | length == 1' \
+	"$T/via-fd.json"
 
 # The old temporary name, FILE.tmp.PID, planted as a symbolic link to a
 # file of the victim's: exec keeps the shell's pid for benchfarm.
