@@ -1,6 +1,7 @@
 #include "serve.h"
 
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -8,6 +9,7 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
+#include "benchfarm/log.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
@@ -447,7 +449,7 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	struct bf_buf both = BF_BUF_INIT;
 	const struct bf_buf *parsed;
 	struct run_cpu cpu;
-	int ret = 0;
+	int ret = 0, n;
 
 	(void)ctx;
 	bf_spawn_result_init(&res);
@@ -466,13 +468,26 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	opts.err_max = strcmp(r.output, "stdout") ? r.out_max : 0;
 	opts.kill_on_overflow = true;
 	run_cpu_init(&cpu, &r, &opts);
+	/*
+	 * Whatever the run starts is adopted by the agent when its parent
+	 * ends, also after leaving the run's process group (setsid), and
+	 * killed when the run is over: nothing outlives a run.
+	 */
+#ifdef PR_SET_CHILD_SUBREAPER
+	prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
+#endif
 	if (bf_spawn_run(&res, &opts, &err)) {
+		bf_spawn_kill_strays();
 		ret = bf_req_error(out_fd, id,
 		                   err.code == BF_ENOTFOUND ? "not_found"
 		                                            : "system",
 		                   "%s", err.msg);
 		goto out;
 	}
+	if ((n = bf_spawn_kill_strays()))
+		BF_LOG_INFO("run: killed %d process%s the benchmark left "
+		            "running outside its process group",
+		            n, n == 1 ? "" : "es");
 	if (report_failure(out_fd, id, &r, &res, &ret))
 		goto out;
 	if (!strcmp(r.output, "both")) {

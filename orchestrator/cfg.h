@@ -216,6 +216,12 @@ struct bf_cfg {
 /* Bounds the loader enforces (configs/README.md). */
 #define BF_CFG_MAX_REPEATS 10000
 #define BF_CFG_MAX_TIMEOUT BF_RUN_TIMEOUT_MAX /* seconds: one week */
+/*
+ * Deepest nesting of mappings and sequences a config may have (the
+ * schema needs 5); deeper is refused before the document is built:
+ * libyaml's cost grows with the square of the depth.
+ */
+#define BF_CFG_MAX_DEPTH 64
 /* Largest config file bf_cfg_load() reads. */
 #define BF_CFG_MAX_FILE_SIZE (1024 * 1024)
 

@@ -8,6 +8,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
+#include "benchfarm/text.h"
 #include "store.h"
 
 /*
@@ -254,21 +255,22 @@ void cmd_device__table(FILE *f, const char *const *head, size_t ncols,
                        const char *const *cells, size_t nrows)
 {
 	size_t *w = bf_xcalloc(ncols, sizeof(*w));
+	char **text = bf_xcalloc(nrows ? nrows * ncols : 1, sizeof(*text));
 
+	/* cells hold what devices and agents said: printed inert */
+	for (size_t i = 0; i < nrows * ncols; i++)
+		text[i] = bf_text_inert(cells[i] ? cells[i] : "-", 0);
 	for (size_t c = 0; c < ncols; c++) {
 		w[c] = strlen(head[c]);
 		for (size_t r = 0; r < nrows; r++) {
-			const char *s = cells[r * ncols + c];
-			size_t n = strlen(s ? s : "-");
+			size_t n = strlen(text[r * ncols + c]);
 
 			w[c] = n > w[c] ? n : w[c];
 		}
 	}
 	for (size_t r = 0; r <= nrows; r++) {
-		const char *const *row = r ? cells + (r - 1) * ncols : head;
-
 		for (size_t c = 0; c < ncols; c++) {
-			const char *s = row[c] ? row[c] : "-";
+			const char *s = r ? text[(r - 1) * ncols + c] : head[c];
 
 			if (c + 1 < ncols)
 				fprintf(f, "%-*s  ", (int)w[c], s);
@@ -276,6 +278,9 @@ void cmd_device__table(FILE *f, const char *const *head, size_t ncols,
 				fprintf(f, "%s\n", s);
 		}
 	}
+	for (size_t i = 0; i < nrows * ncols; i++)
+		free(text[i]);
+	free(text);
 	free(w);
 }
 

@@ -8,6 +8,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "store.h"
 
 /* `benchfarm device list` and `benchfarm device show`. */
@@ -129,9 +130,13 @@ static int latest_check(const struct bf_store_check *c, void *payload)
 	return 0;
 }
 
+/* A value as inert text: a device's or agent's words drive nothing. */
 static void field(const char *label, const char *value)
 {
-	printf("%-12s %s\n", label, value && *value ? value : "-");
+	char *text = bf_text_inert(value && *value ? value : "-", 0);
+
+	printf("%-12s %s\n", label, text);
+	free(text);
 }
 
 /* A time as "YYYY-MM-DDTHH:MM:SSZ (3m ago)", or "never". */
@@ -188,8 +193,15 @@ static void show_text(const struct bf_store_device *d, const json_t *checks,
 	printf("\nlatest checks:%s\n", json_object_size(checks) ? "" : " none");
 	json_object_foreach((json_t *)checks, id, c)
 	{
-		printf("  %-5s %-9s %s\n", bf_json_str_or(c, "status", ""), id,
-		       bf_json_str_or(c, "message", ""));
+		char *status =
+		        bf_text_inert(bf_json_str_or(c, "status", ""), 0);
+		char *tid = bf_text_inert(id, 0);
+		char *msg = bf_text_inert(bf_json_str_or(c, "message", ""), 0);
+
+		printf("  %-5s %-9s %s\n", status, tid, msg);
+		free(status);
+		free(tid);
+		free(msg);
 	}
 }
 

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
+#include "benchfarm/fs.h"
 #include "trace.h"
 
 /* benchfarm trace fold|top|chrome|svg|diff: reading libbenchfarm_trace. */
@@ -124,27 +126,44 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 	return 0;
 }
 
-static FILE *open_out(const char *path)
-{
+/*
+ * Output goes to stdout, or is collected in memory and written to the
+ * -o file at the end with bf_fs_write_atomic (0600 like every result;
+ * a device or FIFO is written in place, nothing planted is followed).
+ */
+struct out {
 	FILE *f;
+	char *buf;
+	size_t len;
+};
 
+static FILE *open_out(struct out *out, const char *path)
+{
+	out->buf = NULL;
+	out->len = 0;
 	if (!path || !strcmp(path, "-"))
-		return stdout;
-	f = fopen(path, "w");
-	if (!f)
-		bf_cmd_fail(BF_EXIT_USAGE, "trace", "cannot write %s: %s", path,
+		return out->f = stdout;
+	out->f = open_memstream(&out->buf, &out->len);
+	if (!out->f)
+		bf_cmd_fail(BF_EXIT_INFRA, "trace", "cannot write %s: %s", path,
 		            strerror(errno));
-	return f;
+	return out->f;
 }
 
-static int close_out(FILE *f, const char *path)
+static int close_out(struct out *out, const char *path)
 {
-	if (f == stdout)
+	struct bf_err err = BF_ERR_INIT;
+	int ret = BF_EXIT_OK;
+
+	if (out->f == stdout)
 		return bf_cmd_flush_stdout() ? BF_EXIT_INFRA : BF_EXIT_OK;
-	if (fclose(f))
-		return bf_cmd_fail(BF_EXIT_INFRA, "trace", "cannot write %s",
-		                   path);
-	return BF_EXIT_OK;
+	if (fclose(out->f))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "trace", "cannot write %s",
+		                  path);
+	else if (bf_fs_write_atomic(path, out->buf, out->len, 0600, &err))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "trace", "%s", err.msg);
+	free(out->buf);
+	return ret;
 }
 
 struct opts {
@@ -207,12 +226,13 @@ static int run_chrome(const struct opts *o, const char *path)
 	struct bf_symbols *syms;
 	struct bf_trace t;
 	char why[256];
+	struct out sink;
 	FILE *out;
 	int ret;
 
 	if ((ret = load(&t, NULL, path)))
 		return ret;
-	if (!(out = open_out(o->out_path))) {
+	if (!(out = open_out(&sink, o->out_path))) {
 		bf_trace_release(&t);
 		return BF_EXIT_USAGE;
 	}
@@ -227,7 +247,7 @@ static int run_chrome(const struct opts *o, const char *path)
 		warn_no_match(o, path);
 	bf_symbols_free(syms);
 	bf_trace_release(&t);
-	return close_out(out, o->out_path);
+	return close_out(&sink, o->out_path);
 }
 
 /* fold, top, svg and diff (base: NULL unless diff): one call tree each. */
@@ -236,6 +256,7 @@ static int run_tree(const struct opts *o, const char *sub, const char *path,
 {
 	struct bf_trace t, base;
 	struct bf_ttree tree, btree;
+	struct out sink;
 	FILE *out;
 	int ret;
 
@@ -250,7 +271,7 @@ static int run_tree(const struct opts *o, const char *sub, const char *path,
 		warn_no_match(o, path);
 	if (o->nonly && base_path)
 		bf_ttree_only(&btree, o->only, o->nonly);
-	out = open_out(o->out_path);
+	out = open_out(&sink, o->out_path);
 	if (!out)
 		ret = BF_EXIT_USAGE;
 	else if (!strcmp(sub, "fold"))
@@ -260,7 +281,7 @@ static int run_tree(const struct opts *o, const char *sub, const char *path,
 	else
 		bf_trace_svg(out, &tree, base_path ? &btree : NULL, path);
 	if (out)
-		ret = close_out(out, o->out_path);
+		ret = close_out(&sink, o->out_path);
 	if (base_path) {
 		bf_ttree_release(&btree);
 		bf_trace_release(&base);

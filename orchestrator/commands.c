@@ -1,14 +1,21 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/log.h"
+#include "benchfarm/text.h"
 #include "cfg.h"
 #include "store.h"
 
@@ -44,15 +51,22 @@ const struct bf_cmd *bf_cmd_find(const char *name)
 	return NULL;
 }
 
+/*
+ * The message is inert text (bf_text_add_inert; its own line breaks
+ * kept): it often quotes what an agent, a device or a benchmark said.
+ */
 int bf_cmd_fail(int exit_code, const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg, *text;
 
-	fprintf(stderr, "benchfarm: %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	msg = bf_xvasprintf(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	text = bf_text_inert(msg, BF_TEXT_LINES);
+	fprintf(stderr, "benchfarm: %s: %s\n", cmd, text);
+	free(text);
+	free(msg);
 	return exit_code;
 }
 
@@ -185,6 +199,88 @@ static int finish(int ret)
 	return ret;
 }
 
+/*
+ * SIGTERM, SIGINT and SIGHUP end a command that holds the store, after
+ * its leases are given back: killed without that, a compare kept its
+ * devices for the lease's TTL. The handler only writes the signal's
+ * number to a pipe (async-signal-safe); a thread waiting on the pipe
+ * opens its own connection, releases this process's leases, and ends
+ * the process by the same signal, default action restored. What the
+ * command was doing stops there: its run is marked aborted by the next
+ * command (the run's liveness lock is gone), as after SIGKILL.
+ */
+static int stop_pipe[2] = { -1, -1 };
+static pid_t stop_pid; /* a child between fork and exec is not us */
+
+static void on_stop_signal(int sig)
+{
+	unsigned char c = (unsigned char)sig;
+	int saved = errno;
+
+	if (getpid() == stop_pid && write(stop_pipe[1], &c, 1) < 0) {
+		/* nothing to do: the pipe cannot be full or closed */
+	}
+	errno = saved;
+}
+
+static void *stop_main(void *arg)
+{
+	char *path = arg;
+	struct bf_store *s = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	unsigned char c = 0;
+	sigset_t set;
+	int n = 0;
+
+	while (read(stop_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	if (!bf_store_open(&s, path, &err) &&
+	    !bf_store_leases_release_own(s, &n, &err) && n)
+		fprintf(stderr,
+		        "benchfarm: stopped by signal %d: %d device "
+		        "lease%s released\n",
+		        c, n, n == 1 ? "" : "s");
+	else if (err.code)
+		fprintf(stderr,
+		        "benchfarm: stopped by signal %d: cannot release "
+		        "the leases: %s\n",
+		        c, err.msg);
+	bf_store_close(s);
+	signal(c, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, c);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	raise(c);
+	_exit(128 + c); /* not reached: the default action ends us */
+}
+
+/* Start the thread that gives the leases back on a stop signal. */
+static void watch_stop_signals(struct bf_store *store)
+{
+	static const int sigs[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa;
+	pthread_t t;
+
+	if (pipe(stop_pipe) < 0)
+		return;
+	fcntl(stop_pipe[0], F_SETFD, FD_CLOEXEC);
+	fcntl(stop_pipe[1], F_SETFD, FD_CLOEXEC);
+	if (pthread_create(&t, NULL, stop_main,
+	                   bf_xstrdup(bf_store_path(store)))) {
+		close(stop_pipe[0]);
+		close(stop_pipe[1]);
+		return;
+	}
+	pthread_detach(t);
+	stop_pid = getpid();
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < BF_ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
 int bf_main(int argc, char **argv)
 {
 	struct bf_ctx ctx = { NULL, NULL, BF_LOG_WARN };
@@ -209,6 +305,7 @@ int bf_main(int argc, char **argv)
 		ret = open_store(&ctx, cmd->name);
 		if (ret)
 			return ret;
+		watch_stop_signals(ctx.store);
 	}
 	ret = cmd->fn(argc - i, argv + i, &ctx);
 	bf_store_close(ctx.store);

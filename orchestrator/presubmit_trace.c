@@ -72,6 +72,8 @@ static int render_diff(const char *base, const char *patch, const char *svg,
 {
 	struct bf_trace tb, tp;
 	struct bf_ttree rb, rp;
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f;
 	int ret;
 
@@ -86,13 +88,17 @@ static int render_diff(const char *base, const char *patch, const char *svg,
 	}
 	bf_ttree_build(&rb, &tb, err);
 	bf_ttree_build(&rp, &tp, err);
-	f = fopen(svg, "w");
+	/* rendered in memory, then written 0600 like the other results */
+	f = open_memstream(&text, &len);
 	if (!f) {
 		ret = bf_err_sys(err, "cannot write %s", svg);
 	} else {
 		bf_trace_svg(f, &rp, &rb, title);
 		if (fclose(f))
 			ret = bf_err_sys(err, "cannot write %s", svg);
+		else
+			ret = bf_fs_write_atomic(svg, text, len, 0600, err);
+		free(text);
 	}
 	bf_ttree_release(&rb);
 	bf_ttree_release(&rp);

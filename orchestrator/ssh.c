@@ -187,7 +187,11 @@ static int tcp_connect(struct bf_ssh *s, double timeout_s, double deadline,
 		                  s->name, s->host, gai_strerror(rc));
 	errno = EHOSTUNREACH;
 	for (ai = res; ai && ret == BF_ESYS; ai = ai->ai_next)
-		ret = connect_one(&s->sock, ai, deadline);
+		if (!(ret = connect_one(&s->sock, ai, deadline)) &&
+		    getnameinfo(ai->ai_addr, ai->ai_addrlen, s->addr,
+		                sizeof(s->addr), NULL, 0, NI_NUMERICHOST))
+			s->addr[0] =
+			        '\0'; /* host keys are pinned by name only */
 	if (ret == BF_ETIMEOUT)
 		bf_err_set(err, BF_ETIMEOUT,
 		           "'%s' (%s:%d) did not accept a connection within "

@@ -141,14 +141,17 @@ int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
 /*
  * Fetch the host key of host:port without authenticating (for `device
  * add --accept-host-key`): *fp_out "SHA256:BASE64" and *line_out the
- * known_hosts line ("[host]:port TYPE BASE64"). Callers free both.
+ * known_hosts line ("[host]:port TYPE BASE64"; "[host]:port,[addr]:port
+ * TYPE BASE64" when host is a name, so the key is pinned for the
+ * address it resolved to as well). Callers free both.
  */
 int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
                          int port, double timeout_s, struct bf_err *err);
 
 /*
- * Record line in known_hosts (created 0600, parent 0700). An entry of
- * the same host:port with another key is replaced when replace is true
+ * Record line in known_hosts (created 0600, parent 0700). An entry
+ * naming any of line's hosts (name or address, with port) with another
+ * key is replaced when replace is true
  * (device rekey), else BF_EEXISTS and nothing changes (device add must
  * not undo a pin another device relies on). Used only on explicit
  * request.

@@ -16,6 +16,7 @@ struct bf_ssh {
 	char *name; /* device name, for messages */
 	char *host;
 	int port;
+	char addr[64]; /* the numeric address connected to ("" before) */
 	int sock; /* owned; -1 when closed */
 	LIBSSH2_SESSION *session; /* owned */
 	LIBSSH2_SFTP *sftp; /* owned; opened by the first upload */

@@ -122,6 +122,26 @@ static char *host_field(const char *host, int port)
 	return bf_xasprintf("[%s]:%d", host, port);
 }
 
+/*
+ * The names a device's key is pinned under: its host name and, when the
+ * host is a name (localhost, 127.1, a DNS name), also the numeric
+ * address it resolved to, "name,addr" as OpenSSH's CheckHostIP writes
+ * them. So another name for the same address and port cannot record a
+ * different key for it.
+ */
+static char *host_fields(const char *host, const char *addr, int port)
+{
+	char *name = host_field(host, port), *a, *both;
+
+	if (!addr || !*addr || !strcmp(addr, host))
+		return name;
+	a = host_field(addr, port);
+	both = bf_xasprintf("%s,%s", name, a);
+	free(a);
+	free(name);
+	return both;
+}
+
 static const struct key_type *key_type_of(int hostkey)
 {
 	for (size_t i = 0; i < BF_ARRAY_SIZE(key_types); i++)
@@ -180,13 +200,24 @@ static int changed_key(struct bf_ssh *s, const char *host, const char *fp,
 	return ret;
 }
 
+static int check_name(LIBSSH2_KNOWNHOSTS *kh, const char *name,
+                      const char *blob, size_t len, const struct key_type *type,
+                      struct libssh2_knownhost **found)
+{
+	return libssh2_knownhost_check(kh, name, blob, len,
+	                               LIBSSH2_KNOWNHOST_TYPE_PLAIN |
+	                                       LIBSSH2_KNOWNHOST_KEYENC_RAW |
+	                                       type->known,
+	                               found);
+}
+
 int bf_ssh__verify_host_key(struct bf_ssh *s, const char *known_hosts,
                             struct bf_err *err)
 {
-	struct libssh2_knownhost *found = NULL;
+	struct libssh2_knownhost *found = NULL, *afound = NULL;
 	const struct key_type *type = NULL;
 	LIBSSH2_KNOWNHOSTS *kh = NULL;
-	char *fp = NULL, *host = NULL, *msg = NULL;
+	char *fp = NULL, *host = NULL, *addr = NULL, *msg = NULL;
 	const char *blob;
 	size_t len;
 	int rc, ret;
@@ -212,12 +243,26 @@ int bf_ssh__verify_host_key(struct bf_ssh *s, const char *known_hosts,
 		                 known_hosts, msg ? msg : "");
 		goto out;
 	}
-	/* The exact name: "[h]:p" must not fall back to plain "h". */
-	rc = libssh2_knownhost_check(kh, host, blob, len,
-	                             LIBSSH2_KNOWNHOST_TYPE_PLAIN |
-	                                     LIBSSH2_KNOWNHOST_KEYENC_RAW |
-	                                     type->known,
-	                             &found);
+	/*
+	 * The exact name: "[h]:p" must not fall back to plain "h". Then
+	 * the address it resolved to: a key pinned there by any other
+	 * name must match too.
+	 */
+	rc = check_name(kh, host, blob, len, type, &found);
+	if (rc != LIBSSH2_KNOWNHOST_CHECK_MISMATCH && *s->addr &&
+	    strcmp(s->addr, s->host)) {
+		int arc;
+
+		addr = host_field(s->addr, s->port);
+		arc = check_name(kh, addr, blob, len, type, &afound);
+		if (arc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH ||
+		    rc == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND) {
+			rc = arc;
+			found = afound;
+			free(host);
+			host = bf_xasprintf("%s at %s", s->host, addr);
+		}
+	}
 	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
 		ret = 0;
 	else if (rc == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND)
@@ -232,6 +277,7 @@ out:
 		libssh2_knownhost_free(kh);
 	free(fp);
 	free(host);
+	free(addr);
 	return ret;
 }
 
@@ -256,7 +302,7 @@ int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
 	if (!ret)
 		ret = session_key(&blob, &len, &type, s, err);
 	if (!ret) {
-		field = host_field(host, port);
+		field = host_fields(host, s->addr, port);
 		b64 = b64_encode((const unsigned char *)blob, len, true);
 		*fp_out = fingerprint(blob, len);
 		*line_out = bf_xasprintf("%s %s %s", field, type->name, b64);
@@ -304,11 +350,40 @@ static bool is_valid_line(const char *line)
 	return fields >= 3 && *line != ' ' && *line != '\t';
 }
 
+/*
+ * The first name of the comma-separated host field a (alen bytes) that
+ * is also in b (blen bytes), into *name and *nlen; false when none.
+ */
+static bool shared_name(const char *a, size_t alen, const char *b, size_t blen,
+                        const char **name, size_t *nlen)
+{
+	for (const char *p = a; p < a + alen;) {
+		size_t n = strcspn(p, ",");
+
+		n = n > (size_t)(a + alen - p) ? (size_t)(a + alen - p) : n;
+		for (const char *q = b; q < b + blen;) {
+			size_t m = strcspn(q, ",");
+
+			m = m > (size_t)(b + blen - q) ? (size_t)(b + blen - q)
+			                               : m;
+			if (m == n && !strncmp(p, q, n)) {
+				*name = p;
+				*nlen = n;
+				return true;
+			}
+			q += m + 1;
+		}
+		p += n + 1;
+	}
+	return false;
+}
+
 int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
                            bool replace, struct bf_err *err)
 {
 	struct bf_buf old = BF_BUF_INIT, out = BF_BUF_INIT;
 	size_t hostlen = strcspn(line, " \t");
+	const char *key = line + hostlen + strspn(line + hostlen, " \t");
 	char *dir = NULL, *p, *nl;
 	int ret;
 
@@ -321,17 +396,29 @@ int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
 		ret = 0;
 	if (ret)
 		goto out;
-	/* Keep every line but those of the same host (any key type). */
+	/*
+	 * Keep every line but those naming one of line's hosts (its name
+	 * or its address, any key type) with another key; a line with the
+	 * same key stays (it may name other hosts too), the very same
+	 * line is written once.
+	 */
 	for (p = old.buf; *p; p = nl ? nl + 1 : p + strlen(p)) {
-		size_t len;
+		size_t len, plen, klen = strlen(key), nlen;
+		const char *pkey, *name;
 
 		nl = strchr(p, '\n');
 		len = nl ? (size_t)(nl - p) : strlen(p);
-		if (!strncmp(p, line, hostlen) && strchr(" \t", p[hostlen]) &&
-		    p[hostlen]) {
-			/* another key pinned for it: only rekey replaces */
-			if (!replace &&
-			    (len != strlen(line) || strncmp(p, line, len))) {
+		plen = strcspn(p, " \t\n");
+		pkey = p + plen + strspn(p + plen, " \t");
+		if (plen < len &&
+		    shared_name(line, hostlen, p, plen, &name, &nlen)) {
+			bool same_key = (size_t)(p + len - pkey) >= klen &&
+			                !strncmp(pkey, key, klen);
+
+			if (len == strlen(line) && !strncmp(p, line, len))
+				continue;
+			if (!same_key && !replace) {
+				/* another key pinned for it: only rekey */
 				ret = bf_err_set(
 				        err, BF_EEXISTS,
 				        "%.*s already has another host key in "
@@ -339,12 +426,13 @@ int bf_ssh_known_hosts_add(const char *known_hosts, const char *line,
 				        "run 'benchfarm device rekey NAME' for "
 				        "the device there; otherwise this may "
 				        "be someone else answering",
-				        (int)hostlen, line, known_hosts);
+				        (int)nlen, name, known_hosts);
 				goto out;
 			}
-			continue;
+			if (!same_key)
+				continue;
 		}
-		bf_buf_add(&out, p, nl ? (size_t)(nl - p) : strlen(p));
+		bf_buf_add(&out, p, len);
 		bf_buf_addch(&out, '\n');
 	}
 	bf_buf_addf(&out, "%s\n", line);

@@ -157,6 +157,13 @@ static const char *const migrations[] = {
 	 * can create the index it wants.
 	 */
 	"DROP INDEX IF EXISTS samples_series;",
+	/*
+	 * 7 -> 8: the host and pid of the process that took a lease, so a
+	 * lease whose holder died without releasing it (SIGKILL, a crash)
+	 * is taken back at once on that host instead of after its TTL.
+	 */
+	"ALTER TABLE leases ADD COLUMN host TEXT;"
+	"ALTER TABLE leases ADD COLUMN pid INTEGER;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(migrations) == BF_STORE_SCHEMA_VERSION,

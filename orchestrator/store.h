@@ -31,7 +31,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 7
+#define BF_STORE_SCHEMA_VERSION 8
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -186,7 +186,11 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 /*
  * Lease a device for ttl_s seconds from now. Atomic across processes.
  * Succeeds when there is no lease, the lease expired (expires_at <=
- * now) or holder already holds it (then it is extended); sets the
+ * now), its holder is provably dead (it recorded this host and a pid
+ * whose liveness lock in PATH.lock nobody holds: the process ended,
+ * SIGKILL included) or holder already holds it (then it is extended).
+ * The lease records this process's host and pid, and the process
+ * holds its liveness lock from then until it exits. Sets the
  * device state to "leased". A device whose health is "maintenance"
  * (drained) or "retired" takes no new lease; a holder's existing lease
  * may still be extended. Returns 0, BF_EBUSY (another holder's lease
@@ -213,6 +217,14 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
  */
 int bf_store_lease_release(struct bf_store *store, const char *device,
                            const char *holder, struct bf_err *err);
+
+/*
+ * Drop every lease this process (this host and pid) holds and set those
+ * devices "idle"; *n_out (may be NULL) gets how many. For a process
+ * that is about to end on a signal.
+ */
+int bf_store_leases_release_own(struct bf_store *store, int *n_out,
+                                struct bf_err *err);
 
 /* Runs, samples and checks (store_run.c). */
 
@@ -494,6 +506,30 @@ int bf_store__write_end(struct bf_store *store, int token, int rc,
 int bf_store__update_row(struct bf_store *store, const char *what,
                          const char *sql, int64_t id, const char *text,
                          int64_t i3, struct bf_err *err);
+
+/*
+ * Liveness locks in PATH.lock (store_run.c): open it once per store, then
+ * take (F_OFD_SETLK with F_WRLCK), drop (F_UNLCK) or ask about
+ * (F_OFD_GETLK: the type another open file holds, F_UNLCK for none) the
+ * lock on byte off. Runs lock their id through the store's open file;
+ * lease holders BF_STORE__LEASE_LOCK_BASE + pid through one open file
+ * per process (store_device.c). -1 when fcntl fails.
+ */
+#define BF_STORE__LEASE_LOCK_BASE ((int64_t)1 << 30)
+/*
+ * Liveness locks. Open file description locks (Linux 3.15) belong to
+ * the open file, not to the process: another handle's close does not
+ * drop them, and the kernel drops them when the process dies, SIGKILL
+ * included. The constants are the kernel's ABI; <fcntl.h> shows them
+ * only under _GNU_SOURCE, which STYLE.md 2.13 rules out.
+ */
+#ifndef F_OFD_GETLK
+#define F_OFD_GETLK 36
+#define F_OFD_SETLK 37
+#endif
+
+int bf_store__lock_open(struct bf_store *store, struct bf_err *err);
+int bf_store__lock(struct bf_store *store, int64_t off, int cmd, short type);
 
 /* Bind a string, or NULL when s is NULL. Returns the SQLite code. */
 int bf_store__bind_text(sqlite3_stmt *st, int idx, const char *s);

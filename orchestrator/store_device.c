@@ -1,10 +1,15 @@
 #define BF_STORE_INTERNAL
 #include "store.h"
 
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/log.h"
 
 static const char *const device_types[] = { "linux", "android", NULL };
 static const char *const device_states[] = { "idle", "leased", "running",
@@ -311,11 +316,13 @@ struct lease {
 	int64_t expires_at;
 	char *health; /* the device's health */
 	char *reason; /* and why; may be NULL */
+	char *host; /* the holder's host and pid; NULL, 0 when unknown */
+	int64_t pid;
 };
 
-#define LEASE_INIT                     \
-	{                              \
-		0, NULL, 0, NULL, NULL \
+#define LEASE_INIT                              \
+	{                                       \
+		0, NULL, 0, NULL, NULL, NULL, 0 \
 	}
 
 static void lease_release(struct lease *l)
@@ -323,6 +330,36 @@ static void lease_release(struct lease *l)
 	free(l->holder);
 	free(l->health);
 	free(l->reason);
+	free(l->host);
+}
+
+static int lease_lock(const char *store_path, int64_t pid, int cmd, short type);
+
+/* This machine's name, as leases record it ("" when unknown). */
+static void self_host(char *buf, size_t len)
+{
+	if (gethostname(buf, len - 1) < 0)
+		buf[0] = '\0';
+	buf[len - 1] = '\0';
+}
+
+/*
+ * Whether the lease's holder is provably dead: it recorded this host
+ * and a pid not ours, and nobody holds that pid's liveness lock, which
+ * the holder took with the lease and the kernel dropped when it ended.
+ * A pid reused since is no holder and holds no lock. A lease from
+ * another host, or one without host and pid, is never judged here.
+ */
+static bool holder_dead(struct bf_store *store, const struct lease *l)
+{
+	char host[256];
+
+	if (!l->host || l->pid <= 0 || l->pid == (int64_t)getpid())
+		return false;
+	self_host(host, sizeof(host));
+	if (!*host || strcmp(host, l->host))
+		return false;
+	return lease_lock(store->path, l->pid, F_OFD_GETLK, F_WRLCK) == F_UNLCK;
 }
 
 /* The device's id and current lease; BF_ENOTFOUND without the device. */
@@ -334,7 +371,7 @@ static int lease_lookup(struct lease *out, struct bf_store *store,
 
 	rc = bf_store__prepare(&st, store, -1,
 	                       "SELECT d.id, l.holder, l.expires_at, d.health,"
-	                       " d.health_reason FROM devices d"
+	                       " d.health_reason, l.host, l.pid FROM devices d"
 	                       " LEFT JOIN leases l ON l.device_id = d.id"
 	                       " WHERE d.name = ?1",
 	                       err);
@@ -348,6 +385,8 @@ static int lease_lookup(struct lease *out, struct bf_store *store,
 		out->expires_at = sqlite3_column_int64(st, 2);
 		out->health = bf_store__col_strdup(st, 3);
 		out->reason = bf_store__col_strdup(st, 4);
+		out->host = bf_store__col_strdup(st, 5);
+		out->pid = sqlite3_column_int64(st, 6);
 		rc = 0;
 	} else if (rc == SQLITE_DONE) {
 		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
@@ -360,11 +399,15 @@ out:
 	return rc;
 }
 
-/* Run a lease write binding ?1 device id, ?2 holder, ?3 and ?4 times. */
+/*
+ * Run a lease write binding ?1 device id, ?2 holder, ?3 and ?4 times
+ * and, when sql has them, ?5 and ?6 this process's host and pid.
+ */
 static int lease_write(struct bf_store *store, const char *sql,
                        const struct lease *l, const char *holder, int64_t t3,
                        int64_t t4, struct bf_err *err)
 {
+	char host[256];
 	sqlite3_stmt *st = NULL;
 	int nparams;
 	int rc;
@@ -380,6 +423,11 @@ static int lease_write(struct bf_store *store, const char *sql,
 		sqlite3_bind_int64(st, 3, t3);
 	if (nparams >= 4)
 		sqlite3_bind_int64(st, 4, t4);
+	if (nparams >= 6) {
+		self_host(host, sizeof(host)); /* bound until the step */
+		bf_store__bind_text(st, 5, *host ? host : NULL);
+		sqlite3_bind_int64(st, 6, (int64_t)getpid());
+	}
 	rc = sqlite3_step(st);
 	rc = rc == SQLITE_DONE
 	             ? 0
@@ -387,6 +435,77 @@ static int lease_write(struct bf_store *store, const char *sql,
 out:
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/*
+ * The lease liveness locks' file (PATH.lock), one open file per store
+ * file and process, kept open until the process exits: a lease outlives
+ * the store handle that took it, and the kernel drops the locks exactly
+ * when the process ends. A child forked from a holder opens its own
+ * (the open file it inherited is its parent's). -1 when it cannot be
+ * opened or too many store files were leased from.
+ */
+static int lease_lock_fd(const char *store_path)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static struct {
+		char *path;
+		int fd;
+		pid_t pid;
+	} files[16];
+	static size_t nfiles;
+	int fd = -1;
+
+	pthread_mutex_lock(&mu);
+	for (size_t i = 0; i < nfiles && fd < 0; i++)
+		if (files[i].pid == getpid() &&
+		    !strcmp(files[i].path, store_path))
+			fd = files[i].fd;
+	if (fd < 0 && nfiles < BF_ARRAY_SIZE(files)) {
+		char *p = bf_xasprintf("%s.lock", store_path);
+
+		fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		free(p);
+		if (fd >= 0) {
+			files[nfiles].path = bf_xstrdup(store_path);
+			files[nfiles].fd = fd;
+			files[nfiles++].pid = getpid();
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	return fd;
+}
+
+/*
+ * F_OFD_SETLK or F_OFD_GETLK of type on pid's byte of the lease lock
+ * file; for GETLK the type another open file holds (F_UNLCK: none).
+ * -1 when fcntl fails.
+ */
+static int lease_lock(const char *store_path, int64_t pid, int cmd, short type)
+{
+	int fd = lease_lock_fd(store_path);
+	struct flock fl;
+
+	if (fd < 0)
+		return -1;
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = (off_t)(BF_STORE__LEASE_LOCK_BASE + pid);
+	fl.l_len = 1;
+	if (fcntl(fd, cmd, &fl) < 0)
+		return -1;
+	return cmd == F_OFD_GETLK ? fl.l_type : 0;
+}
+
+/* This process's liveness lock as a lease holder, held until it exits. */
+static int lease_take_lock(struct bf_store *store, struct bf_err *err)
+{
+	if (lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK, F_WRLCK))
+		return bf_err_sys(err,
+		                  "cannot take the lease lock in '%s.lock'",
+		                  store->path);
+	return 0;
 }
 
 static int check_lease_args(const char *device, const char *holder,
@@ -435,6 +554,13 @@ int bf_store_lease_acquire(struct bf_store *store, const char *device,
 	if (rc)
 		return rc;
 	rc = lease_lookup(&l, store, device, err);
+	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now &&
+	    holder_dead(store, &l)) {
+		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
+		            "process %lld on %s has ended",
+		            device, l.holder, (long long)l.pid, l.host);
+		l.expires_at = now;
+	}
 	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now)
 		rc = bf_err_set(
 		        err, BF_EBUSY,
@@ -443,10 +569,12 @@ int bf_store_lease_acquire(struct bf_store *store, const char *device,
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
+		rc = lease_take_lock(store, err);
+	if (!rc)
 		rc = lease_write(store,
 		                 "INSERT OR REPLACE INTO leases (device_id,"
-		                 " holder, acquired_at, expires_at)"
-		                 " VALUES (?1, ?2, ?3, ?4)",
+		                 " holder, acquired_at, expires_at, host, pid)"
+		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 		                 &l, holder, now, now + ttl_s, err);
 	if (!rc)
 		rc = lease_write(store,
@@ -521,5 +649,42 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
 		                 " WHERE id = ?1",
 		                 &l, NULL, 0, 0, err);
 	lease_release(&l);
+	return bf_store__write_end(store, token, rc, err);
+}
+
+int bf_store_leases_release_own(struct bf_store *store, int *n_out,
+                                struct bf_err *err)
+{
+	static const char *const sql[] = {
+		"UPDATE devices SET state = 'idle' WHERE id IN"
+		" (SELECT device_id FROM leases WHERE host = ?1 AND pid = ?2)",
+		"DELETE FROM leases WHERE host = ?1 AND pid = ?2",
+	};
+	sqlite3_stmt *st = NULL;
+	char host[256];
+	int token, rc;
+
+	if (n_out)
+		*n_out = 0;
+	self_host(host, sizeof(host));
+	if (!*host)
+		return 0;
+	if ((rc = bf_store__write_begin(&token, store, err)))
+		return rc;
+	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++) {
+		rc = bf_store__prepare(&st, store, -1, sql[i], err);
+		if (rc)
+			break;
+		bf_store__bind_text(st, 1, host);
+		sqlite3_bind_int64(st, 2, (int64_t)getpid());
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? 0
+		                       : bf_store__err(store, rc, err,
+		                                       "cannot release leases");
+		if (!rc && i == 1 && n_out)
+			*n_out = sqlite3_changes(store->db);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
 	return bf_store__write_end(store, token, rc, err);
 }

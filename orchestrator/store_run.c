@@ -23,24 +23,12 @@ static const char *const check_statuses[] = { "pass", "warn", "fail", "skip",
 	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
 	" device, seed, started_at, finished_at, info FROM runs"
 
-/*
- * Liveness locks. Open file description locks (Linux 3.15) belong to
- * the open file, not to the process: another handle's close does not
- * drop them, and the kernel drops them when the process dies, SIGKILL
- * included. The constants are the kernel's ABI; <fcntl.h> shows them
- * only under _GNU_SOURCE, which STYLE.md 2.13 rules out.
- */
-#ifndef F_OFD_GETLK
-#define F_OFD_GETLK 36
-#define F_OFD_SETLK 37
-#endif
-
 #define RUN_ABORTED_INFO                                                      \
 	"{\"aborted\": \"the orchestrator stopped before finishing this run " \
 	"(killed or crashed); its samples are kept, the run is not "          \
 	"complete\"}"
 
-static int lock_file(struct bf_store *store, struct bf_err *err)
+int bf_store__lock_open(struct bf_store *store, struct bf_err *err)
 {
 	char *p;
 
@@ -54,15 +42,14 @@ static int lock_file(struct bf_store *store, struct bf_err *err)
 	return store->lock_fd < 0 ? BF_ESYS : 0;
 }
 
-/* F_WRLCK, F_UNLCK, or (query) the lock another holds on run id. */
-static int run_lock(struct bf_store *store, int64_t id, int cmd, short type)
+int bf_store__lock(struct bf_store *store, int64_t off, int cmd, short type)
 {
 	struct flock fl;
 
 	memset(&fl, 0, sizeof(fl));
 	fl.l_type = type;
 	fl.l_whence = SEEK_SET;
-	fl.l_start = (off_t)id;
+	fl.l_start = (off_t)off;
 	fl.l_len = 1;
 	if (fcntl(store->lock_fd, cmd, &fl) < 0)
 		return -1;
@@ -84,7 +71,7 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 		rc = bf_err_set(err, BF_EINVAL, "unknown run status '%s'",
 		                run->status);
 	if (!rc && (!run->status || !strcmp(run->status, "running")))
-		rc = lock_file(store, err);
+		rc = bf_store__lock_open(store, err);
 	if (rc || (rc = bf_store__write_begin(&token, store, err)))
 		return rc;
 	rc = bf_store__prepare(
@@ -118,7 +105,7 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	rc = 0;
 	/* locked before the row is committed: nobody sees it unlocked */
 	if ((!run->status || !strcmp(run->status, "running")) &&
-	    run_lock(store, *id_out, F_OFD_SETLK, F_WRLCK))
+	    bf_store__lock(store, *id_out, F_OFD_SETLK, F_WRLCK))
 		rc = bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
 		                (long long)*id_out, store->path);
 out:
@@ -282,7 +269,7 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 		        id, status, finished_at, err);
 	rc = bf_store__write_end(store, token, rc, err);
 	if (!rc && store->lock_fd >= 0)
-		run_lock(store, id, F_OFD_SETLK, F_UNLCK);
+		bf_store__lock(store, id, F_OFD_SETLK, F_UNLCK);
 	return rc;
 }
 
@@ -295,7 +282,7 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 
 	if (n_out)
 		*n_out = 0;
-	if ((rc = lock_file(store, err)) ||
+	if ((rc = bf_store__lock_open(store, err)) ||
 	    (rc = bf_store__prepare(&st, store, -1,
 	                            "SELECT id FROM runs WHERE status ="
 	                            " 'running' ORDER BY id",
@@ -305,7 +292,7 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		/* a lock nobody holds is never taken again */
-		if (run_lock(store, id, F_OFD_GETLK, F_WRLCK) != F_UNLCK)
+		if (bf_store__lock(store, id, F_OFD_GETLK, F_WRLCK) != F_UNLCK)
 			continue; /* held: its orchestrator lives */
 		if (n == cap)
 			stale = bf_xreallocarray(stale, cap = cap ? 2 * cap : 8,

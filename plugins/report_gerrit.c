@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "report_util.h"
 
 /*
@@ -77,15 +78,25 @@
 #define COMMENTS_ENV   "BENCHFARM_GERRIT_COMMENTS"
 #define PATCHSET_LEVEL "/PATCHSET_LEVEL"
 
-/* Plain text: control characters (line breaks included) become spaces. */
+/*
+ * Plain text: control characters (line breaks included) become spaces,
+ * C1 controls and direction overrides \u{NNNN} (bf_text_hidden_len).
+ */
 static void add_plain(struct bf_buf *b, const char *s, size_t max)
 {
 	struct bf_buf cut = BF_BUF_INIT;
+	size_t hidden;
+	unsigned cp;
 
 	bf_rep_add_cut(&cut, s, max);
 	for (size_t i = 0; i < cut.len; i++) {
 		unsigned char c = (unsigned char)cut.buf[i];
 
+		if ((hidden = bf_text_hidden_len(cut.buf + i, &cp))) {
+			bf_buf_addf(b, "\\u{%04X}", cp);
+			i += hidden - 1;
+			continue;
+		}
 		bf_buf_addch(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
 	}
 	bf_buf_release(&cut);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "report.h"
 #include "report_util.h"
 
@@ -332,10 +333,28 @@ static void add_data_ch(struct bf_buf *b, char c)
 		bf_buf_addch(b, c);
 }
 
+/*
+ * A C1 control or direction override at *s shown as \u{NNNN}, as
+ * everywhere (bf_text_hidden_len); *s left on its last byte. False when
+ * *s starts none.
+ */
+static bool add_hidden(struct bf_buf *b, const char **s)
+{
+	unsigned cp;
+	size_t n = bf_text_hidden_len(*s, &cp);
+
+	if (!n)
+		return false;
+	bf_buf_addf(b, "\\u{%04X}", cp);
+	*s += n - 1;
+	return true;
+}
+
 static void add_data(struct bf_buf *b, const char *s)
 {
 	for (; *s; s++)
-		add_data_ch(b, *s);
+		if (!add_hidden(b, &s))
+			add_data_ch(b, *s);
 }
 
 /* A property value: escapeProperty, which also escapes ':' and ','. */
@@ -346,7 +365,7 @@ static void add_property(struct bf_buf *b, const char *s)
 			bf_buf_addstr(b, "%3A");
 		else if (*s == ',')
 			bf_buf_addstr(b, "%2C");
-		else
+		else if (!add_hidden(b, &s))
 			add_data_ch(b, *s);
 	}
 }

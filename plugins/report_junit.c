@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "benchfarm/alloc.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "report_util.h"
 
 /*
@@ -33,15 +35,24 @@
  */
 
 /*
- * XML 1.0 text or attribute value. The document is UTF-8 already
- * (jansson checked it); characters XML 1.0 forbids (C0 controls but tab,
- * line feed and carriage return; U+FFFE and U+FFFF) become U+FFFD. In
- * attributes, tab and line breaks become references so they survive
- * attribute-value normalisation.
+ * XML 1.0 text or attribute value. Text (system-out, a failure's body)
+ * is inert text first (bf_text_inert, line breaks kept): no line of it
+ * can be a CI workflow command, and escape sequences, CR and direction
+ * overrides are shown, not obeyed. In attributes (names, messages) C1
+ * controls and direction overrides are shown as \u{NNNN} too. The
+ * document is UTF-8 already (jansson checked it); characters XML 1.0
+ * forbids (C0 controls but tab, line feed and carriage return; U+FFFE
+ * and U+FFFF) become U+FFFD. In attributes, tab and line breaks become
+ * references so they survive attribute-value normalisation.
  */
-static void add_xml(struct bf_buf *b, const char *s, bool attr)
+static void add_xml(struct bf_buf *b, const char *text, bool attr)
 {
-	for (; *s; s++) {
+	char *inert =
+	        attr ? bf_xstrdup(text) : bf_text_inert(text, BF_TEXT_LINES);
+	size_t hidden;
+	unsigned cp;
+
+	for (const char *s = inert; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 
 		if (c == '&')
@@ -63,9 +74,13 @@ static void add_xml(struct bf_buf *b, const char *s, bool attr)
 		          (unsigned char)s[2] == 0xBF)) {
 			bf_buf_addstr(b, "\xef\xbf\xbd");
 			s += 2;
+		} else if ((hidden = bf_text_hidden_len(s, &cp))) {
+			bf_buf_addf(b, "\\u{%04X}", cp); /* names too */
+			s += hidden - 1;
 		} else
 			bf_buf_addch(b, (char)c);
 	}
+	free(inert);
 }
 
 static void add_attr(struct bf_buf *b, const char *name, const char *v)

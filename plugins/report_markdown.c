@@ -8,6 +8,7 @@
 
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "report_util.h"
 
 /*
@@ -44,7 +45,9 @@ static int rank(const char *verdict)
 /*
  * Markdown-safe text, at most max bytes of s (0: all): HTML
  * metacharacters become entities, markdown punctuation is
- * backslash-escaped, control characters and line breaks become spaces.
+ * backslash-escaped, control characters and line breaks become spaces,
+ * and C1 controls and invisible direction overrides (bf_text_hidden_len)
+ * are shown as \u{NNNN}, as on the terminal.
  * A zero-width space (U+200B) follows each '@', so no name mentions
  * anyone (an entity such as &#64; may be decoded before GitHub looks for
  * mentions; Dependabot and Renovate write "@\u200b" too), each ':'
@@ -53,8 +56,9 @@ static int rank(const char *verdict)
  */
 static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), hidden;
 	bool cut = max && n > max;
+	unsigned cp;
 
 	if (cut) {
 		n = max;
@@ -82,7 +86,10 @@ static void add_text_max(struct bf_buf *b, const char *s, size_t max)
 			bf_buf_addf(b, "\\%c", c);
 		else if (c < 0x20 || c == 0x7f)
 			bf_buf_addch(b, ' ');
-		else
+		else if ((hidden = bf_text_hidden_len(s + i, &cp))) {
+			bf_buf_addf(b, "\\u{%04X}", cp); /* shown, not obeyed */
+			i += hidden - 1;
+		} else
 			bf_buf_addch(b, (char)c);
 	}
 	if (cut)

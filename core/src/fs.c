@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
@@ -87,37 +88,130 @@ bool bf_fs_exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
-int bf_fs_write_atomic(const char *path, const void *data, size_t len,
-                       mode_t mode, struct bf_err *err)
+static int write_fd(int fd, const char *p, size_t len)
 {
-	char *tmp = bf_xasprintf("%s.tmp.%ld", path, (long)getpid());
-	const char *p = data;
-	int fd, ret = 0;
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0) {
-		ret = bf_err_sys(err, "cannot create '%s'", tmp);
-		goto out;
-	}
 	while (len) {
 		ssize_t n = write(fd, p, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			ret = bf_err_sys(err, "cannot write '%s'", tmp);
-			break;
-		}
+		if (n < 0)
+			return -1;
 		p += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/*
+ * A device or FIFO named as an output (/dev/null, /dev/stdout, a pipe)
+ * is written in place: renaming a file over it would replace the device
+ * node itself.
+ */
+static int write_in_place(const char *path, const void *data, size_t len,
+                          struct bf_err *err)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return bf_err_sys(err, "cannot open '%s'", path);
+	if (write_fd(fd, data, len) < 0)
+		ret = bf_err_sys(err, "cannot write '%s'", path);
+	if (close(fd) < 0 && !ret)
+		ret = bf_err_sys(err, "cannot write '%s'", path);
+	return ret;
+}
+
+/*
+ * Create a new file next to path, with a name nobody can guess
+ * (DIR/.BASE.XXXXXXXXXXXX from /dev/urandom), O_EXCL and O_NOFOLLOW: a
+ * file or symbolic link planted under any name is never opened. *tmp
+ * gets the name; caller frees.
+ */
+static int open_temp(const char *path, mode_t mode, char **tmp,
+                     struct bf_err *err)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuv";
+	const char *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path + 1) : 0;
+	int rnd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	int fd = -1;
+
+	*tmp = NULL;
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		unsigned char r[12];
+		char suffix[sizeof(r) + 1];
+
+		if (rnd < 0 || read(rnd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+			/* no randomness: O_EXCL still refuses planted names */
+			struct timespec ts;
+			unsigned long v;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			v = (unsigned long)ts.tv_nsec * 2654435761u ^
+			    (unsigned long)getpid() ^ (unsigned long)tries;
+			for (size_t i = 0; i < sizeof(r); i++)
+				r[i] = (unsigned char)(v >> (i * 5 % 28));
+		}
+		for (size_t i = 0; i < sizeof(r); i++)
+			suffix[i] = digits[r[i] % 32];
+		suffix[sizeof(r)] = '\0';
+		free(*tmp);
+		*tmp = bf_xasprintf("%.*s.%s.%s", dir_len, path, path + dir_len,
+		                    suffix);
+		fd = open(*tmp,
+		          O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		          mode);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (rnd >= 0)
+		close(rnd);
+	if (fd < 0) {
+		bf_err_sys(err, "cannot create a temporary file for '%s'",
+		           path);
+		BF_FREE(*tmp);
+	}
+	return fd;
+}
+
+int bf_fs_write_atomic(const char *path, const void *data, size_t len,
+                       mode_t mode, struct bf_err *err)
+{
+	struct stat st, lst;
+	char *tmp = NULL;
+	int fd, ret = 0;
+
+	/*
+	 * /dev/stdout, /dev/fd/N, /proc/self/fd/N on a regular file: an open
+	 * file of the caller's, written in place; renaming over the link
+	 * would replace a node of /dev.
+	 */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+	    stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (!strncmp(path, "/dev/", 5) || !strncmp(path, "/proc/", 6)))
+		return write_in_place(path, data, len, err);
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+			return write_in_place(path, data, len, err);
+		return bf_err_set(err, BF_EINVAL,
+		                  "cannot write '%s': it exists and is not a "
+		                  "regular file, character device or FIFO; "
+		                  "name a file to create",
+		                  path);
+	}
+	fd = open_temp(path, mode, &tmp, err);
+	if (fd < 0)
+		return BF_ESYS;
+	if (write_fd(fd, data, len) < 0 || fsync(fd) < 0)
+		ret = bf_err_sys(err, "cannot write '%s'", tmp);
 	if (close(fd) < 0 && !ret)
 		ret = bf_err_sys(err, "cannot write '%s'", tmp);
 	if (!ret && rename(tmp, path) < 0)
 		ret = bf_err_sys(err, "cannot rename '%s' to '%s'", tmp, path);
 	if (ret)
 		unlink(tmp);
-out:
 	free(tmp);
 	return ret;
 }

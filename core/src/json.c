@@ -1,13 +1,12 @@
 #include "benchfarm/json.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
-#include <unistd.h>
+#include <string.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 
 #define JSON_FILE_MAX (256u * 1024 * 1024)
 
@@ -103,59 +102,21 @@ const char *bf_json_str_or(const json_t *obj, const char *key, const char *def)
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int bf_json_write_file(const json_t *value, const char *path, bool pretty,
                        bool private, struct bf_err *err)
 {
 	size_t flags = JSON_PRESERVE_ORDER | (pretty ? JSON_INDENT(2) : 0);
 	char *text = json_dumps(value, flags);
-	char *tmp = bf_xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = -1, ret = 0;
+	char *line;
+	int ret;
 
-	if (!text) {
-		ret = bf_err_set(err, BF_ERROR, "cannot encode JSON for '%s'",
-		                 path);
-		goto out;
-	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	          private ? 0600 : 0644);
-	if (fd < 0) {
-		ret = bf_err_sys(err, "cannot create '%s'", tmp);
-		goto out;
-	}
-	if (write_all(fd, text, strlen(text)) || write_all(fd, "\n", 1) ||
-	    fsync(fd)) {
-		ret = bf_err_sys(err, "cannot write '%s'", tmp);
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		ret = bf_err_sys(err, "cannot write '%s'", tmp);
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0)
-		ret = bf_err_sys(err, "cannot rename '%s' to '%s'", tmp, path);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret)
-		unlink(tmp);
-	free(tmp);
+	if (!text)
+		return bf_err_set(err, BF_ERROR, "cannot encode JSON for '%s'",
+		                  path);
+	line = bf_xasprintf("%s\n", text);
+	ret = bf_fs_write_atomic(path, line, strlen(line),
+	                         private ? 0600 : 0644, err);
+	free(line);
 	free(text);
 	return ret;
 }

@@ -1,5 +1,6 @@
 #include "benchfarm/spawn.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -607,4 +608,62 @@ void bf_child_stop(struct bf_child *c, double grace_s, int *status_out)
 		*status_out = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
 		                                  : WEXITSTATUS(status);
 	c->pid = 0;
+}
+
+/* The parent pid in /proc/PID/stat, or -1. */
+static pid_t proc_ppid(const char *pid)
+{
+	char path[64], buf[512];
+	const char *close_paren;
+	long ppid = -1;
+	size_t n;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "/proc/%s/stat", pid) >=
+	    (int)sizeof(path))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM may hold ')' and spaces */
+	close_paren = strrchr(buf, ')');
+	if (!close_paren || sscanf(close_paren + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return (pid_t)ppid;
+}
+
+int bf_spawn_kill_strays(void)
+{
+	pid_t me = getpid();
+	int total = 0;
+
+	/* each pass kills our children; theirs come to us as they die */
+	for (int pass = 0; pass < 1000; pass++) {
+		pid_t found[256];
+		size_t n = 0;
+		struct dirent *de;
+		DIR *d = opendir("/proc");
+
+		if (!d)
+			break;
+		while ((de = readdir(d)) && n < BF_ARRAY_SIZE(found)) {
+			if (de->d_name[0] < '1' || de->d_name[0] > '9')
+				continue;
+			if (proc_ppid(de->d_name) == me) {
+				found[n] = (pid_t)strtol(de->d_name, NULL, 10);
+				kill(found[n++], SIGKILL);
+			}
+		}
+		closedir(d);
+		for (size_t i = 0; i < n; i++)
+			while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
+				;
+		if (!n)
+			break;
+		total += (int)n;
+	}
+	return total;
 }

@@ -134,6 +134,42 @@ run 2 "add at a pinned address with another key is refused" device add \
 grep_file "it says rekey is the way" "already has another host key.*device rekey" \
 	"$ERR"
 check "known_hosts is unchanged" cmp "$BENCHFARM_KNOWN_HOSTS" "$T/kh-before"
+# Nor under another name for the same address and port: keys are pinned
+# by the address a name resolves to as well.
+for alias in localhost 127.1; do
+	run 2 "add as $alias:$P_d3 with --accept-host-key is refused" device \
+		add "d3-$alias" --host "$alias" --port "$P_d3" --user "$ME" \
+		--key "$KEY" --agent "$BFA" --accept-host-key
+	grep_file "it names the pinned address" \
+		"\[127.0.0.1\]:$P_d3 already has another host key.*device rekey" "$ERR"
+	check "known_hosts is still unchanged" cmp "$BENCHFARM_KNOWN_HOSTS" \
+		"$T/kh-before"
+done
+# With the same key another name is accepted, pinned by name and
+# address, and connects.
+run 0 "d1 as localhost with --accept-host-key" device add d1-local \
+	--host localhost --port "$P_d1" --user "$ME" --key "$KEY" \
+	--agent "$BFA" --workdir "$T/work/d1" --accept-host-key
+grep_file "its key is pinned for the name and the address" \
+	"^\[localhost\]:$P_d1,\[127.0.0.1\]:$P_d1 " "$BENCHFARM_KNOWN_HOSTS"
+grep_file "d1's own pin stays" "^\[127.0.0.1\]:$P_d1 " "$BENCHFARM_KNOWN_HOSTS"
+run 0 "d1-local checks good" device check d1-local -c "$R/bf.yaml"
+run 0 "remove d1-local" device rm d1-local
+cp "$BENCHFARM_KNOWN_HOSTS" "$T/kh-before"
+# A key pinned by name only (as before addresses were pinned) does not
+# outvote the key pinned for the address it resolves to.
+echo "[localhost]:$P_d3 $(cut -d' ' -f1,2 "$S/d3/host_key.pub")" \
+	>>"$BENCHFARM_KNOWN_HOSTS"
+run 0 "add d3-legacy as localhost without --accept-host-key" device add \
+	d3-legacy --host localhost --port "$P_d3" --user "$ME" --key "$KEY" \
+	--agent "$BFA"
+run 3 "its check is refused by the address's pin" device check d3-legacy \
+	-c "$R/bf.yaml"
+grep_file "the reason names the name and the address" \
+	"^d3-legacy  *bad .*(localhost at \[127.0.0.1\]:$P_d3): HOST KEY CHANGED" \
+	"$OUT"
+run 0 "remove d3-legacy" device rm d3-legacy
+cp "$T/kh-before" "$BENCHFARM_KNOWN_HOSTS"
 run 3 "d3 is still refused" device check d3
 run 0 "device rekey accepts the new key" device rekey d3
 grep_file "rekey prints the new fingerprint" "^d3: host key $fp_d3 recorded" \
@@ -223,15 +259,18 @@ jq_check "d2 and hot are gone" '[.[].name] == ["d1","d3","d4"]' "$OUT"
 run 2 "rm of an unknown device" device rm d2
 
 # A version-1 store (before workdir, suite, alert detail and culprit,
-# and the alerts key with the suite) is migrated on open: take this one
-# back to version 1 by hand.
+# the alerts key with the suite and the lease holder's host and pid) is
+# migrated on open: take this one back to version 1 by hand.
 cp "$BENCHFARM_DB" "$T/old.db"
 [ ! -f "$BENCHFARM_DB-wal" ] || cp "$BENCHFARM_DB-wal" "$T/old.db-wal"
-sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; PRAGMA user_version = 1" >/dev/null
+sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN pid; PRAGMA user_version = 1" >/dev/null
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")
-[ "$v" = 7 ] && t_ok "migrated to schema 7" || t_fail "schema $v"
+[ "$v" = 8 ] && t_ok "migrated to schema 8" || t_fail "schema $v"
+cols=$(sqlite3 "$T/old.db" "select group_concat(name) from pragma_table_info('leases')")
+[ "$cols" = device_id,holder,acquired_at,expires_at,host,pid ] &&
+	t_ok "leases record the holder's host and pid" || t_fail "leases columns: $cols"
 idx=$(sqlite3 "$T/old.db" "select group_concat(name) from sqlite_master where type = 'index' and tbl_name = 'alerts' and sql is not null")
 [ "$idx" = alerts_status,alerts_step ] && t_ok "alerts keyed with their suite" ||
 	t_fail "alerts indexes: $idx"

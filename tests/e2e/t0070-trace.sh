@@ -6,6 +6,7 @@
 # function, and what happens with a full buffer, a cut or foreign file
 # and a stripped binary.
 . "$(dirname "$0")/lib.sh"
+umask 022 # a CI runner's usual umask: only benchfarm's own modes count
 
 if ! command -v cc >/dev/null 2>&1; then
 	echo "ok 1 # skip no C compiler"
@@ -94,6 +95,8 @@ jq_check "the metadata comes before the events it names" \
 	'[.traceEvents[].ph] | (index("X")) > (rindex("M"))' "$T/a.json"
 
 expect_exit 0 "trace svg" "$BF" trace svg "$T/a.trace" -o "$T/a.svg"
+[ "$(stat -c %a "$T/a.svg")" = 600 ] && t_ok "trace svg -o writes 0600" ||
+	t_fail "trace svg -o wrote mode $(stat -c %a "$T/a.svg")"
 if command -v xmllint >/dev/null 2>&1; then
 	check "the flame graph is well-formed XML" xmllint --noout "$T/a.svg"
 fi
@@ -563,6 +566,9 @@ jq_check "the traced runs are not measured runs: 2 per side" \
 for f in trace-base.bftrace trace-patch.bftrace trace-diff.svg; do
 	[ -s "$T/rep/$f" ] && t_ok "compare wrote $f" || t_fail "no $f"
 done
+[ "$(stat -c %a "$T/rep/trace-diff.svg")" = 600 ] &&
+	t_ok "trace-diff.svg is 0600 like every other result" ||
+	t_fail "trace-diff.svg is mode $(stat -c %a "$T/rep/trace-diff.svg")"
 jq_check "the result says where the traces are" \
 	".trace.benchmark == \"micro\" and .trace.diff_svg == \"$T/rep/trace-diff.svg\"" \
 	"$T/cmp.json"

@@ -21,7 +21,14 @@ bool bf_fs_exists(const char *path);
 
 /*
  * Write len bytes to path through a temporary file and rename, with
- * mode. Readers never see a partial file.
+ * mode. Readers never see a partial file. The temporary file is created
+ * in path's directory under an unguessable name with O_EXCL and
+ * O_NOFOLLOW, so nothing planted there is opened or followed. A path
+ * that is a character device or FIFO (/dev/null, /dev/stdout, a pipe),
+ * or a link under /dev or /proc to a regular file (/dev/stdout
+ * redirected to a file), is written in place, never replaced; any other
+ * existing non-regular file is refused with BF_EINVAL. A symbolic link
+ * elsewhere is replaced by the file, never written through.
  */
 int bf_fs_write_atomic(const char *path, const void *data, size_t len,
                        mode_t mode, struct bf_err *err);

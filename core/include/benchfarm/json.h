@@ -40,8 +40,9 @@ int bf_json_get_int(int64_t *out, const json_t *obj, const char *key,
 const char *bf_json_str_or(const json_t *obj, const char *key, const char *def);
 
 /*
- * Write value as JSON to path atomically (temp file + rename), with
- * mode 0600 when private is set, else 0644. Indented when pretty.
+ * Write value as JSON to path with bf_fs_write_atomic() (temp file +
+ * rename; a device or FIFO is written in place), with mode 0600 when
+ * private is set, else 0644. Indented when pretty.
  */
 int bf_json_write_file(const json_t *value, const char *path, bool pretty,
                        bool private, struct bf_err *err);

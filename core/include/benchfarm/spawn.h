@@ -114,6 +114,17 @@ int bf_child_start(struct bf_child *c, const char *const *argv,
  */
 void bf_child_stop(struct bf_child *c, double grace_s, int *status_out);
 
+/*
+ * Kill (SIGKILL) and reap every child of this process, then theirs as
+ * they are reparented to it, until none is left: for a subreaper
+ * (PR_SET_CHILD_SUBREAPER, the agent) after a run, the processes the
+ * run left behind outside its process group (a setsid daemon), which
+ * were adopted as their parents ended. Only for a process with no
+ * children of its own still running. Reads /proc; returns how many it
+ * killed (0 without /proc).
+ */
+int bf_spawn_kill_strays(void);
+
 /* Monotonic seconds, for timing and deadlines. */
 double bf_now_monotonic(void);
 

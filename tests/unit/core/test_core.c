@@ -19,6 +19,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/text.h"
 #include "benchfarm/utf8.h"
 
 static void test_err__set_formats_and_returns_code(void **state)
@@ -397,6 +398,44 @@ static void test_utf8__edges(void **state)
 	}
 }
 
+/*
+ * Inert text: what an agent or benchmark says drives no terminal, starts
+ * no CI command and reorders nothing, and is still readable.
+ */
+#define HOSTILE                                                         \
+	"ok\x1b[2J\x1b]0;t\x07 cr\rlf\n::error::pwned\n  ::set-output " \
+	"name=x::y\n\xe2\x80\xae"                                       \
+	"evil\xc2\x9b"                                                  \
+	"1m \xe2\x81\xa6\xd8\x9c\xff a::b caf\xc3\xa9 \xe2\x82\xac\t."
+
+static void test_text__inert(void **state)
+{
+	char *one = bf_text_inert(HOSTILE, 0);
+	char *lines = bf_text_inert(HOSTILE, BF_TEXT_LINES);
+
+	(void)state;
+	assert_string_equal(one,
+	                    "ok\\x1b[2J\\x1b]0;t\\x07 cr\\x0dlf | ::error::"
+	                    "pwned |   ::set-output name=x::y | "
+	                    "\\u{202E}evil\\u{009B}1m \\u{2066}\\u{061C}\\xff "
+	                    "a::b caf\xc3\xa9 \xe2\x82\xac\t.");
+	assert_string_equal(
+	        lines,
+	        "ok\\x1b[2J\\x1b]0;t\\x07 cr\\x0dlf\n:\xe2\x80\x8b:error::"
+	        "pwned\n  :\xe2\x80\x8b:set-output name=x::y\n"
+	        "\\u{202E}evil\\u{009B}1m \\u{2066}\\u{061C}\\xff "
+	        "a::b caf\xc3\xa9 \xe2\x82\xac\t.");
+	/*
+	 * "::" only at a line's start: mid-line it is no command, and a
+	 * single line starts where the text does.
+	 */
+	free(one);
+	one = bf_text_inert("::a", 0);
+	assert_string_equal(one, ":\xe2\x80\x8b:a");
+	free(one);
+	free(lines);
+}
+
 /* bf_index: items found by key through growth, collisions kept apart. */
 static size_t mod8_hash(const void *ctx, size_t i)
 {
@@ -476,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_json__write_file_private_and_atomic),
 		cmocka_unit_test(test_log__levels_filter_and_prefix),
 		cmocka_unit_test(test_utf8__edges),
+		cmocka_unit_test(test_text__inert),
 		cmocka_unit_test(test_utf8__scrub),
 		cmocka_unit_test(test_index__find_and_grow),
 	};

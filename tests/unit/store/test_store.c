@@ -628,6 +628,70 @@ static int race_round(struct bf_store *s, int id, int round, FILE *fp)
  * that the parent never waits on it for nothing. No cmocka asserts here:
  * they would longjmp into the parent's test runner inside this process.
  */
+/*
+ * A lease whose holder process ended (SIGKILL: nothing released it) is
+ * taken back at once by the next acquire on this host, not after its
+ * TTL; one whose holder lives is not. bf_store_leases_release_own drops
+ * this process's leases only.
+ */
+static void test_store__lease_of_dead_holder_taken_back(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	int go[2], ready[2], status = 0, n = -1;
+	pid_t pid;
+	char c;
+
+	add_device(f->store, "dev");
+	add_device(f->store, "dev2");
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(ready), 0);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bf_store *s = NULL;
+		int rc = 1;
+
+		close(go[1]);
+		close(ready[0]);
+		if (!bf_store_open(&s, f->path, &err) &&
+		    !bf_store_lease_acquire(s, "dev", "child", 600, 1000, &err))
+			rc = 0;
+		if (write(ready[1], rc ? "e" : "k", 1) != 1)
+			rc = 1;
+		wait_eof(go[0]); /* until the parent has seen it alive */
+		kill(getpid(), SIGKILL); /* ends holding the lease */
+		_exit(rc);
+	}
+	close(go[0]);
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(c, 'k');
+	/* alive: its lease stands */
+	assert_int_equal(bf_store_lease_acquire(f->store, "dev", "parent", 60,
+	                                        1001, &err),
+	                 BF_EBUSY);
+	close(go[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	close(ready[0]);
+	/* dead: taken back 599 s before the lease would expire */
+	assert_int_equal(bf_store_lease_acquire(f->store, "dev", "parent", 60,
+	                                        1001, &err),
+	                 0);
+	expect_device(f->store, "leased", "parent", 1061);
+	assert_int_equal(bf_store_lease_acquire(f->store, "dev2", "other", 60,
+	                                        1001, &err),
+	                 0);
+	assert_int_equal(bf_store_leases_release_own(f->store, &n, &err), 0);
+	assert_int_equal(n, 2);
+	expect_device(f->store, "idle", NULL, 0);
+	assert_int_equal(count(f->store, "leases"), 0);
+}
+
+static int race_quit[2]; /* closed by the parent after the last round */
+
 static void race_child(const struct fixture *f, int id,
                        int start[RACE_ROUNDS][2], int done[RACE_CHILDREN][2])
 {
@@ -638,6 +702,7 @@ static void race_child(const struct fixture *f, int id,
 	int status = 0;
 	int i, r;
 
+	close(race_quit[1]);
 	for (r = 0; r < RACE_ROUNDS; r++)
 		close(start[r][1]);
 	for (i = 0; i < RACE_CHILDREN; i++) {
@@ -662,6 +727,12 @@ static void race_child(const struct fixture *f, int id,
 			status = 1;
 	}
 	if (fp && fclose(fp) != 0)
+		status = 1;
+	/*
+	 * Live until every child is done: a process that ends drops its
+	 * leases' liveness lock, and its leases may be taken back at once.
+	 */
+	if (wait_eof(race_quit[0]) != 0)
 		status = 1;
 	bf_store_close(s);
 	_exit(status);
@@ -694,6 +765,7 @@ static void test_store__lease_race_between_processes(void **state)
 		assert_int_equal(pipe(start[r]), 0);
 	for (i = 0; i < RACE_CHILDREN; i++)
 		assert_int_equal(pipe(done[i]), 0);
+	assert_int_equal(pipe(race_quit), 0);
 	fflush(NULL);
 	for (forked = 0; forked < RACE_CHILDREN; forked++) {
 		pids[forked] = fork();
@@ -720,6 +792,8 @@ static void test_store__lease_race_between_processes(void **state)
 	}
 	for (i = 0; i < RACE_CHILDREN; i++)
 		close(done[i][0]);
+	close(race_quit[0]);
+	close(race_quit[1]);
 	for (i = 0; i < forked; i++) {
 		do
 			w = waitpid(pids[i], &status[i], 0);
@@ -1349,6 +1423,8 @@ static void test_store__migrates_alert_key(void **state)
 	         " group_id, suite, detail, culprit) VALUES (7, 'BM_x',"
 	         " 'cpu_time', 'c1', 'c2', 'regressed', 0.1, 30, 'ack', 5, 9,"
 	         " 's1', '{}', 'c2');"
+	         "ALTER TABLE leases DROP COLUMN host;"
+	         "ALTER TABLE leases DROP COLUMN pid;"
 	         "PRAGMA user_version = 5;");
 	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
 	assert_int_equal(bf_store_alert_list(&list, &n, f->store, NULL, &err),
@@ -1456,6 +1532,7 @@ int main(void)
 		cmocka_unit_test(test_store__default_path_resolution),
 		T(test_store__device_add_dup_get_list_remove),
 		T(test_store__lease_exclusive_until_expiry),
+		T(test_store__lease_of_dead_holder_taken_back),
 		T(test_store__lease_race_between_processes),
 		T(test_store__run_and_samples_round_trip),
 		T(test_store__run_list_by_kind),
