@@ -303,6 +303,41 @@ static int64_t mtime_of(const char *path)
 	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 }
 
+/*
+ * What a write killed halfway leaves of entry key in dir: KEY.json.tmp.PID
+ * and KEY.log.tmp.PID. Their bytes, and with remove each is unlinked
+ * (the entry's exclusive lock held: nobody writes them then); -1 when one
+ * cannot be removed, errno set.
+ */
+static int64_t leftovers(const char *dir, const char *key, bool remove)
+{
+	size_t n = strlen(key);
+	int64_t bytes = 0;
+	struct dirent *d;
+	DIR *dh = opendir(dir);
+
+	if (!dh)
+		return 0;
+	while ((d = readdir(dh))) {
+		char *path;
+
+		if (strncmp(d->d_name, key, n) ||
+		    (strncmp(d->d_name + n, ".json.tmp.", 10) &&
+		     strncmp(d->d_name + n, ".log.tmp.", 9)))
+			continue;
+		path = bf_xasprintf("%s/%s", dir, d->d_name);
+		if (remove && unlink(path) < 0 && errno != ENOENT)
+			bytes = -1;
+		else if (!remove)
+			bytes += (int64_t)tree_bytes(path);
+		free(path);
+		if (bytes < 0)
+			break;
+	}
+	closedir(dh);
+	return bytes;
+}
+
 /* The key of a file name of the cache (KEY, KEY.json, ...), or false. */
 static bool key_of(char key[BF_BUILDCACHE_KEY_LEN + 1], const char *name)
 {
@@ -353,7 +388,8 @@ static void load_entry(struct bf_buildcache_list *l, const char *dir,
 		e->meta = NULL;
 	e->complete = e->meta && bf_fs_exists(e->path);
 	e->bytes = tree_bytes(e->path) + tree_bytes(json) + tree_bytes(log) +
-	           tree_bytes(lock) + tree_bytes(tmp);
+	           tree_bytes(lock) + tree_bytes(tmp) +
+	           (uint64_t)leftovers(dir, key, false);
 	e->last_used_ns = mtime_of(lock);
 	if (!e->last_used_ns)
 		e->last_used_ns = mtime_of(json);
@@ -464,6 +500,11 @@ static int remove_entry(const struct bf_buildcache_entry *e, const char *cache,
 		ret = bf_fs_rmtree(tmp, err);
 	if (!ret && unlink(log) < 0 && errno != ENOENT)
 		ret = bf_err_sys(err, "cannot remove '%s'", log);
+	if (!ret && leftovers(dir, e->name, true) < 0)
+		ret = bf_err_sys(err,
+		                 "cannot remove what a killed write "
+		                 "left of '%s' in '%s'",
+		                 e->name, dir);
 	/* Waiters on the unlinked file see it is gone and lock anew. */
 	if (!ret && unlink(lock) < 0 && errno != ENOENT)
 		ret = bf_err_sys(err, "cannot remove '%s'", lock);

@@ -401,7 +401,7 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 			if ((int)strlen(alerts[i].metric) > wm)
 				wm = (int)strlen(alerts[i].metric);
 		}
-		printf("%-5s %-8s %-9s %-*s %-*s %7s  %-25s %-12s %-16s "
+		printf("%-5s %-8s %-9s %-*s %-*s %7s  %-26s %-12s %-16s "
 		       "%s\n",
 		       "ID", "STATUS", "DIRECTION", wb, "BENCHMARK", wm,
 		       "METRIC", "SIZE", "COMMITS", "CULPRIT", "GROUP",

@@ -319,9 +319,11 @@ int bf_ssh_known_hosts_path(char **out, struct bf_err *err)
 	const char *env = getenv("BENCHFARM_KNOWN_HOSTS");
 	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
 
+	/* The XDG spec says to ignore a relative XDG_DATA_HOME, as the
+	 * store does: the file must not follow the working directory. */
 	if (env && *env)
 		*out = bf_xstrdup(env);
-	else if (xdg && *xdg)
+	else if (xdg && xdg[0] == '/')
 		*out = bf_xasprintf("%s/benchfarm/known_hosts", xdg);
 	else if (home && *home)
 		*out = bf_xasprintf("%s/.local/share/benchfarm/known_hosts",

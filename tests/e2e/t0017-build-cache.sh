@@ -193,3 +193,19 @@ rc1=$?
 n=$(wc -l <"$T/count")
 [ "$n" -eq 2 ] && t_ok "each of the two entries was built once" ||
 	t_fail "each of the two entries was built once (built $n times)"
+
+# What a write killed halfway leaves of an entry (its record's or its
+# log's temporary file) counts in its size and goes with it.
+k=$(printf 'a%.0s' $(seq 64))
+mkdir -p "$T/cache3/builds"
+printf 'half a record' >"$T/cache3/builds/$k.json.tmp.1"
+printf 'half a log' >"$T/cache3/builds/$k.log.tmp.2"
+BENCHFARM_CACHE="$T/cache3" "$BF" cache list --json >"$T/l4.json"
+jq_check "a leftover is listed with its bytes" \
+	'(.entries | length) == 1 and .entries[0].bytes == 23' "$T/l4.json"
+expect_exit 0 "prune --all with leftovers" env BENCHFARM_CACHE="$T/cache3" \
+	"$BF" cache prune --all
+BENCHFARM_CACHE="$T/cache3" "$BF" cache list --json >"$T/l5.json"
+jq_check "and it is gone after prune --all" '(.entries | length) == 0' "$T/l5.json"
+[ -z "$(ls "$T/cache3/builds")" ] && t_ok "no leftover file stays" ||
+	t_fail "left: $(ls "$T/cache3/builds")"

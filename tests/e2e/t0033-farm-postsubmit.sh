@@ -363,6 +363,13 @@ expect_exit 0 "alert list" "$BF" alert list
 awk 'NR == 1 { want = index($0, "COMMITS") } NR > 1 && index($0, "..") - 12 != want { bad++ } END { exit !(NR >= 3 && !bad) }' "$OUT" &&
 	t_ok "alert list: every row's commits start under COMMITS" ||
 	t_fail "alert list columns are misaligned"
+# and every column after COMMITS starts under its heading
+awk 'NR == 1 { c = index($0, "CULPRIT"); g = index($0, "GROUP"); k = index($0, "CLASS") }
+NR > 1 { for (i in p) delete p[i]; p[1] = c; p[2] = g; p[3] = k
+	for (i = 1; i <= 3; i++) if (substr($0, p[i] - 1, 1) != " " || substr($0, p[i], 1) == " ") bad++ }
+END { exit !(NR >= 3 && !bad) }' "$OUT" &&
+	t_ok "alert list: culprit, group and class start under their headings" ||
+	t_fail "alert list: culprit, group or class is off its heading"
 expect_exit 0 "bisect over the pool" "$BF" bisect -c "$CFG" \
 	--good "$(c 6)" --bad "$(c 10)" --benchmark compress \
 	--metric cpu_time -n 6 --json "$T/bisect.json"

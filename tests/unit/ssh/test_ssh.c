@@ -900,9 +900,53 @@ static void test_ssh__upload_missing_local_file(void **state)
 	bf_ssh_close(s);
 }
 
+/*
+ * Where known_hosts is: $BENCHFARM_KNOWN_HOSTS, else under an absolute
+ * $XDG_DATA_HOME, else under $HOME; a relative XDG_DATA_HOME is ignored
+ * (the XDG rule the store follows), so the file never follows the
+ * working directory.
+ */
+static void test_ssh__known_hosts_path(void **state)
+{
+	struct bf_err err = BF_ERR_INIT;
+	char *saved = getenv("BENCHFARM_KNOWN_HOSTS");
+	char *home = getenv("HOME");
+	char *p = NULL;
+
+	(void)state;
+	saved = saved ? bf_xstrdup(saved) : NULL;
+	home = home ? bf_xstrdup(home) : NULL;
+	unsetenv("BENCHFARM_KNOWN_HOSTS");
+	setenv("HOME", "/home/lab", 1);
+	setenv("XDG_DATA_HOME", "/data", 1);
+	assert_int_equal(bf_ssh_known_hosts_path(&p, &err), 0);
+	assert_string_equal(p, "/data/benchfarm/known_hosts");
+	free(p);
+	setenv("XDG_DATA_HOME", "relative/share", 1);
+	assert_int_equal(bf_ssh_known_hosts_path(&p, &err), 0);
+	assert_string_equal(p, "/home/lab/.local/share/benchfarm/known_hosts");
+	free(p);
+	setenv("BENCHFARM_KNOWN_HOSTS", "/etc/bf/kh", 1);
+	assert_int_equal(bf_ssh_known_hosts_path(&p, &err), 0);
+	assert_string_equal(p, "/etc/bf/kh");
+	free(p);
+	unsetenv("XDG_DATA_HOME");
+	if (saved)
+		setenv("BENCHFARM_KNOWN_HOSTS", saved, 1);
+	else
+		unsetenv("BENCHFARM_KNOWN_HOSTS");
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	free(home);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ssh__known_hosts_path),
 		cmocka_unit_test(test_ssh__quote_argv),
 		cmocka_unit_test(test_ssh__scan_and_add_host_key),
 		cmocka_unit_test(test_ssh__connect_exec_and_status),
