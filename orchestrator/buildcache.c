@@ -11,6 +11,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
@@ -134,6 +135,42 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* Every set build variable as "NAME=VALUE", sorted. */
+/*
+ * A make flags variable (MAKEFLAGS, MFLAGS, GNUMAKEFLAGS) without its
+ * parallelism words (-jN, --jobs=N, --jobserver-auth=..., --jobserver-
+ * fds=...): they say how many jobs build, not what is built, and a make
+ * running benchfarm under -j hands down a jobserver that can differ on
+ * every run (GNU make 4.4 names a fresh FIFO), which would defeat the
+ * cache. Caller frees.
+ */
+static char *make_flags_input(const char *var)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	const char *eq = strchr(var, '=') + 1, *w = eq;
+
+	bf_buf_add(&b, var, (size_t)(eq - var));
+	while (*w) {
+		size_t n = strcspn(w, " \t");
+
+		if (n && strncmp(w, "-j", 2) && strncmp(w, "--jobs", 6) &&
+		    strncmp(w, "--jobserver-", 12)) {
+			if (b.buf[b.len - 1] != '=')
+				bf_buf_addch(&b, ' ');
+			bf_buf_add(&b, w, n);
+		}
+		w += n;
+		w += strspn(w, " \t");
+	}
+	return bf_buf_detach(&b, NULL);
+}
+
+static bool is_make_flags(const char *name, size_t len)
+{
+	return (len == 9 && !strncmp(name, "MAKEFLAGS", 9)) ||
+	       (len == 6 && !strncmp(name, "MFLAGS", 6)) ||
+	       (len == 12 && !strncmp(name, "GNUMAKEFLAGS", 12));
+}
+
 static json_t *env_inputs(void)
 {
 	struct bf_argv vars = BF_ARGV_INIT;
@@ -141,9 +178,17 @@ static json_t *env_inputs(void)
 
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
+		char *flags;
 
-		if (eq && is_build_var(*e, (size_t)(eq - *e)))
+		if (!eq || !is_build_var(*e, (size_t)(eq - *e)))
+			continue;
+		if (!is_make_flags(*e, (size_t)(eq - *e))) {
 			bf_argv_push(&vars, *e);
+			continue;
+		}
+		flags = make_flags_input(*e);
+		bf_argv_push(&vars, flags);
+		free(flags);
 	}
 	if (vars.argc)
 		qsort(vars.argv, vars.argc, sizeof(*vars.argv), cmp_str);

@@ -88,6 +88,45 @@ static void test_buildcache__key_covers_every_input(void **state)
 	bf_cfg_release(&cfg);
 }
 
+/*
+ * Make's parallelism words are not build inputs: a make running benchfarm
+ * under -j hands down a jobserver that may differ on every run. What
+ * else the flags say (a variable, -k) is.
+ */
+static void test_buildcache__make_jobs_are_not_inputs(void **state)
+{
+	char base[65], k[65];
+	char *saved = getenv("MAKEFLAGS");
+	struct bf_cfg cfg;
+
+	(void)state;
+	saved = saved ? bf_xstrdup(saved) : NULL;
+	bf_cfg_init(&cfg);
+	bf_argv_push(&cfg.project.build, "make");
+	setenv("MAKEFLAGS", "k -- CFLAGS=-O2", 1);
+	key_of(base, &cfg, TREE);
+	setenv("MAKEFLAGS",
+	       "k -j4 --jobserver-auth=fifo:/tmp/GMfifo1 -- CFLAGS=-O2", 1);
+	key_of(k, &cfg, TREE);
+	assert_string_equal(k, base);
+	setenv("MAKEFLAGS", "k --jobs=2 --jobserver-fds=3,4 -j -- CFLAGS=-O2",
+	       1);
+	key_of(k, &cfg, TREE);
+	assert_string_equal(k, base);
+	setenv("MAKEFLAGS", "k -j4 -- CFLAGS=-O0", 1);
+	key_of(k, &cfg, TREE);
+	assert_string_not_equal(k, base);
+	setenv("MAKEFLAGS", "-- CFLAGS=-O2", 1);
+	key_of(k, &cfg, TREE);
+	assert_string_not_equal(k, base);
+	if (saved)
+		setenv("MAKEFLAGS", saved, 1);
+	else
+		unsetenv("MAKEFLAGS");
+	free(saved);
+	bf_cfg_release(&cfg);
+}
+
 static void test_buildcache__sizes(void **state)
 {
 	struct bf_err err = BF_ERR_INIT;
@@ -223,6 +262,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buildcache__key_covers_every_input),
+		cmocka_unit_test(test_buildcache__make_jobs_are_not_inputs),
 		cmocka_unit_test(test_buildcache__sizes),
 		cmocka_unit_test(test_buildcache__locks_and_prune),
 	};
