@@ -1,4 +1,5 @@
-# benchfarm: one non-recursive Makefile (STYLE.md 2.16).
+# benchfarm: one non-recursive Makefile (each folder adds its files in
+# its files.mk), so make sees every dependency at once.
 #   make                 build benchfarm and benchfarm-agent
 #   make check           install missing deps, build, run unit + e2e tests
 #   make demo            run a presubmit compare on a generated sample repo

@@ -7,7 +7,7 @@
 struct bf_err;
 
 /*
- * The YAML config (ARCHITECTURE.md "Config at a glance"), loaded into
+ * The YAML config (configs/README.md lists every key), loaded into
  * plain structs. All defaults live in the BF_CFG_DEFAULT_* and _INIT
  * macros below, applied by bf_cfg_init(); the loader starts from them
  * and overwrites what the file sets. Keys are documented in

@@ -9,7 +9,7 @@
 struct bf_store;
 struct bf_cfg;
 
-/* What main() prepares for a command, once (STYLE.md 2.7). */
+/* What main() prepares for a command, once, before calling it. */
 enum bf_cmd_flags {
 	BF_CMD_NEEDS_DB = 1 << 0, /* open the store before the command */
 	BF_CMD_STUB = 1 << 1, /* not implemented yet: says which issue */

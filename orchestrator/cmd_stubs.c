@@ -5,7 +5,7 @@
 #include "benchfarm/exitcode.h"
 
 /*
- * Commands of the contract (ARCHITECTURE.md) that are not built yet.
+ * Commands of the command-line contract that are not built yet.
  * Each answers -h with its usage and otherwise says which issue brings
  * it, exiting 2, so that pipelines written against the contract fail
  * loudly rather than silently.

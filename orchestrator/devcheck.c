@@ -64,6 +64,9 @@ void bf_devcheck_describe_unfit(char *buf, size_t len, const char *device,
 		             bf_json_str_or(c, "message", ""));
 		off += n < 0 ? 0 : (size_t)n;
 	}
+	/* the last check's ';' ends nothing */
+	if (off > 0 && off < len && buf[off - 1] == ';')
+		buf[--off] = '\0';
 	one_line(buf);
 }
 

@@ -9,7 +9,7 @@ struct bf_err;
  * Read-only access to a git repository: resolving revisions, merge
  * bases, tree ids, commit metadata, first-parent history, and exporting
  * a commit's tree into a directory. This is the only module that calls
- * libgit2 (STYLE.md 2.1); no libgit2 type or allocation escapes it, and
+ * libgit2; no libgit2 type or allocation escapes it, and
  * it never runs a `git` subprocess.
  *
  * Nothing here writes to the repository: not its refs, its index nor

@@ -8,9 +8,10 @@
 
 /*
  * Shared by ssh.c, ssh_known.c, ssh_channel.c and ssh_sftp.c only: the
- * one place libssh2 is called (STYLE.md 2.1). The session is always in
- * non-blocking mode; every libssh2 call that returns EAGAIN is followed
- * by bf_ssh__wait() and retried with the same arguments.
+ * one place libssh2 is called (a library is wrapped by one module). The
+ * session is always in non-blocking mode; every libssh2 call that
+ * returns EAGAIN is followed by bf_ssh__wait() and retried with the same
+ * arguments.
  */
 struct bf_ssh {
 	char *name; /* device name, for messages */

@@ -6,7 +6,7 @@
 struct bf_err;
 
 /*
- * The store (ARCHITECTURE.md "Storage"): devices, leases, runs, raw
+ * The store (docs/architecture.md): devices, leases, runs, raw
  * samples, check results and alerts. The embedded backend is SQLite
  * (WAL mode, foreign keys on, schema version with forward migrations,
  * file mode 0600); nothing here exposes SQL or SQLite types, so that a
@@ -521,7 +521,8 @@ int bf_store__update_row(struct bf_store *store, const char *what,
  * the open file, not to the process: another handle's close does not
  * drop them, and the kernel drops them when the process dies, SIGKILL
  * included. The constants are the kernel's ABI; <fcntl.h> shows them
- * only under _GNU_SOURCE, which STYLE.md 2.13 rules out.
+ * only under _GNU_SOURCE, which the build does not define (it asks for
+ * POSIX 2008 alone).
  */
 #ifndef F_OFD_GETLK
 #define F_OFD_GETLK 36

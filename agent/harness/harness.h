@@ -8,8 +8,8 @@
  * Time goes through struct bf_bench_clock, so the unit tests
  * (tests/unit/harness) drive the warmup manager, loop sizing, pauses,
  * the throttle controller and the time cap with synthetic durations.
- * Constants from ../shared/reference/jetpack-benchmark.md (sections 1
- * to 3).
+ * Constants from Jetpack Microbenchmark (androidx.benchmark: the
+ * warmup manager, loop sizing and throttle pauses; docs/harness.md).
  */
 #include <stdatomic.h>
 #include <stdbool.h>

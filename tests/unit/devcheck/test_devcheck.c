@@ -202,7 +202,7 @@ static void test_devcheck__describe_unfit_is_one_line(void **state)
 	(void)state;
 	bf_devcheck_describe_unfit(buf, sizeof(buf), "d", checks);
 	assert_string_equal(buf, "device 'd' is not fit to measure: "
-	                         "thermal (95 C above 70 C);");
+	                         "thermal (95 C above 70 C)");
 	bf_devcheck_describe_unfit(buf, 20, "d", checks);
 	assert_int_equal(strlen(buf), 19);
 	json_decref(checks);
