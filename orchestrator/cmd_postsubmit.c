@@ -9,6 +9,7 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "buildcache.h"
 #include "cfg.h"
 #include "gitrepo.h"
 #include "history.h"
@@ -178,8 +179,13 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 }
 
 /* The first-parent commits of range, oldest first. */
-static int list_range(char (**oids)[41], size_t *n, const struct bf_cfg *cfg,
-                      const char *range)
+/*
+ * The commits of range, oldest first, and the build cache key of each
+ * (its tree, project.build, project.artifacts and this environment:
+ * what its build would be made of).
+ */
+static int list_range(char (**oids)[41], char (**keys)[65], size_t *n,
+                      const struct bf_cfg *cfg, const char *range)
 {
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_gitrepo *repo = NULL;
@@ -189,6 +195,18 @@ static int list_range(char (**oids)[41], size_t *n, const struct bf_cfg *cfg,
 
 	if (!ret)
 		ret = bf_gitrepo_first_parent_range(repo, range, oids, n, &err);
+	if (!ret)
+		*keys = bf_xcalloc(*n ? *n : 1, sizeof(**keys));
+	for (size_t i = 0; !ret && i < *n; i++) {
+		char tree[41];
+		json_t *inputs;
+
+		if ((ret = bf_gitrepo_tree_id(tree, repo, (*oids)[i], &err)))
+			break;
+		inputs = bf_buildcache_inputs(tree, cfg);
+		bf_buildcache_key((*keys)[i], inputs);
+		json_decref(inputs);
+	}
 	if (ret)
 		ret = bf_cmd_fail(BF_EXIT_USAGE, "backfill", "%s", err.msg);
 	bf_gitrepo_free(repo);
@@ -203,13 +221,13 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_err err = BF_ERR_INIT;
 	const char *range = NULL, *json_path;
 	char(*oids)[41] = NULL;
+	char(*keys)[65] = NULL;
 	size_t n = 0, measured = 0, skipped = 0, failed = 0, known = 0;
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
 	bool detect = false;
 	bool retry = false;
-	char *digest = NULL;
 	int ret = parse(&o, &detect, &range, &retry, argc, argv, "backfill",
 	                backfill_usage);
 
@@ -217,10 +235,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		goto out_nocfg;
 	if ((ret = bf_cmd_load_cfg(&cfg, "backfill", o.config)))
 		goto out_nocfg;
-	if ((ret = list_range(&oids, &n, &cfg, range)))
+	if ((ret = list_range(&oids, &keys, &n, &cfg, range)))
 		goto out;
 	klass = o.device ? o.device : o.pool ? o.pool : cfg.devices.pool;
-	digest = bf_presubmit_config_digest(cfg.path);
 	json_path = o.json_path;
 	o.json_path = NULL;
 	o.record = true;
@@ -237,7 +254,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		                        &err) ||
 		    (!have && !retry &&
 		     bf_store_run_failed_build(&broken, ctx->store, oids[i],
-		                               digest, &err))) {
+		                               keys[i], &err))) {
 			ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s",
 			                  err.msg);
 			goto out;
@@ -248,8 +265,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		} else if (broken) {
 			failed++;
 			known++;
-			what = "not built: its build failed with this config "
-			       "before (--retry-failed builds it again)";
+			what = "not built: its build failed before under the "
+			       "same build inputs (--retry-failed builds it "
+			       "again)";
 			failure = json_pack("{s:s, s:I}", "stage", "build",
 			                    "failed_run", (json_int_t)broken);
 		} else {
@@ -302,7 +320,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 out:
 	bf_cfg_release(&cfg);
 out_nocfg:
-	free(digest);
+	free(keys);
 	free(oids);
 	json_decref(summary);
 	return ret;

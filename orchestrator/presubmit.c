@@ -200,6 +200,12 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 			        tail);
 		job_fail(job, "build", job->record ? "commit" : bf_side_name(s),
 		         commit, err->msg, tail && *tail ? tail : NULL);
+		/* what the build was made of: a rerun under the same
+		 * inputs need not build it again (backfill) */
+		if (job->side[s].key[0] &&
+		    !strcmp(bf_json_str_or(job->failure, "stage", ""), "build"))
+			json_object_set_new(job->failure, "build_key",
+			                    json_string(job->side[s].key));
 		free(tail);
 		err->msg[0] = '\0';
 		return BF_EXIT_INFRA;

@@ -272,11 +272,13 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 
 /*
  * The latest postsubmit run (kind "run") of commit whose build failed
- * under config_digest (status "failed", info.stage "build"): *id_out is
- * its id, or 0 when there is none. 0 or a store error.
+ * under the build inputs of build_key (status "failed", info.stage
+ * "build", info.build_key: the build cache's key of the commit's tree,
+ * project.build, project.artifacts and the build environment): *id_out
+ * is its id, or 0 when there is none. 0 or a store error.
  */
 int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
-                              const char *commit, const char *config_digest,
+                              const char *commit, const char *build_key,
                               struct bf_err *err);
 
 /* Replace the run's info JSON text (NULL clears). 0 or BF_ENOTFOUND. */

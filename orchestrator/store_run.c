@@ -333,22 +333,23 @@ out:
 }
 
 int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
-                              const char *commit, const char *config_digest,
+                              const char *commit, const char *build_key,
                               struct bf_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = bf_store__prepare(
 	        &st, store, -1,
 	        "SELECT id FROM runs WHERE kind = 'run' AND status = 'failed'"
-	        " AND patch_commit = ?1 AND config_digest = ?2"
-	        " AND json_valid(info) AND json_extract(info, '$.stage') = "
-	        "'build' ORDER BY id DESC LIMIT 1",
+	        " AND patch_commit = ?1 AND json_valid(info)"
+	        " AND json_extract(info, '$.stage') = 'build'"
+	        " AND json_extract(info, '$.build_key') = ?2"
+	        " ORDER BY id DESC LIMIT 1",
 	        err);
 
 	if (rc)
 		return rc;
 	bf_store__bind_text(st, 1, commit);
-	bf_store__bind_text(st, 2, config_digest);
+	bf_store__bind_text(st, 2, build_key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
 		*id_out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;

@@ -400,7 +400,7 @@ grep_file "it is measured once and fails once" \
 expect_exit 3 "backfill again" "$BF" backfill -c "$CFG" "$C12..main" \
 	--json "$T/bf2.json"
 grep_file "the broken commit is not built again, and the line says why" \
-	"$(printf %.12s "$C13") not built: its build failed with this config before (--retry-failed builds it again) (run [0-9]*)" \
+	"$(printf %.12s "$C13") not built: its build failed before under the same build inputs (--retry-failed builds it again) (run [0-9]*)" \
 	"$OUT"
 grep_file "the summary counts it" \
 	"2 commits: 0 measured, 1 already measured, 1 failed (1 not built again: their build failed before)" \
@@ -415,5 +415,19 @@ expect_exit 3 "backfill --retry-failed" "$BF" backfill -c "$CFG" \
 grep_file "it builds the broken commit again" \
 	"$(printf %.12s "$C13") failed (recorded as failed, no point): .*build" "$OUT"
 [ "$(runs13)" = 2 ] && t_ok "a second run of the broken commit" ||
+	t_fail "$(runs13) runs of the broken commit"
+# Other build inputs are another build: a changed build environment
+# builds it again; a config edit that changes no build input does not.
+CXXFLAGS=-O1 "$BF" backfill -c "$CFG" "$C12..main" >"$OUT" 2>"$ERR"
+grep_file "a changed CXXFLAGS builds the broken commit again" \
+	"$(printf %.12s "$C13") failed (recorded as failed, no point): .*build" "$OUT"
+[ "$(runs13)" = 3 ] && t_ok "a third run of the broken commit" ||
+	t_fail "$(runs13) runs of the broken commit"
+printf '# a comment changes no build input\n' >>"$CFG"
+expect_exit 3 "backfill after a comment in the config" "$BF" backfill \
+	-c "$CFG" "$C12..main"
+grep_file "does not build the broken commit again" \
+	"$(printf %.12s "$C13") not built: its build failed before" "$OUT"
+[ "$(runs13)" = 3 ] && t_ok "still three runs of the broken commit" ||
 	t_fail "$(runs13) runs of the broken commit"
 all_good "the broken builds"
