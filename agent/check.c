@@ -91,31 +91,36 @@ int bf_check_suppress_parse(unsigned *suppress, const char *list,
 int bf_check_opts_validate(const struct bf_check_opts *o, struct bf_err *err)
 {
 	if (o->battery_min < 0 || o->battery_min > 100)
-		return bf_err_set(err, BF_EINVAL,
-		                  "battery_min %d is not a percentage 0..100",
-		                  o->battery_min);
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "battery_min (--battery-min) %d is not a percentage 0..100",
+		        o->battery_min);
 	if (!isfinite(o->thermal_max) || o->thermal_max > BF_PROBE_TEMP_MAX)
-		return bf_err_set(err, BF_EINVAL,
-		                  "thermal_max must be at most %.0f C",
-		                  BF_PROBE_TEMP_MAX);
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "thermal_max (--thermal-max) must be at most %.0f C",
+		        BF_PROBE_TEMP_MAX);
 	if (!isfinite(o->throttle_tolerance) || o->throttle_tolerance < 0 ||
 	    o->throttle_tolerance > 10)
 		return bf_err_set(
 		        err, BF_EINVAL,
-		        "throttle_tolerance must be a fraction 0..10");
+		        "throttle_tolerance (--throttle-tolerance) must be a fraction 0..10");
 	if (!isfinite(o->load_max) || o->load_max < 0)
-		return bf_err_set(err, BF_EINVAL,
-		                  "load_max must be a number >= 0");
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "load_max (--load-max) must be a number >= 0");
 	if (!isfinite(o->wait_max_s) || o->wait_max_s < 0 ||
 	    o->wait_max_s > BF_CHECK_WAIT_MAX_LIMIT)
-		return bf_err_set(err, BF_EINVAL,
-		                  "wait_max must be 0..%.0f seconds",
-		                  BF_CHECK_WAIT_MAX_LIMIT);
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "wait_max (--wait-max) must be 0..%.0f seconds",
+		        BF_CHECK_WAIT_MAX_LIMIT);
 	if (!isfinite(o->load_wait_s) || o->load_wait_s < 0 ||
 	    o->load_wait_s > BF_CHECK_WAIT_MAX_LIMIT)
-		return bf_err_set(err, BF_EINVAL,
-		                  "load_wait must be 0..%.0f seconds",
-		                  BF_CHECK_WAIT_MAX_LIMIT);
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "load_wait (--load-wait) must be 0..%.0f seconds",
+		        BF_CHECK_WAIT_MAX_LIMIT);
 	return 0;
 }
 

@@ -184,9 +184,12 @@ static int run_req_parse(struct run_req *r, const json_t *req,
 		        "\"output\" must be \"stdout\", \"stderr\" or "
 		        "\"both\", not '%s'",
 		        r->output);
-	if (t && (!json_is_number(t) || json_number_value(t) <= 0))
+	if (t && (!json_is_number(t) || !(json_number_value(t) > 0) ||
+	          json_number_value(t) > BF_RUN_TIMEOUT_MAX))
 		return bf_err_set(err, BF_EINVAL,
-		                  "\"timeout\" must be a positive number");
+		                  "\"timeout\" must be more than 0 and at most "
+		                  "%d seconds",
+		                  BF_RUN_TIMEOUT_MAX);
 	if (t)
 		r->timeout_s = json_number_value(t);
 	if (m && (!json_is_integer(m) || json_integer_value(m) <= 0 ||

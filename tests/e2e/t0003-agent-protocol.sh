@@ -168,6 +168,16 @@ check_time "the timeout ends the run after about 0.5 s"
 jq_check "the agent answers shutdown after a timeout" \
 	"$(answers 31) | length == 1 and .[0].type == \"result\"" \
 	"$T/timeout.json"
+# A timeout past a week (the config's and the command line's bound) is
+# refused, as a run that could hold the device for ever.
+printf '%s\n' \
+	'{"type":"run","id":32,"argv":["true"],"format":"lines","timeout":604801}' \
+	'{"type":"shutdown","id":33}' >"$T/longtimeout.in"
+serve_session longtimeout
+jq -s . "$T/longtimeout.out" >"$T/longtimeout.json"
+jq_check "a timeout over 604800 s is refused, naming the bound" \
+	"$(answers 32) | length == 1 and .[0].type == \"error\" and
+	 (.[0].message | test(\"at most 604800 seconds\"))" "$T/longtimeout.json"
 [ "$(cat "$T/timeout.rc")" = 0 ] && t_ok "agent exits 0 after the timeout" ||
 	t_fail "agent exits 0 after the timeout"
 

@@ -131,7 +131,7 @@ jq_check "busy-now: waited, and the message names the count and limit" \
 	"$OUT"
 expect_exit 2 "a negative --load-wait is a usage error" \
 	"$BFA" check --root "$FX/busy-now" --load-wait -1
-grep_file "it names load_wait" "load_wait must be 0..3600" "$ERR"
+grep_file "it names load_wait" "load_wait (--load-wait) must be 0..3600" "$ERR"
 
 # Bad input: every bad file named, nothing reported as fine.
 fixture garbage-sysfs 1 "fail fail warn warn skip fail warn"
@@ -176,6 +176,9 @@ expect_exit 2 "unknown suppress id" \
 grep_file "names the id" "unknown check id 'LOW-BATTERY'" "$ERR"
 expect_exit 2 "bad --battery-min" "$BFA" check --battery-min 120
 expect_exit 2 "bad --wait-max" "$BFA" check --wait-max 9999
+grep_file "names the option" "wait_max (--wait-max) must be 0..3600 seconds" "$ERR"
+expect_exit 2 "bad --load-wait" "$BFA" check --load-wait 99999
+grep_file "names the option" "load_wait (--load-wait) must be 0..3600 seconds" "$ERR"
 expect_exit 2 "bad --thermal-max" "$BFA" check --thermal-max hot
 expect_exit 0 "text output without --json" \
 	"$BFA" check --root "$FX/unlocked-schedutil"
