@@ -1,6 +1,6 @@
 /*
  * benchfarm's HTML reports: the page script plugins/report_html.c inlines
- * after uPlot. It reads the result from <script id="bf-result"> and
+ * after uPlot. It reads the result from the JSON element #bf-result and
  * builds the page. Every text of the result (names, subjects, messages)
  * is set with textContent or drawn on a canvas, never parsed as markup.
  * What was drawn is left in window.bfReport for the browser tests.
@@ -26,12 +26,15 @@
 	}
 	/* 6 significant digits, no trailing zeros: what every number shows */
 	function num(v) {
-		if (v === null || v === undefined || !isFinite(v)) return "–";
+		if (!fin(v)) return "–";
 		return String(Number(Number(v).toPrecision(6)));
 	}
 	function pct(v) {
-		if (v === null || v === undefined || !isFinite(v)) return "–";
+		if (!fin(v)) return "–";
 		return (v >= 0 ? "+" : "") + (100 * v).toFixed(2) + "%";
+	}
+	function fin(v) {
+		return typeof v === "number" && isFinite(v);
 	}
 	function word(s) {
 		return String(s || "").replace(/[^a-z0-9_-]/gi, "");
@@ -51,9 +54,15 @@
 	function hideTip() {
 		tip.style.display = "none";
 	}
-	/* a tooltip from uPlot's cursor: text(idx) for the hovered point */
+	/*
+	 * A tooltip from uPlot's cursor: text(idx) for the hovered point, from
+	 * the plot under the mouse only (the dashboard's plots share their
+	 * cursor, and each would otherwise overwrite the tip).
+	 */
+	var under = null;
 	function tipHook(text) {
 		return function (u) {
+			if (under !== u) return;
 			var i = u.cursor.idx;
 			if (i === null || i === undefined || u.cursor.left < 0) {
 				hideTip();
@@ -69,6 +78,11 @@
 		};
 	}
 	function track(u, name, kind) {
+		u.over.addEventListener("mouseenter", function () { under = u; });
+		u.over.addEventListener("mouseleave", function () {
+			under = null;
+			hideTip();
+		});
 		var pts = [];
 		for (var s = 1; s < u.data.length; s++) {
 			var n = 0;
@@ -151,7 +165,7 @@
 
 	/* change and its CI for every metric on one shared axis */
 	function forest(app, rows) {
-		rows = rows.filter(function (r) { return isFinite(r.effect); });
+		rows = rows.filter(function (r) { return fin(r.effect); });
 		if (!rows.length) return;
 		add(app, el("h2", null, "Change with its confidence interval"));
 		var box = add(app, el("div", { class: "plot", id: "bf-forest" }));
@@ -159,11 +173,11 @@
 		rows.forEach(function (r, i) {
 			xs.push(i + 1);
 			eff.push(100 * r.effect);
-			lo.push(isFinite(r.ci_low) ? 100 * r.ci_low : null);
-			hi.push(isFinite(r.ci_high) ? 100 * r.ci_high : null);
+			lo.push(fin(r.ci_low) ? 100 * r.ci_low : null);
+			hi.push(fin(r.ci_high) ? 100 * r.ci_high : null);
 		});
-		var min = Math.min.apply(null, lo.concat(eff, [0]).filter(isFinite));
-		var max = Math.max.apply(null, hi.concat(eff, [0]).filter(isFinite));
+		var min = Math.min.apply(null, lo.concat(eff, [0]).filter(fin));
+		var max = Math.max.apply(null, hi.concat(eff, [0]).filter(fin));
 		var pad = (max - min) * 0.1 || 1;
 		var u = new uPlot({
 			width: width(app), height: 120 + 24 * rows.length,
