@@ -278,7 +278,7 @@
 				width: Math.min(width(app), 540), height: 240,
 				scales: { x: { time: false } },
 				axes: [{ label: "sample (run order)" },
-					{ label: r.unit || "", size: 70 }],
+					{ label: r.unit || "", size: 90 }],
 				series: [{ label: "sample" },
 					{ label: "base", stroke: "#1f77b4",
 						paths: function () { return null; }, points: pts("#1f77b4") },
