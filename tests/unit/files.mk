@@ -59,3 +59,5 @@ UNIT_TESTS += tests/unit/harness/test_harness_run
 tests/unit/harness/test_harness_run_OBJS = $(tests/unit/harness/test_harness_OBJS)
 UNIT_TESTS += tests/unit/bisect/test_bisect
 tests/unit/bisect/test_bisect_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
+UNIT_TESTS += tests/unit/report_html/test_report_html
+tests/unit/report_html/test_report_html_OBJS := plugins/report_html.o plugins/html/assets.o orchestrator/report_run.o tests/mocks/host_mock.o
