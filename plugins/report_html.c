@@ -107,9 +107,10 @@ static int html_run(struct bf_report *r, struct bf_err *err, void *payload)
 	bf_buf_addstr(out, "</style>\n</head>\n<body>\n"
 	                   "<main id=\"bf-app\"><noscript>This report needs "
 	                   "JavaScript.</noscript></main>\n");
-	/* history: 7 significant digits keep 100,000 points small */
+	/* history: 6 significant digits (what the page shows) keep 100,000
+	 * points small */
 	ret = add_json_block(out, "bf-result", result,
-	                     dash ? JSON_REAL_PRECISION(7) : 0, err);
+	                     dash ? JSON_REAL_PRECISION(6) : 0, err);
 	if (!ret && flame)
 		ret = add_json_block(out, "bf-flame", flame, 0, err);
 	json_decref(flame);

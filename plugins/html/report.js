@@ -8,7 +8,8 @@
 (function () {
 	"use strict";
 	var t0 = performance.now();
-	var report = { plots: [], ready: false, drawMs: 0, kind: "" };
+	var report = { plots: [], ready: false, drawMs: 0, scriptMs: 0, startMs: t0,
+		kind: "" };
 	window.bfReport = report;
 
 	function el(tag, attrs, text) {
@@ -254,6 +255,7 @@
 		add(app, el("p", { class: "muted" }, "Each point is one sample, " +
 			"in the order the runs finished; the lines are the medians."));
 		var wrap = add(app, el("div", { class: "plots", id: "bf-samples" }));
+		var plotW = Math.min(width(app), 540);
 		rows.forEach(function (r) {
 			var ss = by[metricKey(r)];
 			if (!ss || !ss.length) return;
@@ -275,7 +277,7 @@
 				return { show: true, size: 7, fill: color, stroke: color };
 			};
 			var u = new uPlot({
-				width: Math.min(width(app), 540), height: 240,
+				width: plotW, height: 240,
 				scales: { x: { time: false } },
 				axes: [{ label: "sample (run order)" },
 					{ label: r.unit || "", size: 90 }],
@@ -455,7 +457,8 @@
 		commits.forEach(function (c, i) { index[c.id] = i; });
 		var plots = [], syncing = false;
 		function setAll(min, max, from) {
-			if (syncing) return;
+			/* the plots' own first scaling is not a zoom to share */
+			if (syncing || !report.ready) return;
 			syncing = true;
 			plots.forEach(function (u) {
 				if (u !== from) u.setScale("x", { min: min, max: max });
@@ -474,6 +477,8 @@
 				(c.subject || "")));
 		}
 		var list = add(app, el("div", { id: "bf-series" }));
+		/* read once: asking per plot would lay the page out per plot */
+		var plotW = width(app);
 		series.forEach(function (s) {
 			var box = add(list, el("div", { class: "series" }));
 			box.bfSeries = s;
@@ -490,7 +495,7 @@
 					a.metric === s.metric && a.device_class === s.device_class;
 			});
 			var u = new uPlot({
-				width: width(app), height: 200,
+				width: plotW, height: 200,
 				scales: { x: { time: false } },
 				cursor: { drag: { x: true, y: false, setScale: true },
 					sync: { key: "bf-history" } },
@@ -501,16 +506,17 @@
 						return c && Math.round(x) === x ? c.id.slice(0, 7) : "";
 					});
 				} }, { size: 70 }],
-				series: [{}, { label: s.metric, stroke: "#1f77b4", width: 1.5,
+				series: [{}, { label: s.metric, stroke: "#1f77b4", width: 1,
 					spanGaps: true, points: { show: ncommits <= 200, size: 4 } },
-				{ label: "min", stroke: "rgba(31,119,180,0.3)", width: 1,
+				{ label: "min", stroke: "rgba(31,119,180,0.3)", width: 0,
 					spanGaps: true, points: { show: false } },
-				{ label: "max", stroke: "rgba(31,119,180,0.3)", width: 1,
+				{ label: "max", stroke: "rgba(31,119,180,0.3)", width: 0,
 					spanGaps: true, points: { show: false } }],
 				bands: [{ series: [3, 2], fill: "rgba(31,119,180,0.15)" }],
 				hooks: {
 					draw: [function (u_) {
 						var c = u_.ctx;
+						report.lastDraw = performance.now();
 						c.save();
 						mine.forEach(function (a) {
 							var i0 = index[a.commit_lo], i1 = index[a.commit_hi];
@@ -601,8 +607,14 @@
 		report.kind = doc.kind;
 		if (doc.kind === "dashboard") dashboardPage(app, doc);
 		else comparePage(app, doc);
-		report.drawMs = performance.now() - t0;
-		report.ready = true;
+		report.scriptMs = performance.now() - t0;
+		/* drawn: the frame after the plots were made has been painted */
+		requestAnimationFrame(function () {
+			setTimeout(function () {
+				report.drawMs = performance.now();
+				report.ready = true;
+			}, 0);
+		});
 	}
 	main();
 })();
