@@ -48,6 +48,10 @@ static const char report_usage[] =
         "        --check-name NAME  stable check and comment marker name\n"
         "        --gerrit-change C  the Gerrit change: CHANGE,PATCHSET or "
         "a commit\n"
+        "        --link URL         the link to the full results "
+        "(default:\n"
+        "                           review.link), e.g. where CI keeps "
+        "report.html\n"
         "        --no-post          render the Gerrit review, do not post "
         "it\n"
         "        --list             list the formats\n"
@@ -62,6 +66,7 @@ enum {
 	OPT_CHANGE,
 	OPT_NOPOST,
 	OPT_LIST,
+	OPT_LINK,
 };
 
 void bf_cmd_split_formats(struct bf_argv *out, const char *list)
@@ -267,6 +272,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 		{ "gerrit-change", required_argument, NULL, OPT_CHANGE },
 		{ "no-post", no_argument, NULL, OPT_NOPOST },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "link", required_argument, NULL, OPT_LINK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -274,7 +280,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_host_ssh gerrit;
 	struct bf_err err = BF_ERR_INIT;
 	const char *format = NULL, *input = NULL, *output = NULL, *dir = NULL;
-	const char *config = NULL, *check = NULL, *change = NULL;
+	const char *config = NULL, *check = NULL, *change = NULL, *link = NULL;
 	struct bf_argv formats = BF_ARGV_INIT;
 	bool no_post = false, have_cfg = false;
 	json_t *result = NULL;
@@ -308,6 +314,9 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 			break;
 		case OPT_NOPOST:
 			no_post = true;
+			break;
+		case OPT_LINK:
+			link = optarg;
 			break;
 		case OPT_LIST:
 			list_formats();
@@ -352,6 +361,8 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 		o.check_name = check;
 	if (change)
 		o.gerrit_change = change;
+	if (link)
+		o.link = link;
 	if (no_post)
 		o.gerrit = NULL;
 	if (bf_json_load_file(
