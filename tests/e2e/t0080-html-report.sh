@@ -56,7 +56,24 @@ jq --arg svg "$T/diff.svg" '.trace = {benchmark: "micro", base: "b.json", patch:
 cp "$FX/compare-infra.json" "$T/infra.json"
 cp "$FX/dashboard.json" "$T/dashboard.json"
 
+# make demo: a real comparison, its HTML report beside the markdown and
+# its path printed; that page is checked in the browser with the others.
+TMPDIR="$T" BF_BUILD="$BF_BUILD_ABS" sh "$BF_SRC/ci/demo.sh" >"$OUT" 2>"$ERR" &&
+	t_ok "make demo (ci/demo.sh) finds the regression" ||
+	t_fail "ci/demo.sh failed"
+demo_html=$(sed -n 's/^demo: HTML report .*: \(.*\)$/\1/p' "$OUT")
+demo_md=$(sed -n 's/^demo: markdown report: \(.*\)$/\1/p' "$OUT")
+if [ -s "$demo_html" ] && [ -s "$demo_md" ] &&
+	[ "$(dirname "$demo_html")" = "$(dirname "$demo_md")" ]; then
+	t_ok "make demo prints the HTML report's path, beside the markdown"
+	cp "$demo_html" "$MODS/demo.html"
+	cp "$(dirname "$demo_html")/result.json" "$T/demo.json"
+else
+	t_fail "make demo printed no HTML report beside the markdown"
+fi
+
 pages=
+[ -s "$T/demo.json" ] && pages="$MODS/demo.html=$T/demo.json"
 for n in regressed hostile trace infra dashboard; do
 	expect_exit 0 "report --format html renders $n" \
 		"$BF" report --format html --input "$T/$n.json" --output "$MODS/$n.html"
