@@ -172,8 +172,9 @@ static json_t *commits_json(struct bf_gitrepo *repo, char (*ids)[41], size_t n)
 
 /*
  * One series: its values (null where a commit has no point) and its
- * spread, the least and greatest run as per mille of the value, in pairs
- * (whole numbers keep 100 series of 1,000 points small).
+ * spread in pairs: how far the least run is below the value and the
+ * greatest above it, in whole per mille of the value (small numbers
+ * without a sign keep 100 series of 1,000 points small).
  */
 static json_t *series_json(const struct bf_cfg *cfg, const char *klass,
                            const struct bf_hist_series *s, size_t n)
@@ -191,7 +192,7 @@ static json_t *series_json(const struct bf_cfg *cfg, const char *klass,
 		json_array_append_new(
 		        sp,
 		        json_integer(rel ? (json_int_t)lround(
-		                                   1000 * (s->lo[k] / x - 1))
+		                                   1000 * (1 - s->lo[k] / x))
 		                         : 0));
 		json_array_append_new(
 		        sp,

@@ -487,7 +487,7 @@
 			var v = s.values, sp = s.spread || [], lo = [], hi = [];
 			for (var k = 0; k < ncommits; k++) {
 				var y = v[k];
-				lo.push(y === null ? null : y * (1 + (sp[2 * k] || 0) / 1000));
+				lo.push(y === null ? null : y * (1 - (sp[2 * k] || 0) / 1000));
 				hi.push(y === null ? null : y * (1 + (sp[2 * k + 1] || 0) / 1000));
 			}
 			var mine = alerts.filter(function (a) {

@@ -169,8 +169,9 @@ async function checkDashboard(page, doc, name, bench) {
 	const tip = await page.textContent("#bf-tip");
 	const c = doc.commits[k];
 	ok(tip.startsWith(c.id.slice(0, 12)) && tip.includes((c.subject || "").slice(0, 40)) &&
-		close(tip.split("\n")[2], s0.values[k], 1e-5),
-		name + ": hovering a point shows its commit, date, subject and value", JSON.stringify(tip));
+		close(tip.split("\n")[2].split(" ")[0], s0.values[k], 1e-5) &&
+		(!s0.spread[2 * k] || close((tip.match(/\(([^ ]+) … /) || [])[1], s0.values[k] * (1 - s0.spread[2 * k] / 1000), 1e-5)),
+		name + ": hovering a point shows its commit, date, subject, value and its runs' range", JSON.stringify(tip));
 	await page.mouse.click(at.x, at.y);
 	const link = await page.$eval("#bf-commit", (p) => { const a = p.querySelector("a"); return { text: p.textContent, href: a ? a.href : null }; });
 	const wantHref = doc.commit_url ? doc.commit_url.split("{commit}").join(c.id) : null;

@@ -36,7 +36,7 @@ for (let s = 0; s < ns; s++) {
 		if (i % 10 === 9) { values.push(null); spread.push(0, 0); continue; }
 		const v = base * (i >= step ? 1.08 : 1) * (1 + (rnd() - 0.5) * 0.02);
 		values.push(Number(v.toPrecision(7)));
-		spread.push(-Math.round(rnd() * 15), Math.round(rnd() * 15));
+		spread.push(Math.round(rnd() * 15), Math.round(rnd() * 15));
 	}
 	const name = hostile && s === 0 ? "<img src=x onerror=window.__pwned=2>" :
 		hostile && s === 1 ? "ünïcødé ☃ \u2028 " + "長".repeat(200) : "BM_case/" + s;
