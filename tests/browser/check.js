@@ -183,15 +183,41 @@ async function checkDashboard(page, doc, name, bench) {
 	const shown = await page.$$eval("#bf-series > div", (d) => d.filter((x) => x.style.display !== "none").length);
 	ok(shown === series.filter((s) => s.metric === m).length, name + ": the metric filter leaves that metric's series", shown);
 	await page.selectOption("#bf-f-metric", "");
-	/* zoom: a drag over the first plot narrows every plot's commit axis */
-	const z = await page.evaluate(async () => {
-		const ps = window.bfReport.plots;
-		ps[0].plot.setScale("x", { min: 2, max: 5 });
-		/* uPlot applies a scale when it commits, at the next frame */
-		await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-		return ps.map((p) => [p.plot.scales.x.min, p.plot.scales.x.max]);
-	});
-	ok(z.every((r) => r[0] === 2 && r[1] === 5), name + ": zooming one plot zooms all of them", JSON.stringify(z).slice(0, 200));
+	/* zoom: a drag with the mouse over the first plot narrows every plot */
+	const n = doc.commits.length;
+	const box = await page.evaluate((n) => {
+		const u = window.bfReport.plots[0].plot;
+		u.over.scrollIntoView({ block: "center" });
+		const b = u.over.getBoundingClientRect();
+		return { x0: b.left + u.valToPos(n * 0.25, "x"), x1: b.left + u.valToPos(n * 0.5, "x"), y: b.top + b.height / 2 };
+	}, n);
+	await page.mouse.move(box.x0, box.y);
+	await page.mouse.down();
+	await page.mouse.move(box.x1, box.y, { steps: 5 });
+	await page.mouse.up();
+	/* uPlot applies a scale when it commits, at the next frame */
+	const frame = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+	await frame();
+	const z = await page.evaluate(() => window.bfReport.plots.map((p) => [p.plot.scales.x.min, p.plot.scales.x.max]));
+	ok(z.every((r) => Math.abs(r[0] - n * 0.25) < n * 0.03 && Math.abs(r[1] - n * 0.5) < n * 0.03),
+		name + ": a drag over one plot zooms every plot to the dragged commits", JSON.stringify(z).slice(0, 200));
+	/* the wheel zooms out again around the cursor, shift+wheel pans */
+	await page.mouse.move((box.x0 + box.x1) / 2, box.y);
+	await page.mouse.wheel(0, 100);
+	await frame();
+	const w = await page.evaluate(() => window.bfReport.plots.map((p) => [p.plot.scales.x.min, p.plot.scales.x.max]));
+	ok(w.every((r, i) => r[1] - r[0] > z[i][1] - z[i][0]), name + ": the wheel zooms out, every plot alike", JSON.stringify(w).slice(0, 200));
+	await page.keyboard.down("Shift");
+	await page.mouse.wheel(0, 100);
+	await page.keyboard.up("Shift");
+	await frame();
+	const p2 = await page.evaluate(() => window.bfReport.plots.map((p) => [p.plot.scales.x.min, p.plot.scales.x.max]));
+	ok(p2.every((r, i) => r[0] > w[i][0] && Math.abs((r[1] - r[0]) - (w[i][1] - w[i][0])) < 1e-6),
+		name + ": shift+wheel pans, the width kept", JSON.stringify(p2).slice(0, 200));
+	await page.click("#bf-reset");
+	await frame();
+	const r0 = await page.evaluate(() => window.bfReport.plots.map((p) => [p.plot.scales.x.min, p.plot.scales.x.max]));
+	ok(r0.every((r) => r[0] === 0 && r[1] === n - 1), name + ": reset zoom shows every commit again", JSON.stringify(r0).slice(0, 200));
 }
 
 async function main() {
