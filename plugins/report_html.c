@@ -53,9 +53,38 @@ static int add_json_block(struct bf_buf *b, const char *id, const json_t *j,
 /*
  * The differential flame graph of `compare --trace` (trace.diff_svg, a
  * file beside the result), as a JSON string; the page shows it as an
- * image, where no script of it can run. NULL when there is none or it
- * cannot be read (the page then says where it should have been).
+ * image, where no script of it can run. Only a file named *.svg that
+ * starts as an SVG document is read: a result naming any other file
+ * cannot copy it into the page. NULL when there is none or it cannot be
+ * read (the page then says where it should have been).
  */
+/*
+ * Whether b starts as an SVG document: white space, an XML declaration,
+ * comments and a doctype, then "<svg".
+ */
+static bool looks_like_svg(const struct bf_buf *b)
+{
+	const char *p = b->buf, *end = b->buf + b->len;
+
+	while (p < end) {
+		const char *close;
+
+		if (strchr(" \t\r\n", *p)) {
+			p++;
+			continue;
+		}
+		if ((size_t)(end - p) >= 4 && !strncmp(p, "<svg", 4))
+			return true;
+		if (end - p < 2 || p[0] != '<' || (p[1] != '?' && p[1] != '!'))
+			return false;
+		close = memchr(p, '>', (size_t)(end - p));
+		if (!close)
+			return false;
+		p = close + 1;
+	}
+	return false;
+}
+
 static json_t *read_flame(const json_t *result)
 {
 	const char *path = bf_json_str_or(json_object_get(result, "trace"),
@@ -66,12 +95,13 @@ static json_t *read_flame(const json_t *result)
 	size_t n;
 	FILE *f;
 
-	if (!path || !(f = fopen(path, "rb")))
+	n = path ? strlen(path) : 0;
+	if (n < 4 || strcmp(path + n - 4, ".svg") || !(f = fopen(path, "rb")))
 		return NULL;
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 &&
 	       b.len + n <= FLAME_MAX)
 		bf_buf_add(&b, chunk, n);
-	if (!ferror(f) && b.len)
+	if (!ferror(f) && b.len && looks_like_svg(&b))
 		svg = json_stringn(b.buf, b.len); /* NULL unless UTF-8 */
 	fclose(f);
 	bf_buf_release(&b);

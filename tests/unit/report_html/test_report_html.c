@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -142,6 +143,55 @@ static void test_html__only_compare_and_dashboard(void **state)
 	json_decref(d);
 }
 
+/* The flame graph: an SVG file is inlined, any other file is not. */
+static void test_html__flame_graph_only_from_an_svg(void **state)
+{
+	char dir[] = "/tmp/bf-html-XXXXXX", svg[64], txt[64], fake[64];
+	json_t *d = hostile();
+	size_t len;
+	char *page;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(svg, sizeof(svg), "%s/diff.svg", dir);
+	snprintf(txt, sizeof(txt), "%s/secret.txt", dir);
+	snprintf(fake, sizeof(fake), "%s/fake.svg", dir);
+	f = fopen(svg, "w");
+	fputs("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\">"
+	      "<text>main</text></svg>\n",
+	      f);
+	fclose(f);
+	f = fopen(txt, "w");
+	fputs("<svg>token=hunter2</svg>\n", f);
+	fclose(f);
+	f = fopen(fake, "w");
+	fputs("token=hunter2 <svg>\n", f);
+	fclose(f);
+
+	json_object_set_new(json_object_get(d, "trace"), "diff_svg",
+	                    json_string(svg));
+	page = render(d, &len);
+	assert_non_null(strstr(page, "id=\"bf-flame\""));
+	assert_non_null(strstr(page, "\\u003ctext\\u003emain"));
+	free(page);
+	json_object_set_new(json_object_get(d, "trace"), "diff_svg",
+	                    json_string(txt));
+	page = render(d, &len);
+	assert_null(strstr(page, "hunter2"));
+	free(page);
+	json_object_set_new(json_object_get(d, "trace"), "diff_svg",
+	                    json_string(fake));
+	page = render(d, &len);
+	assert_null(strstr(page, "hunter2"));
+	free(page);
+	remove(svg);
+	remove(txt);
+	remove(fake);
+	rmdir(dir);
+	json_decref(d);
+}
+
 /* Our own files must not end the element they are inlined in. */
 static void test_html__assets_do_not_close_their_element(void **state)
 {
@@ -169,6 +219,7 @@ int main(void)
 		cmocka_unit_test(test_html__inline_everything_no_network),
 		cmocka_unit_test(test_html__only_compare_and_dashboard),
 		cmocka_unit_test(test_html__assets_do_not_close_their_element),
+		cmocka_unit_test(test_html__flame_graph_only_from_an_svg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
