@@ -25,7 +25,7 @@ node tests/browser/gen-dashboard.js 100 1000 >"$OUTD/dash100x1000.json"
 i=0
 while [ "$i" -lt "$N" ]; do
 	node tests/browser/check.js --modules "$MODS/node_modules" \
-		--chromium "$(command -v chromium)" --shots "$OUTD" \
+		--benchfarm "$BFB/benchfarm" --chromium "$(command -v chromium)" --shots "$OUTD" \
 		"$OUTD/dash100x1000.html=$OUTD/dash100x1000.json=bench" |
 		grep -E '^# bench|^# timing|^not ok'
 	i=$((i + 1))

@@ -112,19 +112,55 @@
 		return r.name + " · " + r.metric;
 	}
 
+	function count(rows, verdict) {
+		return rows.filter(function (r) { return r.verdict === verdict; }).length;
+	}
+	function plural(n, w) {
+		return n + " " + w + (n === 1 ? "" : "s");
+	}
+	/*
+	 * The verdict, worded as the markdown report's heading: a result with
+	 * infrastructure failures or with nothing compared never reads as
+	 * clean ("N" + "o regressions" is only said of a complete comparison).
+	 */
+	function verdictOf(doc) {
+		var rows = doc.results || [], s = doc.summary || {};
+		var reg = count(rows, "regressed"), imp = count(rows, "improved");
+		var unk = count(rows, "unknown");
+		var infra = (doc.status || "ok") !== "ok" ||
+			(doc.errors || []).length > 0 || s.errors > 0 ||
+			s.failed_runs > 0 || count(rows, "error") > 0;
+		var t, cls;
+		if (infra) {
+			t = "Incomplete, infrastructure failures" +
+				(reg ? "; " + plural(reg, "regression")
+					: !rows.length ? "; nothing was compared"
+						: "; nothing regressed among what was measured");
+			cls = "failed";
+		} else if (reg) {
+			t = plural(reg, "regression");
+			cls = "regressed";
+		} else if (!rows.length) {
+			t = "Nothing was compared";
+			cls = "unknown";
+		} else if (unk === rows.length) {
+			t = "Not conclusive: too few or too noisy samples to tell";
+			cls = "unknown";
+		} else {
+			t = "N" + "o regressions" + (unk ? ", " + unk + " not conclusive"
+				: "");
+			cls = "ok";
+		}
+		if (imp) t += ", " + plural(imp, "improvement");
+		return { text: t, cls: cls };
+	}
+
 	function headline(app, doc) {
 		var s = doc.summary || {};
-		var reg = s.regressed || 0;
-		var word_ = doc.status === "failed" || s.aborted ? "failed"
-			: reg ? "regressed" : s.errors ? "error" : "ok";
-		var text = word_ === "failed" ? "The comparison failed"
-			: reg ? reg + " regression" + (reg === 1 ? "" : "s")
-			: s.errors ? "No regression found, " + s.errors + " error" +
-				(s.errors === 1 ? "" : "s")
-			: "No regression";
+		var v = verdictOf(doc);
 		add(app, el("h1", null, "benchfarm comparison"));
-		add(app, el("div", { class: "verdict v-" + word_, id: "bf-verdict" },
-			text));
+		add(app, el("div", { class: "verdict v-" + v.cls, id: "bf-verdict" },
+			v.text));
 		var p = add(app, el("p", { id: "bf-summary" }));
 		p.textContent = [
 			(s.regressed || 0) + " regressed",

@@ -53,7 +53,11 @@ cat >"$T/diff.svg" <<'SVG'
 SVG
 jq --arg svg "$T/diff.svg" '.trace = {benchmark: "micro", base: "b.json", patch: "p.json", diff_svg: $svg}' \
 	"$T/regressed.json" >"$T/trace.json"
-cp "$FX/compare-infra.json" "$T/infra.json"
+for n in infra clean empty; do
+	cp "$FX/compare-$n.json" "$T/$n.json"
+done
+# the fixture the other reporters' hostile-name tests use
+cp "$FX/compare-hostile.json" "$T/hostile-fixture.json"
 cp "$FX/dashboard.json" "$T/dashboard.json"
 
 # make demo: a real comparison, its HTML report beside the markdown and
@@ -74,14 +78,14 @@ fi
 
 pages=
 [ -s "$T/demo.json" ] && pages="$MODS/demo.html=$T/demo.json"
-for n in regressed hostile trace infra dashboard; do
+for n in regressed hostile hostile-fixture trace infra clean empty dashboard; do
 	expect_exit 0 "report --format html renders $n" \
 		"$BF" report --format html --input "$T/$n.json" --output "$MODS/$n.html"
 	mode=
-	[ "$n" = hostile ] && mode==hostile
+	case $n in hostile*) mode==hostile ;; esac
 	pages="$pages $MODS/$n.html=$T/$n.json$mode"
 done
 # shellcheck disable=SC2086
 node "$BF_SRC/tests/browser/check.js" --modules "$MODS/node_modules" \
-	--chromium "$CHROMIUM" --shots "$SHOTS" $pages |
+	--benchfarm "$BF" --chromium "$CHROMIUM" --shots "$SHOTS" $pages |
 	sed "s/^\(not \)\{0,1\}ok [0-9]* - /&browser: /"

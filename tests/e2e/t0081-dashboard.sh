@@ -122,6 +122,6 @@ if ! cmp -s "$BF_SRC/tests/browser/package-lock.json" "$MODS/package-lock.json" 
 fi
 cp "$T/dash.html" "$MODS/dashboard-store.html"
 node "$BF_SRC/tests/browser/check.js" --modules "$MODS/node_modules" \
-	--chromium "$CHROMIUM" --shots "$MODS/shots" \
+	--benchfarm "$BF" --chromium "$CHROMIUM" --shots "$MODS/shots" \
 	"$MODS/dashboard-store.html=$T/dash.json" |
 	sed "s/^\(not \)\{0,1\}ok [0-9]* - /&browser: /"
