@@ -194,8 +194,8 @@
 			add(tr, el("td", { class: "num" }, num(r.base && r.base.median)));
 			add(tr, el("td", { class: "num" }, num(r.patch && r.patch.median)));
 			add(tr, el("td", { class: "num" }, pct(r.effect)));
-			add(tr, el("td", { class: "num" }, r.ci_low === undefined ? "–"
-				: pct(r.ci_low) + " … " + pct(r.ci_high)));
+			add(tr, el("td", { class: "num" }, !fin(r.ci_low) || !fin(r.ci_high)
+				? "–" : pct(r.ci_low) + " … " + pct(r.ci_high)));
 			add(tr, el("td", { class: "num" }, num(r.p_adjusted)));
 		});
 	}
@@ -290,6 +290,8 @@
 		add(app, el("h2", null, "Samples in run order"));
 		add(app, el("p", { class: "muted" }, "Each point is one sample, " +
 			"in the order the runs finished; the lines are the medians."));
+		if (!samples.length)
+			add(app, el("p", { class: "muted" }, "The result holds no samples."));
 		var wrap = add(app, el("div", { class: "plots", id: "bf-samples" }));
 		var plotW = Math.min(width(app), 540);
 		rows.forEach(function (r) {
