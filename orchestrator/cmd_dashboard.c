@@ -359,9 +359,9 @@ int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx)
 	}
 	if (!json_array_size(json_object_get(doc, "series")))
 		fprintf(stderr,
-		        "benchfarm: dashboard: no series recorded on these %zu "
-		        "commits matches; the page says so\n",
-		        n);
+		        "benchfarm: dashboard: no series recorded over these "
+		        "%zu commit%s matches; the page says so\n",
+		        n, n == 1 ? "" : "s");
 	ret = write_page(doc, &o, &cfg);
 out:
 	bf_err_clear(&err);

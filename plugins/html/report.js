@@ -514,6 +514,10 @@
 			add(picked, el("span", null, " " + isoDate(c.time) + " " +
 				(c.subject || "")));
 		}
+		if (!series.length)
+			add(app, el("p", { id: "bf-empty" }, "No series: nothing recorded " +
+				"on " + (doc.device_classes || []).join(", ") + " over these " +
+				"commits matches."));
 		var list = add(app, el("div", { id: "bf-series" }));
 		/* read once: asking per plot would lay the page out per plot */
 		var plotW = width(app);

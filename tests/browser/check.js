@@ -158,6 +158,11 @@ async function checkDashboard(page, doc, name, bench) {
 	});
 	ok(!bad.length, name + ": a plot per series, a point per measured commit and its spread", bad.join("; "));
 	if (bench) return;
+	if (!series.length) {
+		const t = await page.$eval("#bf-empty", (p) => p.textContent).catch(() => "");
+		ok(t.startsWith("No series"), name + ": without series the page says so", t);
+		return;
+	}
 	const titles = await page.$$eval("#bf-series h3", (h) => h.map((x) => x.textContent));
 	ok(series.every((s, i) => titles[i].startsWith(s.suite + " / " + s.benchmark + " · " + s.metric)),
 		name + ": series titles are the names, as text", JSON.stringify(titles).slice(0, 300));

@@ -99,6 +99,16 @@ jq_check "the commit URL template from the config" \
 	'.commit_url == "https://git.example.com/demo/commit/{commit}"' "$T/dash.json"
 grep_file "the page is HTML, the data inline" 'id="bf-result"' "$T/dash.html"
 
+# a device class with no history: a page that says so, and a message
+expect_exit 0 "dashboard of a class with no history still writes the page" \
+	"$BF" dashboard -c "$R/benchfarm.yaml" --device nowhere -o "$T/none.html" \
+	--json "$T/none.json"
+jq_check "no series, the commits still listed" \
+	'(.series | length) == 0 and (.commits | length) == 14 and .device_classes == ["nowhere"]' \
+	"$T/none.json"
+grep_file "and it says so on stderr" \
+	"no series recorded over these 14 commits matches; the page says so" "$ERR"
+
 sed 's|https://git.example.com/demo/commit/{commit}|javascript:alert(1)|' \
 	"$R/benchfarm.yaml" >"$R/bad.yaml"
 expect_exit 2 "a commit_url that is not an http(s) URL is refused" \
@@ -121,7 +131,9 @@ if ! cmp -s "$BF_SRC/tests/browser/package-lock.json" "$MODS/package-lock.json" 
 		t_fail "npm ci installs playwright-core into $MODS"
 fi
 cp "$T/dash.html" "$MODS/dashboard-store.html"
+cp "$T/none.html" "$MODS/dashboard-none.html"
 node "$BF_SRC/tests/browser/check.js" --modules "$MODS/node_modules" \
 	--benchfarm "$BF" --chromium "$CHROMIUM" --shots "$MODS/shots" \
-	"$MODS/dashboard-store.html=$T/dash.json" |
+	"$MODS/dashboard-store.html=$T/dash.json" \
+	"$MODS/dashboard-none.html=$T/none.json" |
 	sed "s/^\(not \)\{0,1\}ok [0-9]* - /&browser: /"
