@@ -8,6 +8,7 @@
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
+#   make vendor-check    re-fetch third_party/uplot from npm, verify its SHA-256
 #   V=1 shows the full compiler lines.
 
 comma := ,

@@ -12,3 +12,4 @@ echo "== step detection over 10,000 series and store ingest against sqlite3 .imp
 echo "== function tracing overhead against uftrace (issue #9) =="; sh bench/trace_overhead.sh
 echo "== benchfarm trace on a 16 MB trace of 3,000 functions (issue #9) =="; sh bench/trace_render.sh
 echo "== libbenchfarm_bench against Google Benchmark (issue #8) =="; sh bench/harness_vs_gbench.sh 10
+echo "== the HTML dashboard: 100 series x 1,000 points in headless Chromium =="; sh bench/html_dashboard.sh 5

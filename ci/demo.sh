@@ -3,11 +3,16 @@
 # Creates a small Google Benchmark project as a real git repository in a
 # temporary directory (sources from configs/examples/demo/): a baseline
 # commit on main and a patch that makes one benchmark ~20% slower. Then
-# runs `benchfarm compare` on it and prints the report.
+# runs `benchfarm compare` on it, prints the report and writes it beside
+# the result as report.md and report.html (the page with the plots).
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 : "${BF_BUILD:=build/default}"
-BF="$SRC/$BF_BUILD/benchfarm"
+case $BF_BUILD in
+/*) BUILD=$BF_BUILD ;;
+*) BUILD=$SRC/$BF_BUILD ;;
+esac
+BF="$BUILD/benchfarm"
 DEMO=$(mktemp -d "${TMPDIR:-/tmp}/benchfarm-demo.XXXXXX")
 REPO="$DEMO/repo"
 export BENCHFARM_DB="$DEMO/benchfarm.db"
@@ -25,7 +30,7 @@ FILES="micro.cc Makefile benchfarm.yaml README.md"
 if [ "${BF_DEMO:-gbench}" = harness ]; then
 	EX="$SRC/configs/examples/harness-demo"
 	FILES="micro.c Makefile benchfarm.yaml README.md"
-	export PKG_CONFIG_PATH="$SRC/$BF_BUILD/pkgconfig-uninstalled"
+	export PKG_CONFIG_PATH="$BUILD/pkgconfig-uninstalled"
 fi
 mkdir -p "$REPO"
 git -C "$REPO" init -q -b main
@@ -50,4 +55,9 @@ set -e
 echo
 echo "demo: compare exited $rc (1 = regression found, as expected here)"
 echo "demo: result JSON: $DEMO/result.json; store: $BENCHFARM_DB"
+# The same result as the reviewers see it, and as a page with plots.
+"$BF" report --format markdown,html --input "$DEMO/result.json" \
+	--output-dir "$DEMO"
+echo "demo: markdown report: $DEMO/report.md"
+echo "demo: HTML report (open it in a browser; it needs no network): $DEMO/report.html"
 [ "$rc" -eq 1 ]

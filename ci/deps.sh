@@ -3,6 +3,10 @@
 # ones missing, so it is cheap to call before every `make check`/`demo`.
 set -eu
 
+# chromium, nodejs and npm: the HTML reports are checked in headless
+# Chromium driven by playwright-core from npm (tests/browser/). npm is
+# asked for only when no npm is on PATH: a nodejs that ships its own
+# (NodeSource's) conflicts with Debian's npm package.
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes (the
 # fuzz targets of t0090); it is only a recommendation of clang, which
 # --no-install-recommends below leaves out, so it is named here.
@@ -11,7 +15,7 @@ PKGS="gcc make pkg-config git
 libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
-libxml2-utils chromium uftrace valgrind python3-jsonschema
+libxml2-utils chromium nodejs uftrace valgrind python3-jsonschema
 libclang-rt-14-dev cmark-gfm"
 
 missing=
@@ -21,6 +25,7 @@ for p in $PKGS; do
 		missing="$missing $p"
 	fi
 done
+command -v npm >/dev/null 2>&1 || missing="$missing npm"
 [ -z "$missing" ] && exit 0
 
 echo "deps: installing:$missing" >&2

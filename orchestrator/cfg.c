@@ -156,6 +156,7 @@ void bf_cfg_release(struct bf_cfg *cfg)
 	free(cfg->path);
 	free(cfg->project.repo);
 	free(cfg->project.target_branch);
+	free(cfg->project.commit_url);
 	bf_argv_release(&cfg->project.build);
 	bf_argv_release(&cfg->project.artifacts);
 	for (size_t i = 0; i < cfg->nbenchmarks; i++)

@@ -150,6 +150,7 @@ struct bf_cfg {
 	struct {
 		char *repo; /* path or URL, relative to the config dir */
 		char *target_branch; /* "main" */
+		char *commit_url; /* "https://.../commit/{commit}" or NULL */
 		struct bf_argv build;
 		struct bf_argv artifacts;
 		int build_timeout_s;

@@ -37,6 +37,8 @@ static json_t *project_json(const struct bf_cfg *cfg)
 
 	set(o, "repo", str_or_null(cfg->project.repo));
 	set(o, "target_branch", str_or_null(cfg->project.target_branch));
+	if (cfg->project.commit_url)
+		set(o, "commit_url", json_string(cfg->project.commit_url));
 	set(o, "build", argv_json(&cfg->project.build));
 	set(o, "artifacts", argv_json(&cfg->project.artifacts));
 	set(o, "build_timeout", json_integer(cfg->project.build_timeout_s));

@@ -545,6 +545,8 @@ static const struct bf_cfg__field project_fields[] = {
 	  NULL },
 	{ "target_branch", BF_CFG__STR, OFF(project.target_branch), 0, 0, 0,
 	  NULL, NULL },
+	{ "commit_url", BF_CFG__STR, OFF(project.commit_url), 0, 0, 0, NULL,
+	  NULL },
 	{ "build", BF_CFG__ARGV, OFF(project.build), 0, 0, 0, NULL, NULL },
 	{ "artifacts", BF_CFG__ARGV, OFF(project.artifacts), 0, 0, 0, NULL,
 	  NULL },

@@ -117,6 +117,7 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_detect(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_history(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_alert(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_analyze_step(int argc, char **argv);

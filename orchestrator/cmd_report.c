@@ -49,6 +49,10 @@ static const char report_usage[] =
         "        --check-name NAME  stable check and comment marker name\n"
         "        --gerrit-change C  the Gerrit change: CHANGE,PATCHSET or "
         "a commit\n"
+        "        --link URL         the link to the full results "
+        "(default:\n"
+        "                           review.link), e.g. where CI keeps "
+        "report.html\n"
         "        --no-post          render the Gerrit review, do not post "
         "it\n"
         "        --list             list the formats\n"
@@ -63,6 +67,7 @@ enum {
 	OPT_CHANGE,
 	OPT_NOPOST,
 	OPT_LIST,
+	OPT_LINK,
 };
 
 void bf_cmd_split_formats(struct bf_argv *out, const char *list)
@@ -268,6 +273,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 		{ "gerrit-change", required_argument, NULL, OPT_CHANGE },
 		{ "no-post", no_argument, NULL, OPT_NOPOST },
 		{ "list", no_argument, NULL, OPT_LIST },
+		{ "link", required_argument, NULL, OPT_LINK },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -275,7 +281,7 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_host_ssh gerrit;
 	struct bf_err err = BF_ERR_INIT;
 	const char *format = NULL, *input = NULL, *output = NULL, *dir = NULL;
-	const char *config = NULL, *check = NULL, *change = NULL;
+	const char *config = NULL, *check = NULL, *change = NULL, *link = NULL;
 	struct bf_argv formats = BF_ARGV_INIT;
 	bool no_post = false, have_cfg = false;
 	json_t *result = NULL;
@@ -310,6 +316,9 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 			break;
 		case OPT_NOPOST:
 			no_post = true;
+			break;
+		case OPT_LINK:
+			link = optarg;
 			break;
 		case OPT_LIST:
 			list_formats();
@@ -359,6 +368,8 @@ int cmd_report(int argc, char **argv, struct bf_ctx *ctx)
 		o.check_name = check;
 	if (change)
 		o.gerrit_change = change;
+	if (link)
+		o.link = link;
 	if (no_post)
 		o.gerrit = NULL;
 	if (bf_json_load_file(

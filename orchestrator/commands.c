@@ -30,6 +30,8 @@ const struct bf_cmd bf_commands[] = {
 	  "find steps in the recorded history" },
 	{ "history", cmd_history, BF_CMD_NEEDS_DB,
 	  "print the recorded series of the history" },
+	{ "dashboard", cmd_dashboard, BF_CMD_NEEDS_DB,
+	  "the history as a self-contained HTML page" },
 	{ "bisect", cmd_bisect, BF_CMD_NEEDS_DB,
 	  "narrow a step to the commit that caused it" },
 	{ "alert", cmd_alert, BF_CMD_NEEDS_DB, "list and triage alerts" },

@@ -41,6 +41,7 @@ ORCH_OBJS += orchestrator/detect.o
 ORCH_OBJS += orchestrator/detect_info.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_history.o
+ORCH_OBJS += orchestrator/cmd_dashboard.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
 ORCH_OBJS += orchestrator/bisect.o
 ORCH_OBJS += orchestrator/detect_bisect.o

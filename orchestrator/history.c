@@ -158,6 +158,8 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 			s->metric = bf_xstrdup(col(st, 4));
 			s->unit = bf_xstrdup(col(st, 5));
 			s->v = bf_xcalloc(ncommits + 1, sizeof(*s->v));
+			s->lo = bf_xcalloc(ncommits + 1, sizeof(*s->lo));
+			s->hi = bf_xcalloc(ncommits + 1, sizeof(*s->hi));
 			s->npoints = 0;
 			pts[h->n].per_commit =
 			        bf_xcalloc(ncommits + 1, sizeof(struct acc));
@@ -187,6 +189,14 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 
 			h->series[i].v[k] =
 			        a->n ? bf_stats_median(a->it, a->n) : NAN;
+			h->series[i].lo[k] = h->series[i].hi[k] =
+			        a->n ? a->it[0] : NAN;
+			for (size_t j = 1; j < a->n; j++) {
+				if (a->it[j] < h->series[i].lo[k])
+					h->series[i].lo[k] = a->it[j];
+				if (a->it[j] > h->series[i].hi[k])
+					h->series[i].hi[k] = a->it[j];
+			}
 			h->series[i].npoints += a->n > 0;
 		}
 	}
@@ -212,6 +222,8 @@ static void series_release(struct bf_hist_series *s)
 	free(s->metric);
 	free(s->unit);
 	free(s->v);
+	free(s->lo);
+	free(s->hi);
 }
 
 size_t bf_history_drop_excluded(struct bf_history *h, const struct bf_cfg *cfg)

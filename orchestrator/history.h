@@ -20,6 +20,7 @@ struct bf_hist_series {
 	char *metric;
 	char *unit;
 	double *v; /* [ncommits], NaN where the commit has no point */
+	double *lo, *hi; /* [ncommits], the least and greatest run median */
 	size_t npoints; /* values that are not NaN */
 };
 

@@ -24,11 +24,13 @@ extern const struct bf_plugin bf_plugin_gerrit;
 extern const struct bf_plugin bf_plugin_junit;
 extern const struct bf_plugin bf_plugin_skia_perf;
 extern const struct bf_plugin bf_plugin_bmf;
+extern const struct bf_plugin bf_plugin_html;
 
 const struct bf_plugin *const bf_plugins[] = {
 	&bf_plugin_markdown, &bf_plugin_exec,      &bf_plugin_json,
 	&bf_plugin_github,   &bf_plugin_gitlab,    &bf_plugin_gerrit,
 	&bf_plugin_junit,    &bf_plugin_skia_perf, &bf_plugin_bmf,
+	&bf_plugin_html,
 };
 const size_t bf_nplugins = BF_ARRAY_SIZE(bf_plugins);
 

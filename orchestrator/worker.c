@@ -400,8 +400,16 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 			return 0;
 		ret = store_samples(w, st, s, err);
 		if (!ret) {
+			size_t n = json_array_size(job->cmp.samples);
+
 			bf_comparison_add_run(&job->cmp, job->cfg, st->bench,
 			                      st->side, st->repeat, s);
+			/* the device each sample was measured on */
+			for (size_t i = n;
+			     i < json_array_size(job->cmp.samples); i++)
+				json_object_set_new(
+				        json_array_get(job->cmp.samples, i),
+				        "device", json_string(w->name));
 			return 0;
 		}
 		/* The store's failure, not the device's. */

@@ -8,3 +8,22 @@ PLUGIN_OBJS += plugins/report_junit.o
 PLUGIN_OBJS += plugins/report_skia_perf.o
 PLUGIN_OBJS += plugins/report_bmf.o
 PLUGIN_OBJS += plugins/report_util.o
+PLUGIN_OBJS += plugins/report_html.o
+PLUGIN_OBJS += plugins/html/assets.o
+
+# The HTML reporter's page: uPlot and our script and style, compiled in
+# as bytes (plugins/html/embed.sh) so the binary writes pages alone.
+HTML_ASSETS := uplot_js=third_party/uplot/uPlot.iife.min.js \
+	uplot_css=third_party/uplot/uPlot.min.css \
+	report_js=plugins/html/report.js report_css=plugins/html/report.css
+$(B)/plugins/html/assets.c: plugins/html/embed.sh $(foreach a,$(HTML_ASSETS),$(lastword $(subst =, ,$(a))))
+	@mkdir -p $(dir $@)
+	$(Q)sh plugins/html/embed.sh $@ $(HTML_ASSETS)
+$(B)/plugins/html/assets.o: $(B)/plugins/html/assets.c
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# uPlot re-fetched from npm and checked against third_party/uplot/SHA256SUMS.
+vendor-check:
+	$(Q)third_party/uplot/fetch.sh
+.PHONY: vendor-check

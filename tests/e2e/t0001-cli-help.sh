@@ -11,7 +11,7 @@ expect_exit 2 "unknown global option is a usage error" "$BF" --frob config
 grep_file "names the option" "unknown option '--frob'" "$ERR"
 expect_exit 2 "unknown command" "$BF" comapre
 for c in compare run backfill detect history bisect alert analyze device report \
-	trace config cache; do
+	trace config cache dashboard; do
 	expect_exit 0 "$c -h" "$BF" "$c" -h
 	grep_file "$c -h prints usage" "^usage: benchfarm $c" "$OUT"
 done

@@ -29,6 +29,8 @@ jq_check "patch is HEAD" \
 jq_check "10 runs per side per series" \
 	'[.results[] | .base.n == 10 and .patch.n == 10] | all' "$T/r.json"
 jq_check "seed recorded" '.settings.seed == 1' "$T/r.json"
+jq_check "each sample names the device it was measured on" \
+	'.devices[0].name as $d | [.samples[] | .device == $d] | all and length > 0' "$T/r.json"
 nsamples=$(jq '.samples | length' "$T/r.json")
 nstored=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 if [ "$nsamples" -gt 0 ] && [ "$nsamples" = "$nstored" ]; then

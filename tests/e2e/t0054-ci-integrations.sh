@@ -362,6 +362,10 @@ grep_file "the comment body has the marker" \
 cmp -s "$R/benchfarm-report/github-comment.md" "$R/benchfarm-report/report.md" &&
 	t_ok "the comment body is report.md (it fits GitHub's limit)" ||
 	t_fail "the comment body differs from report.md"
+grep_file "the HTML report is in the uploaded directory" 'id="bf-result"' \
+	"$R/benchfarm-report/report.html"
+grep_file "outside a workflow run the comment keeps the config's review.link" \
+	'https://ci\.example\.com/pipelines/7' "$R/benchfarm-report/report.md"
 if [ -s "$R/benchfarm-report/github-summary.md" ] &&
 	cmp -s "$T/summary.md" "$R/benchfarm-report/github-summary.md"; then
 	t_ok "the step summary is the github reporter's summary"
@@ -573,6 +577,16 @@ jq_check "every character upload-artifact refuses becomes _" \
 	'.["artifact-name"] == "a_b_c_d_e_f_g_h_i_j__k-report"' \
 	"$T/out-compare.json"
 
+# In a workflow run the comment links to the run's page (its artifact
+# holds report.html).
+rm -rf "$R/benchfarm-report"
+GITHUB_RUN_ID=77 GITHUB_SERVER_URL=https://github.example.com \
+	PATH="$NOGH" gh_step compare \
+	'{"benchfarm": "'"$BF"'", "check-name": "perf-arm", "base": "main"}' "$T/log1b"
+grep_file "in a workflow run the comment links to the run, where the artifact is" \
+	'(<https://github\.example\.com/octo/widgets/actions/runs/77>)' \
+	"$R/benchfarm-report/github-comment.md"
+
 # --- The GitLab script against a GitLab API stand-in --------------------
 # gl_run LOG [VAR=VALUE...]: the template's script with sh -e (as the
 # runner runs it) in $R, its variables: at their defaults, an MR pipeline.
@@ -660,7 +674,7 @@ X
 	jq_check "gitlab: base is the MR diff base, patch the pipeline commit" \
 		".base.commit == \"$MAIN\" and .patch.commit == \"$PATCH\"" \
 		"$R/benchfarm-report/result.json"
-	for f in report.md gitlab-note.md metrics.txt junit.xml; do
+	for f in report.md gitlab-note.md metrics.txt junit.xml report.html; do
 		[ -s "$R/benchfarm-report/$f" ] && t_ok "gitlab: $f written" ||
 			t_fail "gitlab: no $f"
 	done
@@ -676,6 +690,13 @@ X
 	fi
 	grep_file "gitlab: the note keeps the review.link line" \
 		'https://ci\.example\.com/pipelines/7' "$T/gl-posted.md"
+	: >"$T/requests.jsonl"
+	gl_run "$T/gl1b.log" GITLAB_TOKEN=secret-token \
+		CI_JOB_URL=https://gitlab.example.com/g/p/-/jobs/42
+	jq -s -j '.[2].body' "$T/requests.jsonl" >"$T/gl-linked.md"
+	grep_file "gitlab: in a job the note links to its report.html artifact" \
+		'(<https://gitlab\.example\.com/g/p/-/jobs/42/artifacts/file/benchfarm-report/report\.html>)' \
+		"$T/gl-linked.md"
 	: >"$T/requests.jsonl"
 	gl_run "$T/gl2.log" GITLAB_TOKEN=secret-token
 	jq_slurp_check "gitlab: the second run finds the note and PUTs it" \
@@ -709,7 +730,8 @@ rm -rf "$R/benchfarm-report"
 	cd "$R" || exit 99
 	export BENCHFARM="$BF" BF_CONFIG=benchfarm.yaml BF_REPEATS=4 BF_POOL= \
 		BF_BASE= BF_PATCH= BF_CHECK_NAME=jenkins \
-		BF_REPORT_DIR=benchfarm-report GERRIT_PATCHSET_REVISION="$PATCH"
+		BF_REPORT_DIR=benchfarm-report GERRIT_PATCHSET_REVISION="$PATCH" \
+		BF_REPORT_LINK= BUILD_URL=https://jenkins.example.com/job/w/12/
 	exec sh -xe "$T/jk1.sh"
 ) >"$T/jk1.log" 2>&1
 rc=$?
@@ -720,5 +742,10 @@ jq_check "jenkins: a Gerrit patch set against its parent, 4 repeats" \
 	 .settings.repeats == 4" "$R/benchfarm-report/result.json"
 [ -s "$R/benchfarm-report/junit.xml" ] && t_ok "jenkins: junit.xml written" ||
 	t_fail "jenkins: no junit.xml"
+grep_file "jenkins: report.html written" 'id="bf-result"' \
+	"$R/benchfarm-report/report.html"
+grep_file "jenkins: the report links to the archived report.html" \
+	'(<https://jenkins\.example\.com/job/w/12/artifact/benchfarm-report/report\.html>)' \
+	"$R/benchfarm-report/report.md"
 grep_file "jenkins: the marker has the check name" \
 	"^<!-- benchfarm:report name=jenkins -->$" "$R/benchfarm-report/report.md"

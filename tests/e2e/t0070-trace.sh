@@ -576,6 +576,11 @@ grep_file "the diff marks leaf slower" \
 	'<title>leaf ([^)]*, +[0-9.]*% against the base)' "$T/rep/trace-diff.svg"
 grep_file "the report links the graph" "Where the time went in micro: the differential flame graph trace-diff.svg" \
 	"$T/rep/report.md"
+expect_exit 0 "report --format html of a traced comparison" "$BF" report \
+	--format html --input "$T/cmp.json" --output "$T/rep/report.html"
+grep_file "the HTML report carries the flame graph inline" \
+	'<script type="application/json" id="bf-flame">"\\u003c?xml' "$T/rep/report.html"
+grep_file "with its frames" 'leaf (' "$T/rep/report.html"
 expect_exit 0 "the traces read back" "$BF" trace fold --calls "$T/rep/trace-patch.bftrace"
 grep_file "with the program's stacks" "^thread-1;main;run;leaf 5$" "$OUT"
 (cd "$R" && "$BF" compare -c benchfarm.yaml --base main~1 --patch main \

@@ -537,6 +537,8 @@ static void add_series(struct bf_history *h, const char *suite,
 	s->metric = bf_xstrdup(metric);
 	s->unit = bf_xstrdup(unit);
 	s->v = bf_xcalloc(1, sizeof(*s->v));
+	s->lo = bf_xcalloc(1, sizeof(*s->lo));
+	s->hi = bf_xcalloc(1, sizeof(*s->hi));
 	s->npoints = 0;
 }
 

@@ -47,6 +47,7 @@ def call(Map args = [:]) {
         "BF_PATCH=${args.patch ?: ''}",
         "BF_CHECK_NAME=${args.checkName ?: 'benchfarm'}",
         "BF_REPORT_DIR=${dir}",
+        "BF_REPORT_LINK=${args.reportLink ?: ''}",
     ]
     int code = 0
     withEnv(vars) {
@@ -55,7 +56,12 @@ set -u
 dir=$BF_REPORT_DIR
 result=$dir/result.json
 mkdir -p -- "$dir"
-rm -f -- "$result" "$dir/report.md" "$dir/junit.xml"
+rm -f -- "$result" "$dir/report.md" "$dir/junit.xml" "$dir/report.html"
+link=$BF_REPORT_LINK
+if [ -z "$link" ] && [ -n "${BUILD_URL:-}" ]; then
+    link=${BUILD_URL}artifact/$dir/report.html
+fi
+[ "$link" != config ] || link=
 base=$BF_BASE
 patch=$BF_PATCH
 if [ -z "$base$patch" ] && [ -n "${GERRIT_PATCHSET_REVISION:-}" ]; then
@@ -66,7 +72,7 @@ code=0
 "$BENCHFARM" compare -c "$BF_CONFIG" --json "$result" ${BF_REPEATS:+--repeats "$BF_REPEATS"} ${BF_POOL:+--pool "$BF_POOL"} ${base:+--base "$base"} ${patch:+--patch "$patch"} || code=$?
 if [ -s "$result" ]; then
     rc=0
-    "$BENCHFARM" report -c "$BF_CONFIG" --check-name "$BF_CHECK_NAME" --format markdown,junit --input "$result" --output-dir "$dir" || rc=$?
+    "$BENCHFARM" report -c "$BF_CONFIG" --check-name "$BF_CHECK_NAME" --format markdown,junit,html ${link:+--link "$link"} --input "$result" --output-dir "$dir" || rc=$?
     # as compare --report does: a failed report wins over a verdict
     if [ "$rc" -ne 0 ] && [ "$code" -ne 3 ]; then
         code=$rc
@@ -77,7 +83,12 @@ exit "$code"
         boolean change = env.GERRIT_CHANGE_NUMBER && env.GERRIT_PATCHSET_NUMBER
         if (args.gerrit != false && change && fileExists("${dir}/result.json")) {
             int posted = sh(returnStatus: true, label: 'benchfarm Gerrit review', script: '''
-"$BENCHFARM" report -c "$BF_CONFIG" --check-name "$BF_CHECK_NAME" --format gerrit --input "$BF_REPORT_DIR/result.json" --output-dir "$BF_REPORT_DIR" --gerrit-change "$GERRIT_CHANGE_NUMBER,$GERRIT_PATCHSET_NUMBER"
+link=$BF_REPORT_LINK
+if [ -z "$link" ] && [ -n "${BUILD_URL:-}" ]; then
+    link=${BUILD_URL}artifact/$BF_REPORT_DIR/report.html
+fi
+[ "$link" != config ] || link=
+"$BENCHFARM" report ${link:+--link "$link"} -c "$BF_CONFIG" --check-name "$BF_CHECK_NAME" --format gerrit --input "$BF_REPORT_DIR/result.json" --output-dir "$BF_REPORT_DIR" --gerrit-change "$GERRIT_CHANGE_NUMBER,$GERRIT_PATCHSET_NUMBER"
 ''')
             if (posted != 0) {
                 echo "benchfarm: the Gerrit review was not posted (exit ${posted})"
