@@ -63,3 +63,5 @@ UNIT_TESTS += tests/unit/buildcache/test_buildcache
 tests/unit/buildcache/test_buildcache_OBJS := orchestrator/buildcache.o orchestrator/cfg.o orchestrator/cfg_json.o orchestrator/cfg_walk.o orchestrator/cfg_schema.o orchestrator/cfg_words.o
 UNIT_TESTS += tests/unit/artifacts/test_artifacts
 tests/unit/artifacts/test_artifacts_OBJS := orchestrator/artifacts.o
+UNIT_TESTS += tests/unit/agentconn/test_agentconn
+tests/unit/agentconn/test_agentconn_OBJS := orchestrator/agentconn.o
