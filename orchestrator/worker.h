@@ -32,6 +32,12 @@ struct bf_worker {
 	json_t *info; /* the agent's info answer */
 	struct bf_argv art_local[2]; /* artifact paths as configured */
 	struct bf_argv art_remote[2]; /* where they are on the device */
+	/*
+	 * What each side's run asks the agent to check first: every
+	 * artifact's device path and the SHA-256 it is cached under
+	 * ("verify" of a run request); NULL for the local machine.
+	 */
+	json_t *art_verify[2];
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	bool dead; /* gave up: unreachable, unfit or broken */
@@ -60,6 +66,14 @@ void bf_worker_free(struct bf_worker *w);
  * artifact it cannot ship) from the device's.
  */
 int bf_worker_connect(struct bf_worker *w, struct bf_err *err);
+
+/*
+ * Upload the artifacts of each side the job measures (worker_art.c)
+ * over w->ssh, and set art_local, art_remote and art_verify. A local
+ * artifact that cannot be shipped (missing, not a regular file, too
+ * big, changed since it was checked) sets w->job_fault.
+ */
+int bf_worker__upload_artifacts(struct bf_worker *w, struct bf_err *err);
 
 /*
  * Run the device checks before a measurement block (presubmit_check.c):
