@@ -131,16 +131,31 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err)
 
 int bf_worker_on_event(const json_t *ev, void *payload)
 {
-	struct bf_samples *s = payload;
+	struct bf_worker_run *r = payload;
+	const char *bench, *metric, *unit;
 	double value;
 
 	if (strcmp(bf_proto_type(ev), "sample") ||
 	    bf_json_get_num(&value, ev, "value", "sample", NULL))
 		return 0;
+	bench = bf_json_str_or(ev, "benchmark", "?");
+	metric = bf_json_str_or(ev, "metric", "value");
+	unit = bf_json_str_or(ev, "unit", "");
+	if (r->s.n >= r->max)
+		return bf_err_set(
+		        &r->err, BF_ETOOBIG,
+		        "the run reported more than %zu samples "
+		        "(runs.samples_max); raise it if the benchmark "
+		        "really reports that many",
+		        r->max);
+	r->text += strlen(bench) + strlen(metric) + strlen(unit) + 3;
+	if (r->text > BF_WORKER_RUN_TEXT_MAX)
+		return bf_err_set(&r->err, BF_ETOOBIG,
+		                  "the run reported more than %zu MiB of "
+		                  "benchmark names, metrics and units",
+		                  BF_WORKER_RUN_TEXT_MAX >> 20);
 	bf_samples_add(
-	        s, bf_json_str_or(ev, "benchmark", "?"),
-	        bf_json_str_or(ev, "metric", "value"),
-	        bf_json_str_or(ev, "unit", ""), value,
+	        &r->s, bench, metric, unit, value,
 	        (int)json_integer_value(json_object_get(ev, "iteration")));
 	return 0;
 }
@@ -307,6 +322,16 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 	return 0;
 }
 
+/*
+ * Something on the device (an earlier benchmark) rewrote a cached
+ * artifact and the agent removed it: upload the artifacts again so the
+ * run can be redone.
+ */
+static bool artifact_changed(const json_t *final)
+{
+	return !strcmp(bf_json_str_or(final, "code", ""), "artifact_changed");
+}
+
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err)
 {
@@ -315,7 +340,10 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 	int attempt, ret = 0;
 
 	for (attempt = 0; attempt <= w->job->cfg->runs.retries; attempt++) {
-		struct bf_samples s = BF_SAMPLES_INIT;
+		struct bf_worker_run r = {
+			BF_SAMPLES_INIT, (size_t)w->job->cfg->runs.samples_max,
+			0, BF_ERR_INIT
+		};
 		json_t *req = run_request(w, st), *final = NULL;
 		double t0 = bf_now_monotonic();
 
@@ -325,36 +353,33 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 		if (!ret)
 			ret = bf_agentconn_request(&final, w->agent, req,
 			                           b->timeout_s + 30,
-			                           bf_worker_on_event, &s, err);
-		if (ret == BF_ERROR && !reuploaded &&
-		    !strcmp(bf_json_str_or(final, "code", ""),
-		            "artifact_changed")) {
-			/*
-			 * Something on the device (an earlier benchmark)
-			 * rewrote a cached artifact; the agent removed it.
-			 * Upload again and redo the run, once.
-			 */
+			                           bf_worker_on_event, &r, err);
+		if (ret == BF_ETOOBIG && r.err.code) {
+			/* the benchmark's error: recorded, not retried */
+			*err = r.err;
+			ret = BF_ERROR;
+		}
+		if (ret == BF_ERROR && !reuploaded && artifact_changed(final)) {
 			BF_LOG_WARN("%s: %s; uploading the artifacts again",
 			            w->name, err->msg);
 			reuploaded = true;
 			json_decref(final);
 			json_decref(req);
-			bf_samples_release(&s);
-			ret = bf_worker__upload_artifacts(w, err);
-			if (ret)
+			bf_samples_release(&r.s);
+			if ((ret = bf_worker__upload_artifacts(w, err)))
 				return ret;
-			attempt--;
+			attempt--; /* redone, not retried */
 			continue;
 		}
 		if (!ret || ret == BF_ERROR) {
 			pthread_mutex_lock(&w->job->lock);
 			w->job->runs_wall_s += bf_now_monotonic() - t0;
-			ret = record_run(w, st, ret, final, &s, err);
+			ret = record_run(w, st, ret, final, &r.s, err);
 			pthread_mutex_unlock(&w->job->lock);
 		}
 		json_decref(final);
 		json_decref(req);
-		bf_samples_release(&s);
+		bf_samples_release(&r.s);
 		if (!ret || !w->agent || !bf_agentconn_is_broken(w->agent))
 			return ret;
 		pthread_mutex_lock(&w->job->lock);

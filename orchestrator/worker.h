@@ -7,6 +7,7 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/common.h"
 #include "benchfarm/err.h"
+#include "benchfarm/sample.h"
 #include "sched.h"
 #include "store.h"
 
@@ -93,9 +94,24 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err);
 
 /*
+ * What one run's events add up to, bounded: at most max samples, and
+ * at most BF_WORKER_RUN_TEXT_MAX bytes of their names, metrics and
+ * units, so a run that never stops reporting cannot exhaust memory.
+ */
+struct bf_worker_run {
+	struct bf_samples s;
+	size_t max; /* runs.samples_max */
+	size_t text; /* bytes of strings kept so far */
+	struct bf_err err; /* why the run was stopped */
+};
+#define BF_WORKER_RUN_TEXT_MAX ((size_t)64 << 20)
+
+/*
  * A "run" request's events into samples: each "sample" event with a
- * numeric value is added to payload (a struct bf_samples); other events
- * and malformed samples are ignored. Always 0.
+ * numeric value is added to payload (a struct bf_worker_run); other
+ * events and malformed samples are ignored. 0, or BF_ETOOBIG (the
+ * payload's err names the limit) for a sample beyond a limit, which
+ * ends the request.
  */
 int bf_worker_on_event(const json_t *ev, void *payload);
 

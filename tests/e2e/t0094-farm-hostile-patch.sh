@@ -117,3 +117,58 @@ done | sort | tr '\n' ' ')
 expect_exit 0 "device list" "$BF" device list --json
 jq_check "the device stays good and idle" \
 	'.[0].health == "good" and .[0].state == "idle"' "$OUT"
+
+# A flood: the patch's benchmark reports 200,001 samples in one run,
+# more than runs.samples_max (100,000 by default). That run is the
+# benchmark's error naming the key, nothing of it is kept, the
+# connection it flooded is dropped, and the next run is measured.
+F="$T/flood"
+mkdir -p "$F"
+t_git -C "$F" init -q -b main
+cat >"$F/flood.sh" <<'X'
+#!/bin/sh
+echo "BM_flood 7 ns"
+X
+chmod 755 "$F/flood.sh"
+cat >"$F/benchfarm.yaml" <<'X'
+version: 1
+project:
+  repo: .
+  target_branch: main
+  build: [true]
+  artifacts: [flood.sh]
+benchmarks:
+  - name: flood
+    command: [flood.sh]
+    format: lines
+devices: {pool: lab}
+checks:
+  battery_min: 0
+  suppress: [load, throttle, battery, clocks]
+runs: {repeats: 2, warmup: 0, interleave: true, retries: 1}
+presubmit: {fail_on: never}
+X
+t_git -C "$F" add -A
+t_git -C "$F" commit -q -m base
+t_git -C "$F" checkout -q -b patch
+cat >"$F/flood.sh" <<'X'
+#!/bin/sh
+awk 'BEGIN { for (i = 0; i <= 200000; i++) print "BM_flood 7 ns" }'
+X
+t_git -C "$F" commit -q -am "flood"
+"$BF" compare -c "$F/benchfarm.yaml" --base main --patch patch \
+	--json "$T/f.json" --seed 1 >"$OUT" 2>"$ERR"
+jq_check "each flooding run is the benchmark's error naming runs.samples_max" \
+	'[.errors[] | select(.side == "patch" and (.message | test("more than 100000 samples \\(runs.samples_max\\)")))] | length == 2' \
+	"$T/f.json"
+jq_check "nothing of the flood is compared" \
+	'.results[0].verdict == "error" and (.results[0].error | test("no samples from the patch side"))' \
+	"$T/f.json"
+run=$(jq .run_id "$T/f.json")
+n=$(sqlite3 "$BENCHFARM_DB" "select side || ':' || count(*) from samples where run_id = $run group by side")
+[ "$n" = "base:2" ] && t_ok "the base's runs are stored, no sample of the flood" ||
+	t_fail "samples stored per side: $n"
+expect_exit 0 "device list after the flood" "$BF" device list --json
+jq_check "the device stays good, its lease released" \
+	'.[0].health == "good" and .[0].state == "idle" and .[0].lease_holder == null' \
+	"$OUT"
