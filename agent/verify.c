@@ -194,7 +194,8 @@ static int hash_tree(unsigned char d[BF_SHA256_LEN], const char *top,
 		return bf_err_set(err, BF_ECORRUPT,
 		                  "artifact '%s' is not a directory", top);
 	ret = walk(&files, top, "", err);
-	qsort(files.argv, files.argc, sizeof(char *), cmp_str);
+	if (files.argc) /* an empty tree has no argv yet */
+		qsort(files.argv, files.argc, sizeof(char *), cmp_str);
 	bf_sha256_init(&c);
 	for (size_t i = 0; !ret && i < files.argc; i++) {
 		char *path = bf_xasprintf("%s/%s", top, files.argv[i]);

@@ -148,7 +148,8 @@ static int dir_hash(struct bf_artifact *a, struct bf_err *err)
 	unsigned char d[BF_SHA256_LEN];
 	int ret = 0;
 
-	qsort(a->files.argv, a->files.argc, sizeof(char *), cmp_str);
+	if (a->files.argc) /* an empty directory has no argv yet */
+		qsort(a->files.argv, a->files.argc, sizeof(char *), cmp_str);
 	a->under = bf_xcalloc(a->files.argc ? a->files.argc : 1,
 	                      sizeof(*a->under));
 	bf_sha256_init(&c);
