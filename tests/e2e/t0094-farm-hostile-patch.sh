@@ -172,3 +172,19 @@ expect_exit 0 "device list after the flood" "$BF" device list --json
 jq_check "the device stays good, its lease released" \
 	'.[0].health == "good" and .[0].state == "idle" and .[0].lease_holder == null' \
 	"$OUT"
+
+# A sparse monster: the patch's build leaves an 8 GiB file of holes as
+# an artifact. It is refused by its size before a byte is read or
+# shipped, as the job's error naming the file and the limit.
+sed -i 's|  build: \[true\]|  build: [truncate, -s, 8G, big.bin]|; s|  artifacts: \[flood.sh\]|  artifacts: [flood.sh, big.bin]|' \
+	"$F/benchfarm.yaml"
+expect_exit 3 "compare with an 8 GiB sparse artifact fails" "$BF" compare \
+	-c "$F/benchfarm.yaml" --base main --patch patch --seed 1
+grep_file "the error names the file and the 4 GiB limit" \
+	"big.bin' is 8589934592 bytes, more than the limit of 4294967296" "$ERR"
+n=$(find "$S" -name big.bin | wc -l)
+[ "$n" = 0 ] && t_ok "nothing of it was shipped" || t_fail "$n copies shipped"
+expect_exit 0 "device list after the monster" "$BF" device list --json
+jq_check "the device stays good, its lease released" \
+	'.[0].health == "good" and .[0].state == "idle" and .[0].lease_holder == null' \
+	"$OUT"
