@@ -272,7 +272,7 @@ n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
 
 # 4. One device, killed mid-run: nothing can move, and the result does
 # not say that something did.
-rm -f "$T/GATE" "$T"/work/d*/sorts
+rm -f "$T/GATE" "$S"/d*/home/.cache/benchfarm/sorts
 rm -rf "$T/killed"
 touch "$T/KILL"
 "$BF" compare -c "$R/benchfarm.yaml" --base main --patch patch \
