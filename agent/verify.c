@@ -212,6 +212,24 @@ static int hash_tree(unsigned char d[BF_SHA256_LEN], const char *top,
 	return ret;
 }
 
+/*
+ * Is path .../artifacts/SHA256/NAME with SHA256 the hash it is checked
+ * against? Only such a path is removed when it changed: a request can
+ * never make the agent remove anything else.
+ */
+static bool in_cache(const char *path, const char *want)
+{
+	const char *name = strrchr(path, '/');
+	size_t n = strlen("/artifacts/");
+
+	if (!name || name[1] == '\0' || !strcmp(name, "/..") ||
+	    !strcmp(name, "/.") || name - path < BF_SHA256_HEX_LEN + (long)n)
+		return false;
+	name -= BF_SHA256_HEX_LEN;
+	return !strncmp(name, want, BF_SHA256_HEX_LEN) &&
+	       !strncmp(name - n, "/artifacts/", n);
+}
+
 /* Check one entry; BF_ECORRUPT (err set) when it does not hold. */
 static int verify_one(const json_t *e, size_t i, struct bf_err *err)
 {
@@ -227,6 +245,7 @@ static int verify_one(const json_t *e, size_t i, struct bf_err *err)
 
 	if (!path || *path != '/' || !want ||
 	    strlen(want) != BF_SHA256_HEX_LEN ||
+	    strspn(want, "0123456789abcdef") != BF_SHA256_HEX_LEN ||
 	    (size && !json_is_integer(size)))
 		return bf_err_set(err, BF_EINVAL,
 		                  "\"verify\"[%zu] must be {\"path\": absolute "
@@ -242,11 +261,13 @@ static int verify_one(const json_t *e, size_t i, struct bf_err *err)
 			return 0;
 		bf_err_set(&why, BF_ECORRUPT, "its content hashes to %s", hex);
 	}
-	bf_fs_rmtree(path, NULL);
 	return bf_err_set(err, BF_ECORRUPT,
 	                  "artifact '%s' on the device is not what was "
-	                  "uploaded (sha256 %s): %s; removed it",
-	                  path, want, why.msg);
+	                  "uploaded (sha256 %s): %s; %s",
+	                  path, want, why.msg,
+	                  in_cache(path, want) && !bf_fs_rmtree(path, NULL)
+	                          ? "removed it"
+	                          : "not removed (not in an artifact cache)");
 }
 
 int bf_verify_artifacts(const json_t *list, struct bf_err *err)
