@@ -15,6 +15,7 @@
 #include "benchfarm/spawn.h"
 #include "cpuusage.h"
 #include "parse.h"
+#include "verify.h"
 
 #define RUN_OUT_MAX_DEFAULT (64u * 1024 * 1024)
 #define RUN_OUT_MAX_LIMIT   (256u * 1024 * 1024)
@@ -460,6 +461,13 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	if (run_req_parse(&r, req, &err)) {
 		ret = bf_req_error(out_fd, id, "bad_request", "run: %s",
 		                   err.msg);
+		goto out;
+	}
+	if (bf_verify_artifacts(json_object_get(req, "verify"), &err)) {
+		ret = bf_req_error(out_fd, id,
+		                   err.code == BF_ECORRUPT ? "artifact_changed"
+		                                           : "bad_request",
+		                   "%s", err.msg);
 		goto out;
 	}
 	opts.argv = (const char *const *)r.argv.argv;

@@ -15,6 +15,7 @@ CORE_OBJS += core/src/proto.o
 CORE_OBJS += core/src/fs.o
 CORE_OBJS += core/src/index.o
 CORE_OBJS += core/src/sha256.o
+CORE_OBJS += core/src/regfile.o
 CORE_OBJS += core/src/detect.o
 CORE_OBJS += core/src/detect_stepfit.o
 CORE_OBJS += core/src/detect_perfherder.o

@@ -143,7 +143,12 @@ static int broken(struct bf_agentconn *c, int ret, struct bf_err *err)
 	return ret;
 }
 
-/* Read one message of request id; *msg is a new reference. */
+/*
+ * Read one message of request id; *msg is a new reference. The deadline
+ * is checked before every line, not only when the transport has to
+ * wait: an agent that never stops sending (lines of another id, empty
+ * lines, events) still cannot keep a request past it.
+ */
 static int next_msg(json_t **msg, struct bf_agentconn *c, int64_t id,
                     double deadline, struct bf_err *err)
 {
@@ -152,6 +157,8 @@ static int next_msg(json_t **msg, struct bf_agentconn *c, int64_t id,
 	int ret;
 
 	for (;;) {
+		if (deadline && bf_now_monotonic() > deadline)
+			return broken(c, BF_ETIMEOUT, err);
 		ret = c->ops->recv_line(c->state, &line, &len, deadline, err);
 		if (ret)
 			return broken(c, ret, err);
@@ -201,8 +208,11 @@ int bf_agentconn_request(json_t **final_out, struct bf_agentconn *c,
 		ret = on_event ? on_event(msg, payload) : 0;
 		json_decref(msg);
 		msg = NULL;
-		if (ret)
+		if (ret) {
+			/* the rest of the answer is still coming: drop it */
+			c->broken = true;
 			return ret;
+		}
 	}
 	ret = strcmp(bf_proto_type(msg), "error") ? 0 : agent_error(msg, err);
 	if (final_out)

@@ -58,8 +58,10 @@ typedef int bf_agent_event_fn(const json_t *event, void *payload);
  * 0 with *final_out (new reference, may be NULL to ignore) the "result";
  * BF_ERROR when the agent answered "error" (err says its code and
  * message; *final_out is the error message); a non-zero value from
- * on_event; or BF_EPROTO / BF_ETIMEOUT / BF_ESYS when the connection
- * failed, after which the connection is unusable.
+ * on_event (the connection is then unusable: the rest of the answer is
+ * never read); or BF_EPROTO / BF_ETIMEOUT / BF_ESYS when the connection
+ * failed, after which the connection is unusable. The deadline holds
+ * however fast the agent sends.
  */
 int bf_agentconn_request(json_t **final_out, struct bf_agentconn *c,
                          json_t *req, double timeout_s,

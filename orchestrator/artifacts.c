@@ -6,10 +6,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
+
+/*
+ * realpath() is POSIX.1-2008 but glibc shows it only with XSI or
+ * _DEFAULT_SOURCE; declared as glibc and musl do (as core's fs.c does).
+ */
+char *realpath(const char *restrict path, char *restrict resolved);
 
 /* A directory artifact of more files than this is refused. */
 #define DIR_FILES_MAX 100000
@@ -19,6 +26,10 @@ void bf_artifacts_release(struct bf_artifacts *a)
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->v[i].name);
 		free(a->v[i].local);
+		free(a->v[i].file.real);
+		for (size_t k = 0; a->v[i].under && k < a->v[i].files.argc; k++)
+			free(a->v[i].under[k].real);
+		free(a->v[i].under);
 		bf_argv_release(&a->v[i].files);
 	}
 	free(a->v);
@@ -102,6 +113,34 @@ static int walk(struct bf_artifact *a, const char *root, const char *dir,
 	return ret;
 }
 
+/*
+ * Record what the file at path (inside the export, checked) holds now:
+ * its links resolved, then opened once without following one, a regular
+ * file within the size limit, hashed from that descriptor.
+ */
+static int hash_file(struct bf_artifact_file *f, unsigned char d[BF_SHA256_LEN],
+                     const char *path, struct bf_err *err)
+{
+	struct stat st;
+	int fd = -1, ret;
+	char *real = realpath(path, NULL);
+
+	if (!real)
+		return bf_err_sys(err, "cannot resolve artifact '%s'", path);
+	f->real = bf_xstrdup(real);
+	free(real);
+	if ((ret = bf_regfile_open(&fd, &st, f->real, BF_REGFILE_MAX,
+	                           "artifact", err)))
+		return ret;
+	f->size = (uint64_t)st.st_size;
+	f->exec = st.st_mode & S_IXUSR;
+	ret = bf_regfile_sha256(d, fd, f->size, f->real, err);
+	close(fd);
+	if (!ret)
+		bf_sha256_hex(f->hex, d);
+	return ret;
+}
+
 /* The directory's content hash: each file's path, mode and digest. */
 static int dir_hash(struct bf_artifact *a, struct bf_err *err)
 {
@@ -109,23 +148,19 @@ static int dir_hash(struct bf_artifact *a, struct bf_err *err)
 	unsigned char d[BF_SHA256_LEN];
 	int ret = 0;
 
-	qsort(a->files.argv, a->files.argc, sizeof(char *), cmp_str);
+	if (a->files.argc) /* an empty directory has no argv yet */
+		qsort(a->files.argv, a->files.argc, sizeof(char *), cmp_str);
+	a->under = bf_xcalloc(a->files.argc ? a->files.argc : 1,
+	                      sizeof(*a->under));
 	bf_sha256_init(&c);
 	for (size_t i = 0; !ret && i < a->files.argc; i++) {
+		struct bf_artifact_file *f = &a->under[i];
 		char *path = bf_xasprintf("%s/%s", a->local, a->files.argv[i]);
-		struct stat st;
+		unsigned char fd[BF_SHA256_LEN];
 
-		if (stat(path, &st) < 0)
-			ret = bf_err_sys(err, "cannot stat '%s'", path);
-		else
-			ret = bf_sha256_file(d, path, err);
-		if (!ret) {
-			bf_sha256_update(&c, a->files.argv[i],
-			                 strlen(a->files.argv[i]) + 1);
-			bf_sha256_update(&c, st.st_mode & S_IXUSR ? "x" : "-",
-			                 1);
-			bf_sha256_update(&c, d, sizeof(d));
-		}
+		ret = hash_file(f, fd, path, err);
+		if (!ret)
+			bf_regfile_tree_add(&c, a->files.argv[i], f->exec, fd);
 		free(path);
 	}
 	bf_sha256_final(d, &c);
@@ -138,6 +173,7 @@ static int add(struct bf_artifacts *out, const char *root, const char *name,
                struct bf_err *err)
 {
 	char *local = bf_fs_join(root, name);
+	unsigned char d[BF_SHA256_LEN];
 	struct bf_artifact *a;
 	struct stat st;
 	int ret = bf_fs_check_within(local, root, "artifact", err);
@@ -167,7 +203,9 @@ static int add(struct bf_artifacts *out, const char *root, const char *name,
 		                  "artifact '%s' is not a regular file or a "
 		                  "directory",
 		                  name);
-	return 0;
+	if (!(ret = hash_file(&a->file, d, local, err)))
+		memcpy(a->hex, a->file.hex, sizeof(a->hex));
+	return ret;
 }
 
 static int add_glob(struct bf_artifacts *out, const char *root,

@@ -117,6 +117,7 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->runs.interleave = true;
 	cfg->runs.seed = 0;
 	cfg->runs.retries = BF_CFG_DEFAULT_RETRIES;
+	cfg->runs.samples_max = BF_CFG_DEFAULT_SAMPLES_MAX;
 	cfg->checks = (struct bf_cfg_checks)BF_CFG_CHECKS_INIT;
 	cfg->presubmit.alpha = BF_CFG_DEFAULT_ALPHA;
 	cfg->presubmit.min_effect = BF_CFG_DEFAULT_MIN_EFFECT;

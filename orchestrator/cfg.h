@@ -169,6 +169,7 @@ struct bf_cfg {
 		bool interleave;
 		uint64_t seed; /* 0 = choose one and record it */
 		int retries;
+		int samples_max; /* samples one run may send */
 	} runs;
 
 	struct bf_cfg_checks checks;
@@ -212,10 +213,12 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_BUILD_TIMEOUT 600
 #define BF_CFG_DEFAULT_POOL          "local"
 #define BF_CFG_DEFAULT_RETRIES       2
+#define BF_CFG_DEFAULT_SAMPLES_MAX   100000
 #define BF_CFG_DEFAULT_DETECTOR      "jetpack"
 #define BF_CFG_DEFAULT_REPORT        "markdown"
 /* Bounds the loader enforces (configs/README.md). */
 #define BF_CFG_MAX_REPEATS 10000
+#define BF_CFG_MAX_SAMPLES 10000000 /* runs.samples_max */
 #define BF_CFG_MAX_TIMEOUT BF_RUN_TIMEOUT_MAX /* seconds: one week */
 /*
  * Deepest nesting of mappings and sequences a config may have (the

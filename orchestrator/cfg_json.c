@@ -108,6 +108,7 @@ static json_t *runs_json(const struct bf_cfg *cfg)
 		set(o, "seed", json_string(seed));
 	}
 	set(o, "retries", json_integer(cfg->runs.retries));
+	set(o, "samples_max", json_integer(cfg->runs.samples_max));
 	return o;
 }
 

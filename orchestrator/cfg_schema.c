@@ -566,6 +566,8 @@ static const struct bf_cfg__field runs_fields[] = {
 	  NULL },
 	{ "seed", BF_CFG__U64, OFF(runs.seed), 0, 0, 0, NULL, NULL },
 	{ "retries", BF_CFG__INT, OFF(runs.retries), 0, 0, 100, NULL, NULL },
+	{ "samples_max", BF_CFG__INT, OFF(runs.samples_max), 0, 1,
+	  BF_CFG_MAX_SAMPLES, NULL, NULL },
 };
 
 static const struct bf_cfg__field checks_fields[] = {

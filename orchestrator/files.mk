@@ -25,6 +25,7 @@ ORCH_OBJS += orchestrator/numfile.o
 ORCH_OBJS += orchestrator/cmd_analyze.o
 ORCH_OBJS += orchestrator/presubmit_check.o
 ORCH_OBJS += orchestrator/worker.o
+ORCH_OBJS += orchestrator/worker_art.o
 ORCH_OBJS += orchestrator/dispatch.o
 ORCH_OBJS += orchestrator/devcheck.o
 ORCH_OBJS += orchestrator/cmd_device.o

@@ -122,7 +122,11 @@ int bf_ssh_workdir(char **abs_out, struct bf_ssh *s, const char *dir,
  * there with the right size it is not sent again (*uploaded false).
  * The upload goes to a temporary name and is renamed into place, so a
  * half-written file is never used. A full disk is BF_ESYS naming the
- * device.
+ * device. The local file is opened once without following a link,
+ * must be a regular file of at most BF_REGFILE_MAX bytes (else
+ * BF_EINVAL or BF_ETOOBIG), and is hashed and sent from that one
+ * descriptor; bytes that change while they are sent are BF_ECORRUPT.
+ * The device's copy is read-only (0444, 0555 when executable).
  */
 int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
                   const char *local_path, const char *remote_dir,
@@ -132,11 +136,15 @@ int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
  * Upload local_path with SFTP to exactly remote_path (its directories
  * made as needed), as bf_ssh_upload() does: not sent again when there
  * with the right size (*uploaded false), written under a temporary name
- * and renamed into place, verified. For the files of a directory
- * artifact, whose remote directory the caller names by content.
+ * and renamed into place, verified. hex, when not NULL, is the SHA-256
+ * the file had when it was checked: content that no longer hashes to it
+ * is BF_ECORRUPT and nothing is sent. For the files of a directory
+ * artifact, whose remote directory the caller names by content, and for
+ * a file whose hash the caller knows.
  */
 int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
-                     const char *remote_path, struct bf_err *err);
+                     const char *hex, const char *remote_path,
+                     struct bf_err *err);
 
 /*
  * Fetch the host key of host:port without authenticating (for `device

@@ -9,6 +9,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
+#include "benchfarm/regfile.h"
 #include "benchfarm/sha256.h"
 #include "benchfarm/spawn.h"
 #include "ssh_int.h"
@@ -16,7 +17,13 @@
 /*
  * Artifact upload over SFTP into a per-content cache on the device:
  * REMOTE_DIR/SHA256/BASENAME, written under a temporary name, renamed
- * into place and verified, and never sent twice.
+ * into place and verified, and never sent twice. The local file is
+ * opened once (no link followed, a regular file of at most
+ * BF_REGFILE_MAX bytes), hashed and sent from that descriptor, and the
+ * bytes sent must hash to the name they are sent under. Cached files
+ * are read-only (0444, or 0555 when executable): defence in depth, as
+ * the benchmark may run as the user that owns them; the agent checks
+ * their content before every run.
  */
 
 #define WRITE_CHUNK (256u * 1024)
@@ -24,8 +31,9 @@
 /* What we know about the local file. */
 struct local_file {
 	const char *path; /* borrowed */
+	int fd; /* open on it, -1 when not */
 	uint64_t size;
-	long mode; /* 0755 when executable by its owner, else 0644 */
+	long mode; /* 0555 when executable by its owner, else 0444 */
 	char hex[BF_SHA256_HEX_LEN + 1];
 };
 
@@ -204,30 +212,46 @@ static int sftp_write_all(struct bf_ssh *s, LIBSSH2_SFTP_HANDLE *h,
 	return 0;
 }
 
-/* Copy the local file's bytes to the open remote handle. */
+/*
+ * Copy the local file's bytes, from the descriptor they were hashed
+ * from, to the open remote handle; they must still be the bytes the
+ * remote name says (a file rewritten in place since is refused).
+ */
 static int copy_out(struct bf_ssh *s, LIBSSH2_SFTP_HANDLE *h,
                     const struct local_file *lf, const char *remote,
                     struct bf_err *err)
 {
 	char *buf = bf_xmalloc(WRITE_CHUNK);
-	int fd = open(lf->path, O_RDONLY | O_CLOEXEC);
+	unsigned char d[BF_SHA256_LEN];
+	char hex[BF_SHA256_HEX_LEN + 1];
+	struct bf_sha256 c;
+	uint64_t sent = 0;
 	ssize_t n;
 	int ret = 0;
 
-	if (fd < 0) {
-		ret = bf_err_sys(err, "cannot open '%s'", lf->path);
-		goto out;
-	}
-	while (!ret && (n = read(fd, buf, WRITE_CHUNK)) != 0) {
+	bf_sha256_init(&c);
+	if (lseek(lf->fd, 0, SEEK_SET) < 0)
+		ret = bf_err_sys(err, "cannot read '%s'", lf->path);
+	while (!ret && (n = read(lf->fd, buf, WRITE_CHUNK)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n < 0) {
 			ret = bf_err_sys(err, "cannot read '%s'", lf->path);
-		else
-			ret = sftp_write_all(s, h, buf, (size_t)n, remote, err);
+			break;
+		}
+		sent += (uint64_t)n;
+		if (sent > lf->size)
+			break;
+		bf_sha256_update(&c, buf, (size_t)n);
+		ret = sftp_write_all(s, h, buf, (size_t)n, remote, err);
 	}
-	close(fd);
-out:
+	bf_sha256_final(d, &c);
+	bf_sha256_hex(hex, d);
+	if (!ret && (sent != lf->size || strcmp(hex, lf->hex)))
+		ret = bf_err_set(err, BF_ECORRUPT,
+		                 "artifact '%s' changed while it was uploaded; "
+		                 "nothing of it was kept on '%s'",
+		                 lf->path, s->name);
 	free(buf);
 	return ret;
 }
@@ -288,7 +312,8 @@ static int sftp_rename(struct bf_ssh *s, const char *from, const char *to)
 
 /*
  * Is path there with the local file's size (1), absent or wrong (0)?
- * A right-sized file missing its execute bit gets it.
+ * A right-sized file with other permission bits gets the file's (its
+ * content is the agent's to check, before each run).
  */
 static int present(struct bf_ssh *s, const char *path,
                    const struct local_file *lf, struct bf_err *err)
@@ -304,7 +329,7 @@ static int present(struct bf_ssh *s, const char *path,
 	    !(st.flags & LIBSSH2_SFTP_ATTR_PERMISSIONS) ||
 	    !LIBSSH2_SFTP_S_ISREG(st.permissions))
 		return 0;
-	if ((lf->mode & 0100) && !(st.permissions & 0100) &&
+	if ((long)(st.permissions & 0777) != lf->mode &&
 	    (ret = sftp_chmod(s, path, lf->mode, err)))
 		return ret;
 	return 1;
@@ -334,28 +359,34 @@ static int into_place(struct bf_ssh *s, const char *tmp, const char *path,
 	return ret;
 }
 
+/*
+ * Open the local file once and hash it from that descriptor (lf->fd;
+ * the caller closes it). When expect_hex is given the content must still
+ * hash to it: the hash it had when the artifacts were expanded, which
+ * names the device's copy.
+ */
 static int local_info(struct local_file *lf, const char *path,
-                      struct bf_err *err)
+                      const char *expect_hex, struct bf_err *err)
 {
 	unsigned char d[BF_SHA256_LEN];
 	struct stat st;
 	int ret;
 
 	lf->path = path;
-	if (stat(path, &st) < 0)
-		return errno == ENOENT
-		               ? bf_err_set(err, BF_ENOTFOUND,
-		                            "artifact '%s' does not exist",
-		                            path)
-		               : bf_err_sys(err, "cannot stat '%s'", path);
-	if (!S_ISREG(st.st_mode))
-		return bf_err_set(err, BF_EINVAL, "artifact '%s' is not a file",
-		                  path);
+	lf->fd = -1;
+	if ((ret = bf_regfile_open(&lf->fd, &st, path, BF_REGFILE_MAX,
+	                           "artifact", err)))
+		return ret;
 	lf->size = (uint64_t)st.st_size;
-	lf->mode = (st.st_mode & S_IXUSR) ? 0755 : 0644;
-	if ((ret = bf_sha256_file(d, path, err)))
+	lf->mode = (st.st_mode & S_IXUSR) ? 0555 : 0444;
+	if ((ret = bf_regfile_sha256(d, lf->fd, lf->size, path, err)))
 		return ret;
 	bf_sha256_hex(lf->hex, d);
+	if (expect_hex && strcmp(expect_hex, lf->hex))
+		return bf_err_set(err, BF_ECORRUPT,
+		                  "artifact '%s' changed after it was checked "
+		                  "(sha256 %s, was %s); rebuild and run again",
+		                  path, lf->hex, expect_hex);
 	return 0;
 }
 
@@ -428,10 +459,11 @@ int bf_ssh_workdir(char **abs_out, struct bf_ssh *s, const char *dir,
 }
 
 int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
-                     const char *remote_path, struct bf_err *err)
+                     const char *hex, const char *remote_path,
+                     struct bf_err *err)
 {
 	const char *slash = strrchr(remote_path, '/');
-	struct local_file lf;
+	struct local_file lf = { .fd = -1 };
 	char *dir = NULL;
 	int ret;
 
@@ -439,9 +471,9 @@ int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
 		return bf_err_set(err, BF_EINVAL,
 		                  "'%s' is not a file path under a directory",
 		                  remote_path);
-	if ((ret = local_info(&lf, local_path, err)) ||
+	if ((ret = local_info(&lf, local_path, hex, err)) ||
 	    (ret = bf_ssh__check_alive(s, err)) || (ret = sftp_start(s, err)))
-		return ret;
+		goto out;
 	dir = bf_xstrndup(remote_path, (size_t)(slash - remote_path));
 	ret = present(s, remote_path, &lf, err);
 	if (ret > 0) {
@@ -450,6 +482,9 @@ int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
 	} else if (!ret && !(ret = upload(s, &lf, dir, remote_path, err))) {
 		*uploaded = true;
 	}
+out:
+	if (lf.fd >= 0)
+		close(lf.fd);
 	free(dir);
 	return ret;
 }
@@ -459,7 +494,7 @@ int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
                   struct bf_err *err)
 {
 	const char *base = strrchr(local_path, '/');
-	struct local_file lf;
+	struct local_file lf = { .fd = -1 };
 	char *dir = NULL, *path = NULL;
 	int ret;
 
@@ -467,7 +502,7 @@ int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
 	if (!*base)
 		return bf_err_set(err, BF_EINVAL, "'%s' names no file",
 		                  local_path);
-	if ((ret = local_info(&lf, local_path, err)) ||
+	if ((ret = local_info(&lf, local_path, NULL, err)) ||
 	    (ret = bf_ssh__check_alive(s, err)) || (ret = sftp_start(s, err)))
 		goto out;
 	dir = bf_xasprintf("%s/%s", remote_dir, lf.hex);
@@ -486,6 +521,8 @@ int bf_ssh_upload(char **remote_out, bool *uploaded, struct bf_ssh *s,
 		path = NULL;
 	}
 out:
+	if (lf.fd >= 0)
+		close(lf.fd);
 	free(dir);
 	free(path);
 	return ret;

@@ -1,7 +1,6 @@
 #include "worker.h"
 
 #include <stdio.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agentconn.h"
@@ -70,130 +69,13 @@ void bf_worker_free(struct bf_worker *w)
 	for (int s = 0; s < 2; s++) {
 		bf_argv_release(&w->art_local[s]);
 		bf_argv_release(&w->art_remote[s]);
+		json_decref(w->art_verify[s]);
 	}
 	w->dev.name = NULL; /* w->name */
 	bf_store_device_release(&w->dev);
 	free(w->remote_cwd);
 	free(w->name);
 	free(w);
-}
-
-/*
- * The local side of an upload: a file the job can ship. Anything else
- * is the job's fault (its build or config), never the device's.
- */
-static int check_local(struct bf_worker *w, const char *path,
-                       struct bf_err *err)
-{
-	struct stat st;
-	int ret = 0;
-
-	if (stat(path, &st) < 0)
-		ret = bf_err_sys(err, "cannot ship artifact '%s'", path);
-	else if (!S_ISREG(st.st_mode))
-		ret = bf_err_set(
-		        err, BF_EINVAL,
-		        "cannot ship artifact '%s': not a regular file", path);
-	if (ret)
-		w->job_fault = true;
-	return ret;
-}
-
-/*
- * A directory artifact goes to ROOT/SHA256/BASENAME/..., SHA256 over
- * its files' paths, modes and contents: the tree under it as in the
- * export, and a changed file gives a new directory. *remote_out is
- * ROOT/SHA256/BASENAME (caller frees).
- */
-static int upload_dir(char **remote_out, struct bf_worker *w,
-                      const struct bf_artifact *a, const char *root,
-                      struct bf_err *err)
-{
-	const char *base = strrchr(a->name, '/');
-	char *top = bf_xasprintf("%s/%s/%s", root, a->hex,
-	                         base ? base + 1 : a->name);
-	size_t sent = 0;
-	int ret = 0;
-
-	for (size_t i = 0; !ret && i < a->files.argc; i++) {
-		char *local = bf_xasprintf("%s/%s", a->local, a->files.argv[i]);
-		char *remote = bf_xasprintf("%s/%s", top, a->files.argv[i]);
-		bool up = false;
-
-		if (!(ret = check_local(w, local, err)))
-			ret = bf_ssh_upload_to(&up, w->ssh, local, remote, err);
-		sent += up;
-		free(local);
-		free(remote);
-	}
-	if (!ret)
-		BF_LOG_INFO("%s: %s: %zu of %zu files uploaded to %s", w->name,
-		            a->name, sent, a->files.argc, top);
-	if (!ret)
-		*remote_out = top;
-	else
-		free(top);
-	return ret;
-}
-
-static int upload_one(char **remote_out, struct bf_worker *w,
-                      const struct bf_artifact *a, const char *root,
-                      struct bf_err *err)
-{
-	bool sent = false;
-	int ret;
-
-	if (a->is_dir)
-		return upload_dir(remote_out, w, a, root, err);
-	if ((ret = check_local(w, a->local, err)) ||
-	    (ret = bf_ssh_upload(remote_out, &sent, w->ssh, a->local, root,
-	                         err)))
-		return ret;
-	BF_LOG_INFO("%s: %s %s", w->name, sent ? "uploaded" : "already has",
-	            *remote_out);
-	return 0;
-}
-
-/*
- * Upload the artifacts of each side the job measures once per
- * connection, into the device's work directory, resolved to an
- * absolute path first: the runs' cwd and the artifact paths in their
- * argv are then absolute, and a relative --workdir (the default) means
- * the same directory to SFTP and to the agent. A postsubmit record
- * measures (and prepares) one side only, the commit's.
- */
-static int upload_artifacts(struct bf_worker *w, struct bf_err *err)
-{
-	const struct bf_job *job = w->job;
-	const char *dir =
-	        w->dev.workdir ? w->dev.workdir : BF_DEVICE_WORKDIR_DEFAULT;
-	char *root = NULL;
-	int ret;
-
-	BF_FREE(w->remote_cwd);
-	if ((ret = bf_ssh_workdir(&w->remote_cwd, w->ssh, dir, err)))
-		return ret;
-	root = bf_xasprintf("%s/artifacts", w->remote_cwd);
-	for (int s = job->record ? 1 : 0; s < 2 && !ret; s++) {
-		const struct bf_artifacts *arts = &job->arts[s];
-
-		bf_argv_release(&w->art_local[s]);
-		bf_argv_release(&w->art_remote[s]);
-		if (!job->side[s].dir)
-			BF_BUG("side %d was not prepared", s);
-		for (size_t i = 0; i < arts->n && !ret; i++) {
-			char *remote = NULL;
-
-			ret = upload_one(&remote, w, &arts->v[i], root, err);
-			if (!ret) {
-				bf_argv_push(&w->art_local[s], arts->v[i].name);
-				bf_argv_push(&w->art_remote[s], remote);
-			}
-			free(remote);
-		}
-	}
-	free(root);
-	return ret;
 }
 
 static int connect_remote(struct bf_worker *w, struct bf_err *err)
@@ -210,7 +92,7 @@ static int connect_remote(struct bf_worker *w, struct bf_err *err)
 		t.key_path = w->dev.key_path;
 		ret = bf_ssh_connect(&w->ssh, &t, err);
 		if (!ret)
-			ret = upload_artifacts(w, err);
+			ret = bf_worker__upload_artifacts(w, err);
 	}
 	if (!ret)
 		ret = bf_ssh_open_agent(&w->agent, w->ssh, w->dev.agent_path,
@@ -249,16 +131,31 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err)
 
 int bf_worker_on_event(const json_t *ev, void *payload)
 {
-	struct bf_samples *s = payload;
+	struct bf_worker_run *r = payload;
+	const char *bench, *metric, *unit;
 	double value;
 
 	if (strcmp(bf_proto_type(ev), "sample") ||
 	    bf_json_get_num(&value, ev, "value", "sample", NULL))
 		return 0;
+	bench = bf_json_str_or(ev, "benchmark", "?");
+	metric = bf_json_str_or(ev, "metric", "value");
+	unit = bf_json_str_or(ev, "unit", "");
+	if (r->s.n >= r->max)
+		return bf_err_set(
+		        &r->err, BF_ETOOBIG,
+		        "the run reported more than %zu samples "
+		        "(runs.samples_max); raise it if the benchmark "
+		        "really reports that many",
+		        r->max);
+	r->text += strlen(bench) + strlen(metric) + strlen(unit) + 3;
+	if (r->text > BF_WORKER_RUN_TEXT_MAX)
+		return bf_err_set(&r->err, BF_ETOOBIG,
+		                  "the run reported more than %zu MiB of "
+		                  "benchmark names, metrics and units",
+		                  BF_WORKER_RUN_TEXT_MAX >> 20);
 	bf_samples_add(
-	        s, bf_json_str_or(ev, "benchmark", "?"),
-	        bf_json_str_or(ev, "metric", "value"),
-	        bf_json_str_or(ev, "unit", ""), value,
+	        &r->s, bench, metric, unit, value,
 	        (int)json_integer_value(json_object_get(ev, "iteration")));
 	return 0;
 }
@@ -338,6 +235,9 @@ static json_t *run_request(const struct bf_worker *w,
 		                    json_string(bf_output_name(b->output)));
 	if (b->env.argc)
 		json_object_set_new(req, "env", env_json(w, st->side, b));
+	/* the cached artifacts still hold what they are named after */
+	if (w->art_verify[st->side])
+		json_object_set(req, "verify", w->art_verify[st->side]);
 	free(cwd);
 	return req;
 }
@@ -430,14 +330,28 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 	return 0;
 }
 
+/*
+ * Something on the device (an earlier benchmark) rewrote a cached
+ * artifact and the agent removed it: upload the artifacts again so the
+ * run can be redone.
+ */
+static bool artifact_changed(const json_t *final)
+{
+	return !strcmp(bf_json_str_or(final, "code", ""), "artifact_changed");
+}
+
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err)
 {
 	const struct bf_cfg_benchmark *b = &w->job->cfg->benchmarks[st->bench];
+	bool reuploaded = false;
 	int attempt, ret = 0;
 
 	for (attempt = 0; attempt <= w->job->cfg->runs.retries; attempt++) {
-		struct bf_samples s = BF_SAMPLES_INIT;
+		struct bf_worker_run r = {
+			BF_SAMPLES_INIT, (size_t)w->job->cfg->runs.samples_max,
+			0, BF_ERR_INIT
+		};
 		json_t *req = run_request(w, st), *final = NULL;
 		double t0 = bf_now_monotonic();
 
@@ -447,16 +361,33 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 		if (!ret)
 			ret = bf_agentconn_request(&final, w->agent, req,
 			                           b->timeout_s + 30,
-			                           bf_worker_on_event, &s, err);
+			                           bf_worker_on_event, &r, err);
+		if (ret == BF_ETOOBIG && r.err.code) {
+			/* the benchmark's error: recorded, not retried */
+			*err = r.err;
+			ret = BF_ERROR;
+		}
+		if (ret == BF_ERROR && !reuploaded && artifact_changed(final)) {
+			BF_LOG_WARN("%s: %s; uploading the artifacts again",
+			            w->name, err->msg);
+			reuploaded = true;
+			json_decref(final);
+			json_decref(req);
+			bf_samples_release(&r.s);
+			if ((ret = bf_worker__upload_artifacts(w, err)))
+				return ret;
+			attempt--; /* redone, not retried */
+			continue;
+		}
 		if (!ret || ret == BF_ERROR) {
 			pthread_mutex_lock(&w->job->lock);
 			w->job->runs_wall_s += bf_now_monotonic() - t0;
-			ret = record_run(w, st, ret, final, &s, err);
+			ret = record_run(w, st, ret, final, &r.s, err);
 			pthread_mutex_unlock(&w->job->lock);
 		}
 		json_decref(final);
 		json_decref(req);
-		bf_samples_release(&s);
+		bf_samples_release(&r.s);
 		if (!ret || !w->agent || !bf_agentconn_is_broken(w->agent))
 			return ret;
 		pthread_mutex_lock(&w->job->lock);

@@ -7,6 +7,7 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/common.h"
 #include "benchfarm/err.h"
+#include "benchfarm/sample.h"
 #include "sched.h"
 #include "store.h"
 
@@ -32,6 +33,12 @@ struct bf_worker {
 	json_t *info; /* the agent's info answer */
 	struct bf_argv art_local[2]; /* artifact paths as configured */
 	struct bf_argv art_remote[2]; /* where they are on the device */
+	/*
+	 * What each side's run asks the agent to check first: every
+	 * artifact's device path and the SHA-256 it is cached under
+	 * ("verify" of a run request); NULL for the local machine.
+	 */
+	json_t *art_verify[2];
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	bool dead; /* gave up: unreachable, unfit or broken */
@@ -62,6 +69,14 @@ void bf_worker_free(struct bf_worker *w);
 int bf_worker_connect(struct bf_worker *w, struct bf_err *err);
 
 /*
+ * Upload the artifacts of each side the job measures (worker_art.c)
+ * over w->ssh, and set art_local, art_remote and art_verify. A local
+ * artifact that cannot be shipped (missing, not a regular file, too
+ * big, changed since it was checked) sets w->job_fault.
+ */
+int bf_worker__upload_artifacts(struct bf_worker *w, struct bf_err *err);
+
+/*
  * Run the device checks before a measurement block (presubmit_check.c):
  * BF_EBUSY when the device is not fit.
  */
@@ -79,9 +94,24 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err);
 
 /*
+ * What one run's events add up to, bounded: at most max samples, and
+ * at most BF_WORKER_RUN_TEXT_MAX bytes of their names, metrics and
+ * units, so a run that never stops reporting cannot exhaust memory.
+ */
+struct bf_worker_run {
+	struct bf_samples s;
+	size_t max; /* runs.samples_max */
+	size_t text; /* bytes of strings kept so far */
+	struct bf_err err; /* why the run was stopped */
+};
+#define BF_WORKER_RUN_TEXT_MAX ((size_t)64 << 20)
+
+/*
  * A "run" request's events into samples: each "sample" event with a
- * numeric value is added to payload (a struct bf_samples); other events
- * and malformed samples are ignored. Always 0.
+ * numeric value is added to payload (a struct bf_worker_run); other
+ * events and malformed samples are ignored. 0, or BF_ETOOBIG (the
+ * payload's err names the limit) for a sample beyond a limit, which
+ * ends the request.
  */
 int bf_worker_on_event(const json_t *ev, void *payload);
 

@@ -2,7 +2,8 @@
 # UBSan into build/fuzz: `make fuzz FUZZ_SECONDS=N` runs each for N
 # seconds; make check runs each briefly and replays the kept crashers
 # (tests/e2e/t0090-fuzz.sh).
-FUZZ_TARGETS := config proto serve agentconn parse analyze trace report sysfs
+FUZZ_TARGETS := config proto serve agentconn parse analyze trace report sysfs \
+	artifacts
 FUZZ_BINS = $(addprefix $(B)/tests/fuzz/fuzz_,$(FUZZ_TARGETS))
 FUZZ_SECONDS ?= 60
 

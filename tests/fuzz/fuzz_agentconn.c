@@ -58,14 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bf_agentconn_attach(&c, &replay_ops, &r, "fuzz", &err))
 		return 0;
 	while (!bf_agentconn_is_broken(c) && r.p < r.end) {
-		struct bf_samples s = BF_SAMPLES_INIT;
+		struct bf_worker_run s = { BF_SAMPLES_INIT, 1000, 0,
+			                   BF_ERR_INIT };
 		json_t *req = json_pack("{s:s}", "type", "run"), *final = NULL;
 
 		bf_agentconn_request(&final, c, req, 0, bf_worker_on_event, &s,
 		                     &err);
 		json_decref(final);
 		json_decref(req);
-		bf_samples_release(&s);
+		bf_samples_release(&s.s);
 	}
 	bf_agentconn_close(c);
 	return 0;

@@ -65,3 +65,7 @@ UNIT_TESTS += tests/unit/artifacts/test_artifacts
 tests/unit/artifacts/test_artifacts_OBJS := orchestrator/artifacts.o
 UNIT_TESTS += tests/unit/report_html/test_report_html
 tests/unit/report_html/test_report_html_OBJS := plugins/report_html.o plugins/html/assets.o orchestrator/report_run.o tests/mocks/host_mock.o
+UNIT_TESTS += tests/unit/agentconn/test_agentconn
+tests/unit/agentconn/test_agentconn_OBJS := orchestrator/agentconn.o
+UNIT_TESTS += tests/unit/verify/test_verify
+tests/unit/verify/test_verify_OBJS := agent/verify.o

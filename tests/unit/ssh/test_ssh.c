@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -829,8 +830,9 @@ static void test_ssh__upload_once_verified(void **state)
 		assert_int_equal(bf_buf_read_file(&local, file, NULL), 0);
 		assert_memory_equal(out, local.buf, local.len);
 		free(out);
+		/* read-only on the device, executable as here */
 		out = exec_out(&status, s, mode);
-		assert_string_equal(out, "755\n");
+		assert_string_equal(out, "555\n");
 		free(out);
 		/* A damaged copy is replaced; no temporary file remains. */
 		want.buf[strlen(want.buf) - strlen("/bench.bin")] = '\0';
@@ -943,6 +945,63 @@ static void test_ssh__known_hosts_path(void **state)
 	free(home);
 }
 
+/*
+ * A file swapped after it was checked (for a link to a host file, a
+ * FIFO, other bytes) is never shipped under the checked hash, and a
+ * sparse monster is refused by its size before a byte is read.
+ */
+static void test_ssh__upload_refuses_a_swapped_file(void **state)
+{
+	struct bf_ssh *s = connect_d1();
+	struct bf_err err = BF_ERR_INIT;
+	char *file = make_file("swap.bin", 5000, 0644);
+	char *secret = make_file("secret", 4000, 0600);
+	char *rdir = path_in("remote/swap"), *remote;
+	unsigned char d[BF_SHA256_LEN];
+	char hex[BF_SHA256_HEX_LEN + 1];
+	bool sent = false;
+	int fd;
+
+	(void)state;
+	assert_int_equal(bf_sha256_file(d, file, &err), 0);
+	bf_sha256_hex(hex, d);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(symlink(secret, file), 0);
+	assert_int_equal(bf_ssh_upload(&remote, &sent, s, file, rdir, &err),
+	                 BF_EINVAL);
+	remote = bf_xasprintf("%s/%s/swap.bin", rdir, hex);
+	assert_int_equal(bf_ssh_upload_to(&sent, s, file, hex, remote, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "is a symbolic link"));
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(mkfifo(file, 0600), 0);
+	assert_int_equal(bf_ssh_upload_to(&sent, s, file, hex, remote, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "is not a regular file"));
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rename(secret, file), 0);
+	assert_int_equal(bf_ssh_upload_to(&sent, s, file, hex, remote, &err),
+	                 BF_ECORRUPT);
+	assert_non_null(strstr(err.msg, "changed after it was checked"));
+	assert_false(sent);
+	assert_int_equal(access(remote, F_OK), -1);
+	/* 8 GiB of holes: refused by the size limit, nothing read */
+	assert_true((fd = open(file, O_WRONLY | O_TRUNC)) >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)8 << 30), 0);
+	close(fd);
+	assert_int_equal(bf_ssh_upload_to(&sent, s, file, hex, remote, &err),
+	                 BF_ETOOBIG);
+	assert_non_null(strstr(err.msg, "more than the limit of 4294967296"));
+	free(remote);
+	assert_int_equal(bf_ssh_upload(&remote, &sent, s, file, rdir, &err),
+	                 BF_ETOOBIG);
+	assert_int_equal(unlink(file), 0);
+	free(rdir);
+	free(file);
+	free(secret);
+	bf_ssh_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -967,6 +1026,7 @@ int main(void)
 		cmocka_unit_test(test_ssh__upload_once_verified),
 		cmocka_unit_test(test_ssh__workdir_relative_to_sftp_start),
 		cmocka_unit_test(test_ssh__upload_missing_local_file),
+		cmocka_unit_test(test_ssh__upload_refuses_a_swapped_file),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
