@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 
@@ -208,10 +209,29 @@ static int add(struct bf_artifacts *out, const char *root, const char *name,
 	return ret;
 }
 
+/*
+ * root/pattern for glob(3), root's own *, ?, [ and \ escaped: the
+ * export's directory (under the build cache, so under $HOME or
+ * $BENCHFARM_CACHE) is a path, not a pattern. Caller frees.
+ */
+static char *glob_of(const char *root, const char *pattern)
+{
+	struct bf_buf b = BF_BUF_INIT;
+
+	for (const char *c = root; *c; c++) {
+		if (strchr("*?[\\", *c))
+			bf_buf_addch(&b, '\\');
+		bf_buf_addch(&b, *c);
+	}
+	bf_buf_addch(&b, '/');
+	bf_buf_addstr(&b, pattern);
+	return bf_buf_detach(&b, NULL);
+}
+
 static int add_glob(struct bf_artifacts *out, const char *root,
                     const char *pattern, struct bf_err *err)
 {
-	char *full = bf_fs_join(root, pattern);
+	char *full = glob_of(root, pattern);
 	size_t skip = strlen(root) + 1;
 	glob_t g;
 	int rc, ret = 0;

@@ -170,6 +170,30 @@ static void test_artifacts__missing_and_no_match(void **state)
 	bf_artifacts_release(&a);
 }
 
+/* An export whose own path has glob characters: they are a path there. */
+static int setup_odd_root(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/bf [a]*?\\.XXXXXX");
+	assert_non_null(mkdtemp(root));
+	put("levels/fast.cfg", "1");
+	put("levels/best.cfg", "9");
+	return 0;
+}
+
+static void test_artifacts__glob_under_an_odd_root(void **state)
+{
+	struct bf_artifacts a;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(expand(&a, &err, "levels/*.cfg", NULL), 0);
+	assert_int_equal(a.n, 2);
+	assert_string_equal(a.v[0].name, "levels/best.cfg");
+	assert_string_equal(a.v[1].name, "levels/fast.cfg");
+	bf_artifacts_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -183,6 +207,9 @@ int main(void)
 		        teardown),
 		cmocka_unit_test_setup_teardown(
 		        test_artifacts__missing_and_no_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_artifacts__glob_under_an_odd_root, setup_odd_root,
+		        teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
