@@ -5,7 +5,7 @@
 
 #include "benchfarm/common.h"
 
-/* Options every agent command accepts (ARCHITECTURE.md). */
+/* Options every agent command accepts. */
 struct bf_agent_ctx {
 	const char *root; /* sysroot standing for "/", default "/" */
 	const char *adb; /* adb serial, or NULL */

@@ -10,7 +10,7 @@ struct bf_err;
 
 /*
  * Locking CPU clocks the way Jetpack's lockClocks.sh does it
- * (../shared/reference/jetpack-benchmark.md section 5), through a devfs
+ * (androidx.benchmark's gradle plugin script), through a devfs
  * so that fixture trees stand in for /sys in tests:
  *
  *   1. every core online (cpuN/online = 1), governor "userspace";

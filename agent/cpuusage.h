@@ -10,7 +10,7 @@ struct bf_err;
 /*
  * CPU usage of a process and its waited-for children from
  * /proc/PID/stat, as Lyft's article describes it
- * (../shared/seeds/cpu-usage-metrics-proc-stat.txt):
+ * ("CPU usage metrics from /proc/stat", Lyft engineering):
  *
  *   cpuTimeSec     = (utime + stime + cutime + cstime) / clockSpeedHz
  *   processTimeSec = uptimeSec - starttime / clockSpeedHz

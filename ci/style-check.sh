@@ -1,6 +1,6 @@
 #!/bin/sh
 # Fails when a tracked C file differs from clang-format-14's output
-# (STYLE.md 2.15: the version is pinned because output changes).
+# (the version is pinned because its output changes between versions).
 set -eu
 cd "$(dirname "$0")/.."
 CF=clang-format-14

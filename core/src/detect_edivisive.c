@@ -8,8 +8,8 @@
  * relaxed first-pass level; the union of these weak change points is
  * re-tested over the whole series and thinned by the merge step.
  * Deterministic: Otava's permutation test (--orig-edivisive) is not
- * implemented. Reference: section 6 of
- * ../shared/reference/regression-detection.md.
+ * implemented. Reference: Matteson and James, "A nonparametric approach
+ * for multiple change point analysis" (2014), as Apache Otava applies it.
  */
 #include "benchfarm/detect.h"
 

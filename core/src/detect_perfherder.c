@@ -4,8 +4,8 @@
  * a Welch-style t over a linearly weighted back window (nearest value
  * first) and fore window at every point, kept where it passes the
  * threshold and is a local maximum, then dropped when the uniform means
- * differ by less than ph_min_percent. Reference: section 4 of
- * ../shared/reference/regression-detection.md.
+ * differ by less than ph_min_percent. Reference: Mozilla Treeherder's
+ * perfalert (detect_changes), which Perfherder runs.
  *
  * Each series value is one revision holding one value, so windows of
  * values and windows of revisions are the same thing here.

@@ -1,7 +1,8 @@
 /*
- * Step-fit detectors: Android Jetpack CI's score (reference §2) and Skia
- * Perf's step fit with its five selectable variants (reference §1).
- * The reference is ../shared/reference/regression-detection.md.
+ * Step-fit detectors: Android Jetpack CI's score (androidx's
+ * benchmark step fitting, "Fighting regressions with benchmarks in CI")
+ * and Skia Perf's step fit with its five selectable variants
+ * (go/stepfit in skia-buildbot's perf).
  *
  * Scanning a series (bf_detect_jetpack, bf_detect_skia): every position
  * with a full window is scored as "the first value after the step". Around

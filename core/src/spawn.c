@@ -25,7 +25,7 @@ pid_t wait4(pid_t pid, int *status, int options, struct rusage *rusage);
 
 /*
  * CPU affinity: sched_setaffinity() and cpu_set_t are GNU extensions
- * hidden by -D_POSIX_C_SOURCE, and STYLE.md 2.13 rules out _GNU_SOURCE.
+ * hidden by -D_POSIX_C_SOURCE, and the build does not define _GNU_SOURCE.
  * Declaring sched_setaffinity ourselves would need a made-up cpu_set_t,
  * a prototype no C library has; syscall() we declare exactly as glibc
  * and musl do, and the kernel interface behind it is stable (a mask of

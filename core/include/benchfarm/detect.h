@@ -10,7 +10,7 @@ struct bf_err;
 /*
  * Step detectors over one benchmark's history: a series of values in
  * commit order (oldest first), one per measured commit. Constants and
- * formulas: ../shared/reference/regression-detection.md.
+ * formulas: each detector's source file, and docs/postsubmit.md.
  *
  * Missing values are NaN: they are dropped before fitting and the
  * indexes reported are those of the input. An infinity is BF_EINVAL.

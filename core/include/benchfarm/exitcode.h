@@ -2,7 +2,7 @@
 #define BF_EXITCODE_H
 
 /*
- * Exit codes of every benchfarm program (ARCHITECTURE.md). Public
+ * Exit codes of every benchfarm program (docs/architecture.md). Public
  * interface: CI pipelines branch on them. Never renumber.
  */
 enum bf_exit {

@@ -9,7 +9,7 @@
 struct bf_err;
 
 /*
- * The agent protocol (ARCHITECTURE.md "Agent protocol"): one JSON object
+ * The agent protocol (docs/architecture.md): one JSON object
  * per line over the agent's stdin/stdout, the same over a local pipe and
  * an SSH exec channel. The agent speaks first with "hello"; each request
  * carries an integer "id" and a "type"; the agent answers with events

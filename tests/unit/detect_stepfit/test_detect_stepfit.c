@@ -1,8 +1,8 @@
 /*
  * Unit tests for the step-fit detectors (core/src/detect_stepfit.c):
  * Jetpack's score and Skia Perf's step fit, every expected value worked
- * out from the formulas of ../shared/reference/regression-detection.md
- * (§2 Jetpack, §1 Skia). Skia's float32 values follow §1.11: each line
+ * out from the formulas of the two detectors (Jetpack's step fit and
+ * Skia Perf's stepfit.go). Skia's float32 values follow Skia: each line
  * of arithmetic below is one binary32 operation, rounded.
  */
 #include <setjmp.h>

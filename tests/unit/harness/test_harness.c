@@ -6,8 +6,8 @@
  * clock-lock rule on sysfs fixtures, the console table, and Jetpack JSON
  * (hostile names included) read back by the agent's own parser. Whole
  * runs on a scripted clock are in test_harness_run.c. Expected values
- * are worked out from the reference's formulas
- * (../shared/reference/jetpack-benchmark.md).
+ * are worked out from Jetpack Microbenchmark's formulas
+ * (androidx.benchmark: warmup, loop sizing, throttle pauses).
  */
 #include <locale.h>
 #include <math.h>

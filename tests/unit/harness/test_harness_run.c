@@ -4,8 +4,8 @@
  * sizing, the clock reads per measurement, pauses, dry runs, throttle
  * sleeps and redone phases, the retry cap, the time cap and misuse
  * messages are checked exactly. Also the throttle controller with a
- * scripted workload. Expected values are worked out from the
- * reference's formulas (../shared/reference/jetpack-benchmark.md).
+ * scripted workload. Expected values are worked out from Jetpack
+ * Microbenchmark's formulas (androidx.benchmark).
  */
 #include <setjmp.h>
 #include <stdarg.h>
