@@ -319,7 +319,6 @@ int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx)
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_gitrepo *repo = NULL;
 	char(*ids)[41] = NULL;
-	char *dir = NULL, *path = NULL;
 	size_t n = 0;
 	json_t *doc = NULL;
 	struct bf_cfg cfg;
@@ -333,20 +332,7 @@ int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx)
 		goto out;
 	if (!o.nklass)
 		o.klass[o.nklass++] = cfg.devices.pool;
-	dir = bf_fs_dirname(cfg.path);
-	path = bf_fs_join(dir, cfg.project.repo);
-	rc = bf_gitrepo_open(&repo, path, &err);
-	if (!rc && o.range)
-		rc = bf_gitrepo_first_parent_range(repo, o.range, &ids, &n,
-		                                   &err);
-	else if (!rc)
-		rc = bf_gitrepo_first_parent_history(
-		        repo,
-		        cfg.project.target_branch ? cfg.project.target_branch
-		                                  : "HEAD",
-		        &ids, &n, &err);
-	if (rc && o.range)
-		bf_err_prefix(&err, "--range");
+	rc = bf_history_commits(&ids, &n, &repo, &cfg, o.range, &err);
 	if (!rc)
 		rc = build(&doc, &o, &cfg, ctx->store, repo, ids, n, &err);
 	if (rc) {
@@ -367,8 +353,6 @@ out:
 	bf_err_clear(&err);
 	json_decref(doc);
 	free(ids);
-	free(dir);
-	free(path);
 	bf_gitrepo_free(repo);
 	bf_cfg_release(&cfg);
 	return ret;

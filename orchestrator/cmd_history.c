@@ -210,39 +210,6 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 	return 0;
 }
 
-/* The commits of the history asked for, oldest first. */
-static int commits_of(char (**out)[41], size_t *n, struct bf_gitrepo **repo,
-                      const struct bf_cfg *cfg, const struct hist_opts *o,
-                      struct bf_err *err)
-{
-	char *dir = bf_fs_dirname(cfg->path);
-	char *path = bf_fs_join(dir, cfg->project.repo);
-	int rc = bf_gitrepo_open(repo, path, err);
-
-	if (!rc && o->range)
-		rc = bf_gitrepo_first_parent_range(*repo, o->range, out, n,
-		                                   err);
-	else if (!rc)
-		rc = bf_gitrepo_first_parent_history(
-		        *repo,
-		        cfg->project.target_branch ? cfg->project.target_branch
-		                                   : "HEAD",
-		        out, n, err);
-	if (rc && o->range)
-		bf_err_prefix(err, "--range");
-	else if (rc && *repo)
-		bf_err_prefix(
-		        err,
-		        "project.target_branch '%s' in %s (set it to the "
-		        "branch whose history is measured, or give --range)",
-		        cfg->project.target_branch ? cfg->project.target_branch
-		                                   : "HEAD",
-		        cfg->path);
-	free(dir);
-	free(path);
-	return rc;
-}
-
 int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct hist_opts o = { 0 };
@@ -262,7 +229,7 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 		return ret;
 	if (!o.klass)
 		o.klass = cfg.devices.pool;
-	rc = commits_of(&commits, &n, &repo, &cfg, &o, &err);
+	rc = bf_history_commits(&commits, &n, &repo, &cfg, o.range, &err);
 	if (!rc) {
 		ids = bf_xcalloc(n + 1, sizeof(*ids));
 		for (size_t i = 0; i < n; i++)

@@ -532,19 +532,11 @@ static const char *tip_of(const struct bf_cfg *cfg)
 
 static int load(struct ctx *c, struct bf_err *err)
 {
-	char *dir = bf_fs_dirname(c->cfg->path);
-	char *path = bf_fs_join(dir, c->cfg->project.repo);
-	const char *tip = tip_of(c->cfg);
 	struct bf_gitrepo *repo = NULL;
 	char **ids = NULL;
-	int rc = bf_gitrepo_open(&repo, path, err);
+	int rc = bf_history_commits(&c->commits, &c->ncommits, &repo, c->cfg,
+	                            NULL, err);
 
-	if (!rc && (rc = bf_gitrepo_first_parent_history(repo, tip, &c->commits,
-	                                                 &c->ncommits, err)))
-		bf_err_prefix(err,
-		              "project.target_branch '%s' in %s (set it to the "
-		              "branch whose history is measured)",
-		              tip, c->cfg->path);
 	if (!rc) {
 		ids = bf_xcalloc(c->ncommits + 1, sizeof(*ids));
 		for (size_t i = 0; i < c->ncommits; i++)
@@ -566,8 +558,6 @@ static int load(struct ctx *c, struct bf_err *err)
 		                         err);
 	free(ids);
 	bf_gitrepo_free(repo);
-	free(dir);
-	free(path);
 	return rc;
 }
 

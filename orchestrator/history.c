@@ -6,8 +6,10 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "benchfarm/stats.h"
 #include "cfg.h"
+#include "gitrepo.h"
 #include "store.h"
 
 int bf_history_measured(bool *out, struct bf_store *store,
@@ -250,4 +252,30 @@ void bf_history_release(struct bf_history *h)
 		series_release(&h->series[i]);
 	free(h->series);
 	memset(h, 0, sizeof(*h));
+}
+
+int bf_history_commits(char (**out)[41], size_t *n, struct bf_gitrepo **repo,
+                       const struct bf_cfg *cfg, const char *range,
+                       struct bf_err *err)
+{
+	const char *tip = cfg->project.target_branch
+	                          ? cfg->project.target_branch
+	                          : "HEAD";
+	char *dir = bf_fs_dirname(cfg->path);
+	char *path = bf_fs_join(dir, cfg->project.repo);
+	int rc = bf_gitrepo_open(repo, path, err);
+
+	if (!rc && range &&
+	    (rc = bf_gitrepo_first_parent_range(*repo, range, out, n, err)))
+		bf_err_prefix(err, "--range");
+	else if (!rc && !range &&
+	         (rc = bf_gitrepo_first_parent_history(*repo, tip, out, n,
+	                                               err)))
+		bf_err_prefix(err,
+		              "project.target_branch '%s' in %s (set it to the "
+		              "branch whose history is measured)",
+		              tip, cfg->path);
+	free(dir);
+	free(path);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include "benchfarm/common.h"
 
 struct bf_cfg;
+struct bf_gitrepo;
 struct bf_err;
 struct bf_store;
 
@@ -46,6 +47,17 @@ void bf_history_release(struct bf_history *h);
  * store, and nothing may judge them. Returns how many were left out.
  */
 size_t bf_history_drop_excluded(struct bf_history *h, const struct bf_cfg *cfg);
+
+/*
+ * The commits a history is read over, oldest first: the first-parent
+ * commits of range ("A..B") when it is given, else of
+ * project.target_branch (HEAD without one), in the config's repository,
+ * which is opened into *repo (the caller frees it, and *out). An error
+ * names --range, or project.target_branch and the config.
+ */
+int bf_history_commits(char (**out)[41], size_t *n, struct bf_gitrepo **repo,
+                       const struct bf_cfg *cfg, const char *range,
+                       struct bf_err *err);
 
 /* Whether commit has a complete record on device_class. */
 int bf_history_measured(bool *out, struct bf_store *store,

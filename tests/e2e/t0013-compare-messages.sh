@@ -45,8 +45,9 @@ sed 's/target_branch: main/target_branch: trunk/' "$C" >"$R/trunk.yaml"
 expect_exit 2 "unknown project.target_branch" "$BF" compare -c "$R/trunk.yaml"
 grep_file "names project.target_branch" \
 	"project.target_branch 'trunk' in .*trunk.yaml: unknown revision 'trunk'" "$ERR"
-# detect and history read the branch's history: the same key is named.
-for cmd in detect history; do
+# detect, history and dashboard read the branch's history: the same key
+# is named.
+for cmd in detect history dashboard; do
 	"$BF" $cmd -c "$R/trunk.yaml" >"$OUT" 2>"$ERR"
 	rc=$?
 	[ "$rc" -ge 2 ] && t_ok "$cmd on an unknown target_branch fails ($rc)" ||
