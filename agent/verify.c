@@ -1,6 +1,5 @@
 #include "verify.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,40 +138,24 @@ static int hash_file(unsigned char d[BF_SHA256_LEN], bool *exec,
 	return ret;
 }
 
-/* The files under dir (rel: their path under the tree's top) into out. */
-static int walk(struct bf_argv *out, const char *dir, const char *rel,
-                struct bf_err *err)
+struct tree_ctx {
+	struct bf_argv *out;
+	const char *top;
+};
+
+/* One file of a tree (rel: its path under the tree's top) into out. */
+static int tree_file(const char *path, const char *rel, void *ctx,
+                     struct bf_err *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int ret = 0;
+	struct tree_ctx *t = ctx;
 
-	if (!d)
-		return bf_err_sys(err, "cannot read directory '%s'", dir);
-	while (!ret && (e = readdir(d))) {
-		char *path, *sub;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		path = bf_xasprintf("%s/%s", dir, e->d_name);
-		sub = *rel ? bf_xasprintf("%s/%s", rel, e->d_name)
-		           : bf_xstrdup(e->d_name);
-		if (lstat(path, &st) < 0)
-			ret = bf_err_sys(err, "cannot stat '%s'", path);
-		else if (S_ISDIR(st.st_mode))
-			ret = walk(out, path, sub, err);
-		else if (out->argc >= TREE_FILES_MAX)
-			ret = bf_err_set(err, BF_ECORRUPT,
-			                 "'%s' has more than %d files", dir,
-			                 TREE_FILES_MAX);
-		else
-			bf_argv_push(out, sub); /* links: refused when hashed */
-		free(path);
-		free(sub);
-	}
-	closedir(d);
-	return ret;
+	(void)path;
+	if (t->out->argc >= TREE_FILES_MAX)
+		return bf_err_set(err, BF_ECORRUPT,
+		                  "'%s' has more than %d files", t->top,
+		                  TREE_FILES_MAX);
+	bf_argv_push(t->out, rel); /* links: refused when hashed */
+	return 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -184,6 +167,7 @@ static int hash_tree(unsigned char d[BF_SHA256_LEN], const char *top,
                      struct bf_err *err)
 {
 	struct bf_argv files = BF_ARGV_INIT;
+	struct tree_ctx t = { &files, top };
 	struct bf_sha256 c;
 	struct stat st;
 	int ret;
@@ -193,7 +177,7 @@ static int hash_tree(unsigned char d[BF_SHA256_LEN], const char *top,
 	if (!S_ISDIR(st.st_mode))
 		return bf_err_set(err, BF_ECORRUPT,
 		                  "artifact '%s' is not a directory", top);
-	ret = walk(&files, top, "", err);
+	ret = bf_fs_walk(top, tree_file, &t, err);
 	if (files.argc) /* an empty tree has no argv yet */
 		qsort(files.argv, files.argc, sizeof(char *), cmp_str);
 	bf_sha256_init(&c);

@@ -1,6 +1,5 @@
 #include "artifacts.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
 #include <stdio.h>
@@ -70,48 +69,31 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Add the files under dir (rel: its path under the artifact) to a. */
-static int walk(struct bf_artifact *a, const char *root, const char *dir,
-                const char *rel, struct bf_err *err)
+struct walk_ctx {
+	struct bf_artifact *a;
+	const char *root;
+};
+
+/* One entry of a directory artifact (rel: its path under it) into a. */
+static int dir_file(const char *path, const char *rel, void *ctx,
+                    struct bf_err *err)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	int ret = 0;
+	struct walk_ctx *w = ctx;
+	struct stat st;
+	int ret;
 
-	if (!d)
-		return bf_err_sys(err, "cannot read directory '%s'", dir);
-	while (!ret && (e = readdir(d))) {
-		char *path, *sub;
-		struct stat st;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		path = bf_xasprintf("%s/%s", dir, e->d_name);
-		sub = *rel ? bf_xasprintf("%s/%s", rel, e->d_name)
-		           : bf_xstrdup(e->d_name);
-		if (lstat(path, &st) < 0)
-			ret = bf_err_sys(err, "cannot stat '%s'", path);
-		else if (S_ISDIR(st.st_mode))
-			ret = walk(a, root, path, sub, err);
-		else if ((ret = bf_fs_check_within(path, root, "artifact",
-		                                   err)))
-			; /* a link out of the export, or a dangling one */
-		else if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			ret = bf_err_set(err, BF_EINVAL,
-			                 "artifact '%s': '%s' is not a regular "
-			                 "file",
-			                 a->name, sub);
-		else if (a->files.argc >= DIR_FILES_MAX)
-			ret = bf_err_set(err, BF_EINVAL,
-			                 "artifact '%s' has more than %d files",
-			                 a->name, DIR_FILES_MAX);
-		else
-			bf_argv_push(&a->files, sub);
-		free(path);
-		free(sub);
-	}
-	closedir(d);
-	return ret;
+	if ((ret = bf_fs_check_within(path, w->root, "artifact", err)))
+		return ret; /* a link out of the export, or a dangling one */
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return bf_err_set(err, BF_EINVAL,
+		                  "artifact '%s': '%s' is not a regular file",
+		                  w->a->name, rel);
+	if (w->a->files.argc >= DIR_FILES_MAX)
+		return bf_err_set(err, BF_EINVAL,
+		                  "artifact '%s' has more than %d files",
+		                  w->a->name, DIR_FILES_MAX);
+	bf_argv_push(&w->a->files, rel);
+	return 0;
 }
 
 /*
@@ -194,8 +176,10 @@ static int add(struct bf_artifacts *out, const char *root, const char *name,
 	if (stat(local, &st) < 0)
 		return bf_err_sys(err, "cannot stat artifact '%s'", local);
 	if (S_ISDIR(st.st_mode)) {
+		struct walk_ctx w = { a, root };
+
 		a->is_dir = true;
-		if (!(ret = walk(a, root, local, "", err)))
+		if (!(ret = bf_fs_walk(local, dir_file, &w, err)))
 			ret = dir_hash(a, err);
 		return ret;
 	}

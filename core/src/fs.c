@@ -291,3 +291,44 @@ out:
 	free(rr);
 	return ret;
 }
+
+static int walk_at(const char *dir, const char *rel,
+                   int (*each)(const char *, const char *, void *,
+                               struct bf_err *),
+                   void *ctx, struct bf_err *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int ret = 0;
+
+	if (!d)
+		return bf_err_sys(err, "cannot read directory '%s'", dir);
+	while (!ret && (e = readdir(d))) {
+		char *path, *sub;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		path = bf_xasprintf("%s/%s", dir, e->d_name);
+		sub = *rel ? bf_xasprintf("%s/%s", rel, e->d_name)
+		           : bf_xstrdup(e->d_name);
+		if (lstat(path, &st) < 0)
+			ret = bf_err_sys(err, "cannot stat '%s'", path);
+		else if (S_ISDIR(st.st_mode))
+			ret = walk_at(path, sub, each, ctx, err);
+		else
+			ret = each(path, sub, ctx, err);
+		free(path);
+		free(sub);
+	}
+	closedir(d);
+	return ret;
+}
+
+int bf_fs_walk(const char *dir,
+               int (*each)(const char *path, const char *rel, void *ctx,
+                           struct bf_err *err),
+               void *ctx, struct bf_err *err)
+{
+	return walk_at(dir, "", each, ctx, err);
+}

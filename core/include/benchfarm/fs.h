@@ -16,6 +16,18 @@ int bf_fs_mkdirs(const char *path, mode_t mode, struct bf_err *err);
  */
 int bf_fs_rmtree(const char *path, struct bf_err *err);
 
+/*
+ * Call each(path, rel, ctx, err) for every entry under dir that is not a
+ * directory (a file, a link, a FIFO: lstat decides, nothing is
+ * followed), recursing into directories in readdir order; rel is the
+ * entry's path under dir. The first nonzero return (each's, or an
+ * unreadable directory's) stops the walk and is returned.
+ */
+int bf_fs_walk(const char *dir,
+               int (*each)(const char *path, const char *rel, void *ctx,
+                           struct bf_err *err),
+               void *ctx, struct bf_err *err);
+
 /* True when path exists (lstat succeeds). */
 bool bf_fs_exists(const char *path);
 
