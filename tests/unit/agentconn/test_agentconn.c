@@ -92,8 +92,10 @@ static void test_agentconn__deadline_holds_while_lines_keep_coming(void **st)
 	assert_null(final);
 	assert_true(bf_agentconn_is_broken(c));
 	assert_non_null(strstr(err.msg, "'d1' did not answer in time"));
-	/* one line read past the deadline, not the whole flood */
-	assert_int_equal(s.sent, 2);
+	/* at most one line read past the deadline, not the whole flood
+	 * (none when the deadline has passed before the first read, as
+	 * under valgrind: only the hello was read then) */
+	assert_in_range(s.sent, 1, 2);
 	json_decref(req);
 	bf_agentconn_close(c);
 }
