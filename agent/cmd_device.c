@@ -10,7 +10,7 @@
 #include "info.h"
 #include "probe.h"
 
-/* `benchfarm-agent info` and `benchfarm-agent check` (issue #4). */
+/* `benchfarm-agent info` and `benchfarm-agent check`. */
 
 #define EXIT_UNFIT 1 /* check: the device is not fit to measure */
 

@@ -103,7 +103,7 @@ static int cpus_of(struct run_req *r, const json_t *arr, struct bf_err *err)
 	return 0;
 }
 
-/* The optional fields of issue #4: sampling, affinity, niceness. */
+/* The optional fields: sampling, affinity, niceness. */
 static int run_req_parse_cpu(struct run_req *r, const json_t *req,
                              struct bf_err *err)
 {

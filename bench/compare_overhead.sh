@@ -1,5 +1,5 @@
 #!/bin/sh
-# Orchestration overhead of `benchfarm compare` (issue #3): total wall
+# Orchestration overhead of `benchfarm compare`: total wall
 # time of a compare minus the time the benchmark processes themselves
 # ran, as a share of the total; builds are cached (a warm-up compare runs
 # first), as they are for an unchanged side in CI. Side by side, the

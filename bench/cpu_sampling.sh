@@ -1,6 +1,6 @@
 #!/bin/sh
-# Overhead of CPU sampling in the agent's "run" request (issue #4,
-# target < 1% at 100 ms): a CPU-bound benchmark (bench/cpu_spin.c, about
+# Overhead of CPU sampling in the agent's "run" request (target < 1%
+# at 100 ms): a CPU-bound benchmark (bench/cpu_spin.c, about
 # 1.2 s) run through `benchfarm-agent serve` without sampling and with
 # "cpu_sample_ms" 100 and 10, side by side in the same rounds (the order
 # rotates per round), in two layouts: "free" (the scheduler places the

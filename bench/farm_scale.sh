@@ -1,5 +1,5 @@
 #!/bin/sh
-# Farm scaling (issue #5): for N loopback devices (real OpenSSH sshd
+# Farm scaling: for N loopback devices (real OpenSSH sshd
 # started by ci/sshd.sh, each running the real benchfarm-agent), the wall
 # time to connect to every device, check it and run a fixed short
 # benchmark on it, done by `benchfarm compare` over a pool of N devices,

@@ -4,12 +4,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 command -v bc >/dev/null || { echo "bench: needs bc (apt-get install bc)" >&2; exit 2; }
-echo "== compare orchestration overhead (issue #3) =="
+echo "== compare orchestration overhead =="
 sh bench/compare_overhead.sh 10 3
-echo "== CPU sampling overhead of benchfarm-agent run (issue #4) =="; sh bench/cpu_sampling.sh 7
-echo "== farm scaling: N loopback sshd devices against the ssh client (issue #5) =="; sh bench/farm_scale.sh
-echo "== step detection over 10,000 series and store ingest against sqlite3 .import (issue #6) =="; sh bench/detect_ingest.sh
-echo "== function tracing overhead against uftrace (issue #9) =="; sh bench/trace_overhead.sh
-echo "== benchfarm trace on a 16 MB trace of 3,000 functions (issue #9) =="; sh bench/trace_render.sh
-echo "== libbenchfarm_bench against Google Benchmark (issue #8) =="; sh bench/harness_vs_gbench.sh 10
+echo "== CPU sampling overhead of benchfarm-agent run =="; sh bench/cpu_sampling.sh 7
+echo "== farm scaling: N loopback sshd devices against the ssh client =="; sh bench/farm_scale.sh
+echo "== step detection over 10,000 series and store ingest against sqlite3 .import =="; sh bench/detect_ingest.sh
+echo "== function tracing overhead against uftrace =="; sh bench/trace_overhead.sh
+echo "== benchfarm trace on a 16 MB trace of 3,000 functions =="; sh bench/trace_render.sh
+echo "== libbenchfarm_bench against Google Benchmark =="; sh bench/harness_vs_gbench.sh 10
 echo "== the HTML dashboard: 100 series x 1,000 points in headless Chromium =="; sh bench/html_dashboard.sh 5

@@ -12,7 +12,7 @@
 #include "store.h"
 
 /*
- * `benchfarm device`: the device registry (issue #5). Health (unknown,
+ * `benchfarm device`: the device registry. Health (unknown,
  * good, bad, maintenance, retired; set by checks and admins) is kept
  * apart from state (idle, leased, running; set by the scheduler), as
  * LAVA does.

@@ -10,7 +10,7 @@
 #include "worker.h"
 
 /*
- * Device checks before every measurement block (issue #4): the agent's
+ * Device checks before every measurement block: the agent's
  * `check` request with the config's thresholds. Every check result is
  * stored with the run; a device that is not fit is not measured, and
  * that is an infrastructure failure, never a verdict.

@@ -110,7 +110,7 @@ static const char *const migrations[] = {
 	/*
 	 * 3 -> 4: no query reads samples by series (history joins runs to
 	 * samples by run_id), and keeping that text index up to date was a
-	 * quarter of the cost of storing a sample (BENCHMARKS.md, issue #6).
+	 * quarter of the cost of storing a sample (BENCHMARKS.md).
 	 */
 	"DROP INDEX IF EXISTS samples_history;",
 	/*
@@ -152,7 +152,7 @@ static const char *const migrations[] = {
 	 * 6 -> 7: the last index no query reads, for the same reason as
 	 * 3 -> 4: samples are read by run (history joins runs to them by
 	 * run_id), and this text index cost about a quarter of storing a
-	 * sample (BENCHMARKS.md, issue #6). The store's interface, not its
+	 * sample (BENCHMARKS.md). The store's interface, not its
 	 * SQL, is what callers use; a lab that queries the file by series
 	 * can create the index it wants.
 	 */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Faults on the local machine (issue #10), each with the real processes:
+# Faults on the local machine, each with the real processes:
 # the orchestrator SIGKILLed in the middle of a compare and of a
 # backfill (the store stays sound, the half-done run is never complete,
 # is marked aborted by the next command, and a rerun completes), two

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Security over a whole compare on a real sshd device (issue #10):
+# Security over a whole compare on a real sshd device:
 # benchmark names full of shell, markdown, HTML/XML and path
 # metacharacters change no command (nothing they name is created) and
 # every report format still parses; no canary secret (the private key,
