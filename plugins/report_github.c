@@ -617,6 +617,36 @@ static void add_detect_commands(struct bf_buf *b, const json_t *result,
 	}
 }
 
+/* github-summary.md: md cut to GitHub's limit for a step summary. */
+static void add_summary(struct bf_report *r, const char *md)
+{
+	char *cut = bf_rep_cut_markdown(
+	        md, GH_STEP_SUMMARY_MAX, false,
+	        "\n…(cut to GitHub's 1 MiB limit for a step "
+	        "summary; the whole result is the job's JSON)\n");
+
+	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
+	free(cut);
+}
+
+/*
+ * github-comment.md: the markdown report with the link, cut to GitHub's
+ * limit for a comment.
+ */
+static void add_comment(struct bf_report *r, const json_t *result,
+                        const struct bf_report_opts *o)
+{
+	char *md = bf_report_markdown_named(result, o->check_name, o->link);
+	char *cut = bf_rep_cut_markdown(
+	        md, GH_COMMENT_MAX, true,
+	        "\n…(cut to GitHub's limit for a comment; the "
+	        "whole report is in the job's step summary)\n");
+
+	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
+	free(cut);
+	free(md);
+}
+
 /* The outputs for a bisect result (see the top). */
 static int github_bisect(struct bf_report *r, const json_t *result,
                          const struct bf_report_opts *o, struct bf_err *err)
@@ -625,7 +655,7 @@ static int github_bisect(struct bf_report *r, const json_t *result,
 	const char *sha = h->getenv ? h->getenv("GITHUB_SHA") : NULL;
 	const char *concl = bf_rep_bisect_conclusion(result);
 	char *md = bf_report_markdown_named(result, o->check_name, NULL);
-	char *raw = bf_rep_bisect_title(result), *t, *sum, *cut;
+	char *raw = bf_rep_bisect_title(result), *t, *sum;
 	struct bf_buf c = BF_BUF_INIT;
 	json_t *check;
 	int ret;
@@ -652,7 +682,7 @@ static int github_bisect(struct bf_report *r, const json_t *result,
 	ret = bf_rep_add_json(bf_report_add_output(r, "github-check.json"),
 	                      check, "github-check.json", err);
 	if (!ret) {
-		bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), md);
+		add_summary(r, md);
 		if (strcmp(concl, "neutral")) {
 			bf_buf_addf(&c, "::%s title=",
 			            !strcmp(concl, "failure") ? "error"
@@ -664,15 +694,7 @@ static int github_bisect(struct bf_report *r, const json_t *result,
 		}
 		bf_buf_add(bf_report_add_output(r, "github-commands.txt"),
 		           c.buf ? c.buf : "", c.len);
-		free(md);
-		md = bf_report_markdown_named(result, o->check_name, o->link);
-		cut = bf_rep_cut_markdown(
-		        md, GH_COMMENT_MAX, true,
-		        "\n…(cut to GitHub's limit for a comment; the "
-		        "whole report is in the job's step summary)\n");
-		bf_buf_addstr(bf_report_add_output(r, "github-comment.md"),
-		              cut);
-		free(cut);
+		add_comment(r, result, o);
 		ret = bf_rep_add_json(
 		        bf_report_add_output(r, "github-check-updates.json"),
 		        json_array(), "github-check-updates.json", err);
@@ -689,7 +711,7 @@ static int github_detect(struct bf_report *r, const json_t *result,
 {
 	const json_t *alerts = json_object_get(result, "alerts");
 	char *md = bf_report_markdown_named(result, o->check_name, NULL);
-	char *t = detect_title(result, alerts), *sum, *cut;
+	char *t = detect_title(result, alerts), *sum;
 	json_t *check;
 	int ret;
 
@@ -717,23 +739,11 @@ static int github_detect(struct bf_report *r, const json_t *result,
 		free(md);
 		return ret;
 	}
-	cut = bf_rep_cut_markdown(
-	        md, GH_STEP_SUMMARY_MAX, false,
-	        "\n…(cut to GitHub's 1 MiB limit for a step "
-	        "summary; the whole result is the job's JSON)\n");
-	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
-	free(cut);
+	add_summary(r, md);
 	free(md);
 	add_detect_commands(bf_report_add_output(r, "github-commands.txt"),
 	                    result, alerts);
-	md = bf_report_markdown_named(result, o->check_name, o->link);
-	cut = bf_rep_cut_markdown(
-	        md, GH_COMMENT_MAX, true,
-	        "\n…(cut to GitHub's limit for a comment; the "
-	        "whole report is in the job's step summary)\n");
-	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
-	free(cut);
-	free(md);
+	add_comment(r, result, o);
 	return bf_rep_add_json(
 	        bf_report_add_output(r, "github-check-updates.json"),
 	        json_array(), "github-check-updates.json", err);
@@ -745,7 +755,7 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 	const struct bf_report_opts *o = bf_report_opts(r);
 	const json_t *results;
 	json_t *check, *updates;
-	char *md, *cut;
+	char *md;
 	int ret;
 
 	(void)payload;
@@ -768,23 +778,11 @@ static int github_run(struct bf_report *r, struct bf_err *err, void *payload)
 		free(md);
 		return ret;
 	}
-	cut = bf_rep_cut_markdown(
-	        md, GH_STEP_SUMMARY_MAX, false,
-	        "\n…(cut to GitHub's 1 MiB limit for a step "
-	        "summary; the whole result is the job's JSON)\n");
-	bf_buf_addstr(bf_report_add_output(r, "github-summary.md"), cut);
-	free(cut);
+	add_summary(r, md);
 	free(md);
 	add_commands(bf_report_add_output(r, "github-commands.txt"), result,
 	             results);
-	md = bf_report_markdown_named(result, o->check_name, o->link);
-	cut = bf_rep_cut_markdown(
-	        md, GH_COMMENT_MAX, true,
-	        "\n…(cut to GitHub's limit for a comment; the "
-	        "whole report is in the job's step summary)\n");
-	bf_buf_addstr(bf_report_add_output(r, "github-comment.md"), cut);
-	free(cut);
-	free(md);
+	add_comment(r, result, o);
 	return bf_rep_add_json(
 	        bf_report_add_output(r, "github-check-updates.json"), updates,
 	        "github-check-updates.json", err);
