@@ -51,8 +51,16 @@ LIBS_CORE  = $(shell $(PKG_CONFIG) --libs jansson) -lm
 LIBS_ORCH  = $(shell $(PKG_CONFIG) --libs $(PKGS_ORCH)) -lm
 LIBS_TEST  = $(shell $(PKG_CONFIG) --libs cmocka)
 
-ALL_CFLAGS = $(CSTD) $(CWARN) $(COPT) $(CSAN) -Icore/include -Iorchestrator \
-	-Iagent -Iplugins $(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+# Each program has its own include path, so that it reaches only its own
+# headers (named by folder: "store/store.h") and core's public ones
+# ("benchfarm/err.h"); tests and fuzz targets reach every program's.
+ALL_CFLAGS = $(CSTD) $(CWARN) $(COPT) $(CSAN) -Icore/include $(INCS) \
+	$(PKG_CFLAGS) -MMD -MP $(CFLAGS)
+INCS =
+$(B)/orchestrator/%.o: INCS = -Iorchestrator
+$(B)/agent/%.o: INCS = -Iagent
+$(B)/plugins/%.o: INCS = -Iplugins
+$(B)/tests/%.o: INCS = -Iorchestrator -Iagent -Iplugins -Itests
 ALL_LDFLAGS = $(CSAN) $(LDFLAGS)
 
 ifeq ($(V),1)

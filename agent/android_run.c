@@ -6,8 +6,8 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
-#include "devfs.h"
-#include "parse.h"
+#include "parse/parse.h"
+#include "probe/devfs.h"
 
 #define RUN_TIMEOUT_DEFAULT_S 3600.0
 #define PULL_TIMEOUT_S        120.0

@@ -9,10 +9,10 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
-#include "clocks.h"
-#include "devfs.h"
-#include "probe.h"
-#include "throttle.h"
+#include "check/clocks.h"
+#include "check/throttle.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 /*
  * `lock-clocks` and `unlock-clocks`, and the state file between them

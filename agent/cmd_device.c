@@ -5,10 +5,10 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/parse.h"
-#include "check.h"
-#include "devfs.h"
+#include "check/check.h"
 #include "info.h"
-#include "probe.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 /* `benchfarm-agent info` and `benchfarm-agent check`. */
 

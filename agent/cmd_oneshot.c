@@ -9,7 +9,7 @@
 #include "benchfarm/parse.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
-#include "parse.h"
+#include "parse/parse.h"
 #include "serve.h"
 
 #define PARSE_FILE_MAX (64u * 1024 * 1024)

@@ -1,31 +1,15 @@
 AGENT_OBJS += agent/commands.o
-AGENT_OBJS += agent/parse.o
-AGENT_OBJS += agent/parse_gbench.o
-AGENT_OBJS += agent/parse_lines.o
 AGENT_OBJS += agent/serve.o
 AGENT_OBJS += agent/req_run.o
 AGENT_OBJS += agent/verify.o
 AGENT_OBJS += agent/req_info.o
 AGENT_OBJS += agent/cmd_oneshot.o
-AGENT_OBJS += agent/devfs.o
 AGENT_OBJS += agent/cmd_device.o
 AGENT_OBJS += agent/cmd_clocks.o
 AGENT_OBJS += agent/req_check.o
-AGENT_OBJS += agent/parse_jetpack.o
-AGENT_OBJS += agent/parse_hyperfine.o
-AGENT_OBJS += agent/parse_native.o
-AGENT_OBJS += agent/cpuusage.o
-AGENT_OBJS += agent/devfs_adb.o
-AGENT_OBJS += agent/probe_android.o
 AGENT_OBJS += agent/android_run.o
-AGENT_OBJS += agent/probe_sys.o
-AGENT_OBJS += agent/probe_cpu.o
-AGENT_OBJS += agent/probe_thermal.o
-AGENT_OBJS += agent/probe_power.o
 AGENT_OBJS += agent/info.o
-AGENT_OBJS += agent/check.o
-AGENT_OBJS += agent/check_eval.o
-AGENT_OBJS += agent/check_clocks.o
-AGENT_OBJS += agent/throttle.o
-AGENT_OBJS += agent/clocks.o
 AGENT_OBJS += agent/req_instrument.o
+include agent/parse/files.mk
+include agent/probe/files.mk
+include agent/check/files.mk

@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "benchfarm/alloc.h"
-#include "check.h"
-#include "probe.h"
+#include "check/check.h"
+#include "probe/probe.h"
 
 json_t *bf_info_string(const char *s)
 {

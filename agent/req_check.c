@@ -3,9 +3,9 @@
 #include "agent.h"
 #include "benchfarm/err.h"
 #include "benchfarm/proto.h"
-#include "check.h"
-#include "devfs.h"
-#include "probe.h"
+#include "check/check.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 /*
  * The protocol `check` request: thresholds as fields (battery_min,

@@ -3,9 +3,9 @@
 #include "agent.h"
 #include "benchfarm/err.h"
 #include "benchfarm/proto.h"
-#include "devfs.h"
 #include "info.h"
-#include "probe.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 /* The device facts of `benchfarm-agent info`, under "info". */
 int bf_req_info(int out_fd, const json_t *req, int64_t id,

@@ -9,7 +9,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
-#include "devfs.h"
+#include "probe/devfs.h"
 
 /*
  * The "instrument" request: a Jetpack Microbenchmark run on an Android

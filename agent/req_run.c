@@ -13,8 +13,8 @@
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
-#include "cpuusage.h"
-#include "parse.h"
+#include "parse/parse.h"
+#include "probe/cpuusage.h"
 #include "verify.h"
 
 #define RUN_OUT_MAX_DEFAULT (64u * 1024 * 1024)

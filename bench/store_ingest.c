@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "benchfarm/err.h"
-#include "store.h"
+#include "store/store.h"
 
 static double now(void)
 {

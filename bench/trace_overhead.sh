@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue #9's targets (make bench; numbers in BENCHMARKS.md): the added
+# The tracer's overhead targets (make bench; numbers in BENCHMARKS.md): the added
 # nanoseconds per traced call (entry plus exit) of libbenchfarm_trace,
 # side by side with uftrace record (Debian's uftrace) on the same binary
 # in the same run. Target: at most 10 ns per call, and at least 10 times
@@ -29,7 +29,7 @@ ${CC:-cc} -O2 -finstrument-functions -o "$W/calls" "$SRC/bench/trace_calls.c"
 ${CC:-cc} -O2 -o "$W/plain" "$SRC/bench/trace_calls.c"
 ${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -fPIC -shared -fno-instrument-functions \
 	-DBF_TRACE_NO_COUNTER -I"$SRC/agent/tracer/include" \
-	-I"$SRC/agent/tracer" -o "$W/nocounter.so" "$SRC/agent/tracer/trace.c" \
+	-I"$SRC/agent/tracer" -I"$SRC/core/include" -o "$W/nocounter.so" "$SRC/agent/tracer/trace.c" \
 	"$SRC/agent/tracer/objects.c"
 
 best() { # best loop seconds of RUNS runs of "$@"

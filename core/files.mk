@@ -20,3 +20,5 @@ CORE_OBJS += core/src/detect.o
 CORE_OBJS += core/src/detect_stepfit.o
 CORE_OBJS += core/src/detect_perfherder.o
 CORE_OBJS += core/src/detect_edivisive.o
+CORE_OBJS += core/src/numfile.o
+CORE_OBJS += core/src/report_run.o

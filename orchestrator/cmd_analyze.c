@@ -5,11 +5,11 @@
 
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
+#include "benchfarm/numfile.h"
 #include "benchfarm/parse.h"
 #include "benchfarm/stats.h"
-#include "cfg.h"
-#include "compare.h"
-#include "numfile.h"
+#include "config/cfg.h"
+#include "job/compare.h"
 
 static const char usage_text[] =
         "usage: benchfarm analyze compare --base FILE --patch FILE [--alpha "

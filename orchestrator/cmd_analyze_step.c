@@ -7,11 +7,11 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
+#include "benchfarm/numfile.h"
 #include "benchfarm/parse.h"
-#include "cfg.h"
-#include "compare.h"
-#include "detect.h"
-#include "numfile.h"
+#include "config/cfg.h"
+#include "job/compare.h"
+#include "postsubmit/detect.h"
 
 /* benchfarm analyze step: one detector on one series from a file. */
 

@@ -7,8 +7,8 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
-#include "bisect.h"
-#include "cfg.h"
+#include "config/cfg.h"
+#include "postsubmit/bisect.h"
 
 /*
  * benchfarm bisect: narrow a step between a good and a bad commit to

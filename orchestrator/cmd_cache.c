@@ -9,7 +9,7 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
-#include "buildcache.h"
+#include "git/buildcache.h"
 
 /*
  * `benchfarm cache list|prune`: the build cache (buildcache.h), where

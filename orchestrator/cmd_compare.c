@@ -4,7 +4,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agentconn.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
@@ -13,13 +12,13 @@
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/parse.h"
-#include "cfg.h"
-#include "compare.h"
-#include "gitrepo.h"
-#include "plugins.h"
-#include "presubmit.h"
-#include "report.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "farm/agentconn.h"
+#include "git/gitrepo.h"
+#include "job/compare.h"
+#include "job/presubmit.h"
+#include "report/plugins.h"
+#include "store/store.h"
 
 static const char usage_text[] =
         "usage: benchfarm compare -c CONFIG [--base REV] [--patch REV] "

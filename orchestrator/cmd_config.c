@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "benchfarm/exitcode.h"
-#include "cfg.h"
+#include "config/cfg.h"
 
 static const char usage_text[] =
         "usage: benchfarm config check -c CONFIG\n"

@@ -12,11 +12,11 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
-#include "cfg.h"
-#include "gitrepo.h"
-#include "history.h"
-#include "plugins.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "git/gitrepo.h"
+#include "postsubmit/history.h"
+#include "report/plugins.h"
+#include "store/store.h"
 
 /*
  * benchfarm dashboard: the postsubmit history as one self-contained HTML

@@ -12,10 +12,10 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
-#include "bisect.h"
-#include "cfg.h"
-#include "detect.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "postsubmit/bisect.h"
+#include "postsubmit/detect.h"
+#include "store/store.h"
 
 /* benchfarm detect and benchfarm alert list|ack|ignore. */
 

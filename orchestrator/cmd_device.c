@@ -9,7 +9,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/text.h"
-#include "store.h"
+#include "store/store.h"
 
 /*
  * `benchfarm device`: the device registry. Health (unknown,

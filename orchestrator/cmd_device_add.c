@@ -12,8 +12,8 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/parse.h"
-#include "ssh.h"
-#include "store.h"
+#include "farm/ssh.h"
+#include "store/store.h"
 
 /*
  * `benchfarm device add`: validate everything before anything is

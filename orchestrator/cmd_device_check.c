@@ -4,14 +4,14 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "agentconn.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
-#include "cfg.h"
-#include "devcheck.h"
-#include "ssh.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "farm/agentconn.h"
+#include "farm/devcheck.h"
+#include "farm/ssh.h"
+#include "store/store.h"
 
 /*
  * `benchfarm device check`: one thread per device, each with its own SSH

@@ -9,7 +9,7 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/text.h"
-#include "store.h"
+#include "store/store.h"
 
 /* `benchfarm device list` and `benchfarm device show`. */
 

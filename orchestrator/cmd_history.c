@@ -11,9 +11,9 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
-#include "cfg.h"
-#include "gitrepo.h"
-#include "history.h"
+#include "config/cfg.h"
+#include "git/gitrepo.h"
+#include "postsubmit/history.h"
 
 /*
  * benchfarm history: the stored series of the postsubmit history as

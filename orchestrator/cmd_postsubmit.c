@@ -9,12 +9,12 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
-#include "buildcache.h"
-#include "cfg.h"
-#include "gitrepo.h"
-#include "history.h"
-#include "presubmit.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "git/buildcache.h"
+#include "git/gitrepo.h"
+#include "job/presubmit.h"
+#include "postsubmit/history.h"
+#include "store/store.h"
 
 /*
  * Postsubmit recording: `benchfarm run` measures one commit into the

@@ -11,8 +11,8 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
-#include "cfg.h"
-#include "plugins.h"
+#include "config/cfg.h"
+#include "report/plugins.h"
 
 /*
  * benchfarm report: render a stored result document (compare or detect

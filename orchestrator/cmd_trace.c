@@ -10,7 +10,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 /* benchfarm trace fold|top|chrome|svg|diff: reading libbenchfarm_trace. */
 

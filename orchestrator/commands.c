@@ -16,8 +16,8 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/log.h"
 #include "benchfarm/text.h"
-#include "cfg.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "store/store.h"
 
 const struct bf_cmd bf_commands[] = {
 	{ "compare", cmd_compare, BF_CMD_NEEDS_DB,

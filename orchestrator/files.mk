@@ -1,61 +1,26 @@
-ORCH_OBJS += orchestrator/cfg.o
-ORCH_OBJS += orchestrator/cfg_json.o
-ORCH_OBJS += orchestrator/cfg_walk.o
-ORCH_OBJS += orchestrator/cfg_schema.o
-ORCH_OBJS += orchestrator/cfg_words.o
-ORCH_OBJS += orchestrator/store.o
-ORCH_OBJS += orchestrator/store_device.o
-ORCH_OBJS += orchestrator/store_run.o
-ORCH_OBJS += orchestrator/store_alert.o
 ORCH_OBJS += orchestrator/commands.o
 ORCH_OBJS += orchestrator/cmd_config.o
 ORCH_OBJS += orchestrator/cmd_stubs.o
-ORCH_OBJS += orchestrator/agentconn.o
-ORCH_OBJS += orchestrator/transport_local.o
-ORCH_OBJS += orchestrator/workspace.o
-ORCH_OBJS += orchestrator/buildcache.o
-ORCH_OBJS += orchestrator/artifacts.o
-ORCH_OBJS += orchestrator/gitrepo.o
-ORCH_OBJS += orchestrator/sched.o
-ORCH_OBJS += orchestrator/compare.o
-ORCH_OBJS += orchestrator/presubmit.o
-ORCH_OBJS += orchestrator/presubmit_result.o
 ORCH_OBJS += orchestrator/cmd_compare.o
-ORCH_OBJS += orchestrator/numfile.o
 ORCH_OBJS += orchestrator/cmd_analyze.o
-ORCH_OBJS += orchestrator/presubmit_check.o
-ORCH_OBJS += orchestrator/worker.o
-ORCH_OBJS += orchestrator/worker_art.o
-ORCH_OBJS += orchestrator/dispatch.o
-ORCH_OBJS += orchestrator/devcheck.o
 ORCH_OBJS += orchestrator/cmd_device.o
 ORCH_OBJS += orchestrator/cmd_device_add.o
 ORCH_OBJS += orchestrator/cmd_device_list.o
 ORCH_OBJS += orchestrator/cmd_device_check.o
-ORCH_OBJS += orchestrator/ssh.o
-ORCH_OBJS += orchestrator/ssh_known.o
-ORCH_OBJS += orchestrator/ssh_channel.o
-ORCH_OBJS += orchestrator/ssh_sftp.o
-ORCH_OBJS += orchestrator/history.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
-ORCH_OBJS += orchestrator/detect.o
-ORCH_OBJS += orchestrator/detect_info.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_history.o
 ORCH_OBJS += orchestrator/cmd_dashboard.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
-ORCH_OBJS += orchestrator/bisect.o
-ORCH_OBJS += orchestrator/detect_bisect.o
 ORCH_OBJS += orchestrator/cmd_analyze_step.o
-ORCH_OBJS += orchestrator/plugins.o
 ORCH_OBJS += orchestrator/cmd_report.o
-ORCH_OBJS += orchestrator/report_run.o
-ORCH_OBJS += orchestrator/trace_read.o
-ORCH_OBJS += orchestrator/trace_sym.o
-ORCH_OBJS += orchestrator/trace_tree.o
-ORCH_OBJS += orchestrator/trace_filter.o
-ORCH_OBJS += orchestrator/trace_render.o
-ORCH_OBJS += orchestrator/trace_chrome.o
 ORCH_OBJS += orchestrator/cmd_trace.o
-ORCH_OBJS += orchestrator/presubmit_trace.o
 ORCH_OBJS += orchestrator/cmd_cache.o
+include orchestrator/config/files.mk
+include orchestrator/store/files.mk
+include orchestrator/farm/files.mk
+include orchestrator/git/files.mk
+include orchestrator/job/files.mk
+include orchestrator/postsubmit/files.mk
+include orchestrator/report/files.mk
+include orchestrator/trace/files.mk

@@ -5,7 +5,7 @@
 
 #include "benchfarm/json.h"
 #include "benchfarm/text.h"
-#include "report.h"
+#include "report_markdown.h"
 #include "report_util.h"
 
 /*

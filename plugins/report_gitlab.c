@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
-#include "report.h"
+#include "report_markdown.h"
 #include "report_util.h"
 
 #define GL_NOTE_MAX 1000000 /* a note, in characters */

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "report_markdown.h"
 
 #include "benchfarm/plugin.h"
 

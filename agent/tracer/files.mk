@@ -5,7 +5,7 @@ TRACER_SRCS := agent/tracer/trace.c agent/tracer/objects.c
 TRACER_PIC := $(addprefix $(B)/tracer-pic/,$(TRACER_SRCS:.c=.o))
 TRACER_CFLAGS = $(CSTD) -D_GNU_SOURCE $(CWARN) $(COPT) -fPIC \
 	-fno-instrument-functions -fvisibility=default -Iagent/tracer/include \
-	-Iagent/tracer -MMD -MP $(CFLAGS)
+	-Iagent/tracer -Icore/include -MMD -MP $(CFLAGS)
 TRACER_A := $(B)/libbenchfarm_trace.a
 TRACER_SO := $(B)/libbenchfarm_trace.so
 TRACER_PC := $(B)/benchfarm-trace.pc

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buildid.h"
-#include "format.h"
+#include "benchfarm/trace_buildid.h"
+#include "benchfarm/trace_format.h"
 
 #define NOINSTR __attribute__((no_instrument_function))
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "benchfarm/trace.h"
-#include "format.h"
+#include "benchfarm/trace_format.h"
 #include "trace_int.h"
 
 #define NOINSTR         __attribute__((no_instrument_function))

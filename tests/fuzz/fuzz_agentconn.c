@@ -4,12 +4,12 @@
  * then requests whose events and final messages are matched by id and
  * whose "sample" events the worker decodes into samples).
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
-#include "agentconn.h"
 #include "benchfarm/err.h"
 #include "benchfarm/sample.h"
-#include "worker.h"
+#include "farm/agentconn.h"
+#include "job/worker.h"
 
 struct replay {
 	const char *p, *end;

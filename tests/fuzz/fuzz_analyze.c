@@ -1,12 +1,12 @@
 /*
  * analyze's input: files of numbers and commit,value series
- * (orchestrator/numfile.c), then the step detectors over what was read.
+ * (core/src/numfile.c), then the step detectors over what was read.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
-#include "numfile.h"
+#include "benchfarm/numfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,17 +14,17 @@
  * under a well-formed hash; and each file it hands back must open as
  * the upload opens it, with the hash it was given.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include "artifacts.h"
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/regfile.h"
+#include "git/artifacts.h"
 
 char *mkdtemp(char *template);
 char *realpath(const char *restrict path, char *restrict resolved);

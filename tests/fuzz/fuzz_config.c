@@ -1,8 +1,8 @@
-/* The YAML config loader (orchestrator/cfg*.c), from any bytes. */
-#include "fuzz_util.h"
+/* The YAML config loader (orchestrator/config/cfg*.c), from any bytes. */
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/err.h"
-#include "cfg.h"
+#include "config/cfg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,10 +4,10 @@
  * input; any other input (the fixtures that seed it: real tools'
  * outputs) goes through all five.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/err.h"
-#include "parse.h"
+#include "parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
  * reader and each parsed as a message (core/src/proto.c), as the
  * orchestrator reads the agent and the agent reads the orchestrator.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/err.h"
 #include "benchfarm/proto.h"

@@ -3,11 +3,11 @@
  * document from any bytes, with the mock host: reporters read results
  * that may come from another machine or version.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
-#include "../mocks/host_mock.h"
 #include "benchfarm/err.h"
-#include "plugins.h"
+#include "mocks/host_mock.h"
+#include "report/plugins.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

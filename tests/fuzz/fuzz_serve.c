@@ -6,7 +6,7 @@
  * writes, workloads) are blanked before the agent sees them; "info"
  * reads a fixture sysroot.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include <fcntl.h>
 #include <jansson.h>

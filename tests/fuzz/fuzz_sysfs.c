@@ -3,12 +3,12 @@
  * sysroot whose files get the input's pieces (split at NUL bytes), then
  * the whole probe over it, as the agent probes a device.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/err.h"
 #include "benchfarm/spawn.h"
-#include "devfs.h"
-#include "probe.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 static const char *const files[] = {
 	"sys/devices/system/cpu/online",

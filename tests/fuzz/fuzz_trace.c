@@ -1,13 +1,13 @@
 /*
- * The trace reader (orchestrator/trace_read.c) and everything after it:
+ * The trace reader (orchestrator/trace/trace_read.c) and everything after it:
  * the call tree, folded stacks, top, Chrome events and the SVG, written
  * to /dev/null. Symbol lookup reads only the files a fuzzed memory map
  * names that are regular files.
  */
-#include "fuzz_util.h"
+#include "fuzz/fuzz_util.h"
 
 #include "benchfarm/err.h"
-#include "trace.h"
+#include "trace/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

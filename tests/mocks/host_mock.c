@@ -1,4 +1,4 @@
-#include "host_mock.h"
+#include "mocks/host_mock.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * what it needs from the outside comes through struct bf_host.
  *
  * Each plugin exports exactly one constant descriptor (struct
- * bf_plugin); orchestrator/plugins.c lists the built-in ones. The host
+ * bf_plugin); orchestrator/report/plugins.c lists the built-in ones. The host
  * checks abi first and refuses a mismatch.
  */
 

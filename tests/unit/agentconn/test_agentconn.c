@@ -1,6 +1,6 @@
 /*
  * Unit tests for the orchestrator's side of the agent protocol
- * (orchestrator/agentconn.c) over a scripted transport: an agent that
+ * (orchestrator/farm/agentconn.c) over a scripted transport: an agent that
  * is never silent cannot keep a request past its deadline, and an
  * answer the caller refuses ends the connection.
  */
@@ -13,10 +13,10 @@
 
 #include <stdio.h>
 
-#include "agentconn.h"
 #include "benchfarm/err.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/spawn.h"
+#include "farm/agentconn.h"
 
 /*
  * The scripted agent: its hello, then `flood` lines of a request id

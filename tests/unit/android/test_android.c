@@ -27,9 +27,9 @@
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
-#include "devfs.h"
-#include "parse.h"
-#include "probe_android.h"
+#include "parse/parse.h"
+#include "probe/devfs.h"
+#include "probe/probe_android.h"
 
 #define STANDIN "tests/fixtures/adb/adb"
 #define RUNNER  "/androidx.benchmark.junit4.AndroidBenchmarkRunner"

@@ -1,5 +1,5 @@
 /*
- * project.artifacts expanded in an export (orchestrator/artifacts.c):
+ * project.artifacts expanded in an export (orchestrator/git/artifacts.c):
  * files, directories with their tree, globs; everything inside the
  * export, refused otherwise with the pattern or file named. Each test
  * builds its export in a fresh temporary directory.
@@ -17,11 +17,11 @@
 
 #include <cmocka.h>
 
-#include "artifacts.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
+#include "git/artifacts.h"
 
 static char root[64];
 

@@ -1,6 +1,6 @@
 /*
- * The probe order of orchestrator/bisect.c (bf_bisect_next): positions
- * 0 (good) .. n (bad); the midpoint first, and around a commit that
+ * The probe order of orchestrator/postsubmit/bisect.c (bf_bisect_next):
+ * positions 0 (good) .. n (bad); the midpoint first, and around a commit that
  * does not build, the nearest untested one, above first, as git bisect
  * skip moves to a commit near the skipped one.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "bisect.h"
+#include "postsubmit/bisect.h"
 
 static void test_bisect__midpoints(void **state)
 {

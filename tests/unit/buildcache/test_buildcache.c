@@ -1,4 +1,4 @@
-/* Unit tests for the build cache (orchestrator/buildcache.c). */
+/* Unit tests for the build cache (orchestrator/git/buildcache.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,8 +17,8 @@
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
-#include "buildcache.h"
-#include "cfg.h"
+#include "config/cfg.h"
+#include "git/buildcache.h"
 
 #define TREE "0123456789abcdef0123456789abcdef01234567"
 

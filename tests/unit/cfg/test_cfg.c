@@ -1,4 +1,4 @@
-#include "cfg.h"
+#include "config/cfg.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -13,7 +13,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
-#include "cfg_int.h"
+#include "config/cfg_int.h"
 
 /* Tests run from the repository root. */
 #define CONFIGS_DIR "configs"

@@ -19,10 +19,10 @@
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
-#include "check.h"
-#include "devfs.h"
-#include "probe.h"
-#include "throttle.h"
+#include "check/check.h"
+#include "check/throttle.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
 

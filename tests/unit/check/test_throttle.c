@@ -1,6 +1,6 @@
 /*
- * Unit tests for throttle detection (agent/throttle.c) and waiting in
- * bf_check_run (agent/check.c): the workload timed on a synthetic
+ * Unit tests for throttle detection (agent/check/throttle.c) and waiting in
+ * bf_check_run (agent/check/check.c): the workload timed on a synthetic
  * clock, the baseline file, forced measurements, Android's thermal
  * status, and waiting with an injected sleep and clock, all without
  * sleeping. Run from the repository root (make check does).
@@ -21,10 +21,10 @@
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
-#include "check.h"
-#include "devfs.h"
-#include "probe.h"
-#include "throttle.h"
+#include "check/check.h"
+#include "check/throttle.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
 

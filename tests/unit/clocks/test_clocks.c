@@ -1,5 +1,5 @@
 /*
- * Unit tests for lock-clocks / unlock-clocks (agent/clocks.c,
+ * Unit tests for lock-clocks / unlock-clocks (agent/check/clocks.c,
  * agent/cmd_clocks.c): Jetpack's frequency rule, and locking and
  * restoring on copies of the sysroot trees in tests/fixtures/clocks/
  * (run from the repository root, as make check does). Files made
@@ -23,8 +23,8 @@
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/spawn.h"
-#include "clocks.h"
-#include "devfs.h"
+#include "check/clocks.h"
+#include "probe/devfs.h"
 
 #define FIXTURES "tests/fixtures/clocks/"
 #define CPU      "/sys/devices/system/cpu/"

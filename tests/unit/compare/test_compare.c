@@ -1,6 +1,6 @@
 /*
  * Unit tests for gathering and judging a comparison
- * (orchestrator/compare.c), with a config from bf_cfg_load_string().
+ * (orchestrator/job/compare.c), with a config from bf_cfg_load_string().
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,9 +14,9 @@
 
 #include "benchfarm/err.h"
 #include "benchfarm/sample.h"
-#include "cfg.h"
-#include "compare.h"
-#include "sched.h"
+#include "config/cfg.h"
+#include "job/compare.h"
+#include "job/plan.h"
 
 /* Benchmark 0 keeps every metric; benchmark 1 lists its own. */
 #define CFG_TEXT(min_effect)                 \

@@ -1,5 +1,5 @@
 /*
- * Unit tests for agent/cpuusage.c (Lyft's relative average CPU usage
+ * Unit tests for agent/probe/cpuusage.c (Lyft's relative average CPU usage
  * from /proc/PID/stat, checked against values computed by hand from the
  * article's example line), the sampling hooks it relies on in
  * core/src/spawn.c (ticks, the exit snapshot, affinity, niceness) and
@@ -19,7 +19,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/spawn.h"
-#include "cpuusage.h"
+#include "probe/cpuusage.h"
 #include "serve.h"
 
 /* The example of the article, verbatim. */

@@ -1,9 +1,9 @@
 /*
- * orchestrator/detect.c: which detector and parameters each series gets
- * from the config (bf_detect_params_for_series), and the suite-wide
- * spike rule.
+ * orchestrator/postsubmit/detect.c: which detector and parameters each series
+ * gets from the config (bf_detect_params_for_series), and the suite-wide spike
+ * rule.
  *
- * The suite-wide spike rule of orchestrator/detect.c
+ * The suite-wide spike rule of orchestrator/postsubmit/detect.c
  * (bf_detect_suite_spikes): a build is left out when at least `share` of
  * the series that have a point there, and at least three, spike at it:
  * the point leaves both measured neighbours in the same direction by
@@ -25,9 +25,9 @@
 #include "benchfarm/alloc.h"
 
 #include "benchfarm/err.h"
-#include "cfg.h"
-#include "detect.h"
-#include "history.h"
+#include "config/cfg.h"
+#include "postsubmit/detect.h"
+#include "postsubmit/history.h"
 
 #define N 10
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for the device health check (orchestrator/devcheck.c), run
+ * Unit tests for the device health check (orchestrator/farm/devcheck.c), run
  * against the real benchfarm-agent on fixture sysroots over the local
  * transport, and for the registry rules around it in the store (a
  * drained device takes no new lease; the workdir field round-trips).
@@ -16,13 +16,13 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "agentconn.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
-#include "cfg.h"
-#include "devcheck.h"
-#include "store.h"
+#include "config/cfg.h"
+#include "farm/agentconn.h"
+#include "farm/devcheck.h"
+#include "store/store.h"
 
 struct fixture {
 	char *dir; /* temporary directory */

@@ -29,7 +29,7 @@
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/spawn.h"
-#include "gitrepo.h"
+#include "git/gitrepo.h"
 
 struct fixture {
 	char *tmp; /* mkdtemp directory holding everything below */

@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "../../../agent/harness/harness.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
-#include "parse.h"
+#include "harness/harness.h"
+#include "parse/parse.h"
 
 #define MS 1000000ULL
 #define S  1000000000ULL

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../../../agent/harness/harness.h"
+#include "harness/harness.h"
 
 #define MS 1000000ULL
 #define S  1000000000ULL

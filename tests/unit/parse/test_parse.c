@@ -20,7 +20,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
-#include "parse.h"
+#include "parse/parse.h"
 
 #define GBENCH_DIR "tests/fixtures/gbench/"
 #define LINES_DIR  "tests/fixtures/lines/"

@@ -1,6 +1,6 @@
 /*
  * Unit tests for the jetpack, hyperfine and native output parsers
- * (agent/parse_jetpack.c, parse_hyperfine.c, parse_native.c): the
+ * (agent/parse/parse_jetpack.c, parse_hyperfine.c, parse_native.c): the
  * reference's Jetpack examples, captured and live output of Debian's
  * hyperfine, the native format of docs/formats.md, and bad input of
  * every kind. Run from the repository root (make check does).
@@ -21,7 +21,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
-#include "parse.h"
+#include "parse/parse.h"
 
 #define JETPACK_DIR   "tests/fixtures/jetpack/"
 #define HYPERFINE_DIR "tests/fixtures/hyperfine/"

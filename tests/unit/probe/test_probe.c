@@ -20,10 +20,10 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
-#include "check.h"
-#include "devfs.h"
+#include "check/check.h"
 #include "info.h"
-#include "probe.h"
+#include "probe/devfs.h"
+#include "probe/probe.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
 

@@ -1,5 +1,5 @@
 /*
- * Running reporters (orchestrator/report_run.c) and the two reporters
+ * Running reporters (core/src/report_run.c) and the two reporters
  * that need no formatting knowledge: json and exec:NAME, against the
  * mock host.
  */
@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "../../mocks/host_mock.h"
 #include "benchfarm/fs.h"
-#include "plugins.h"
+#include "mocks/host_mock.h"
+#include "report/plugins.h"
 
 extern const struct bf_plugin bf_plugin_json;
 extern const struct bf_plugin bf_plugin_exec;

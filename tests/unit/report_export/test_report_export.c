@@ -14,9 +14,9 @@
 
 #include <cmocka.h>
 
-#include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
-#include "plugins.h"
+#include "mocks/host_mock.h"
+#include "report/plugins.h"
 #include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_junit;

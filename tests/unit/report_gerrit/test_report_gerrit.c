@@ -16,10 +16,10 @@
 
 #include <cmocka.h>
 
-#include "../../mocks/host_mock.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/plugin.h"
-#include "plugins.h"
+#include "mocks/host_mock.h"
+#include "report/plugins.h"
 
 extern const struct bf_plugin bf_plugin_gerrit;
 

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "../../mocks/host_mock.h"
 #include "benchfarm/plugin.h"
-#include "plugins.h"
-#include "report.h"
+#include "mocks/host_mock.h"
+#include "report/plugins.h"
+#include "report_markdown.h"
 
 extern const struct bf_plugin bf_plugin_markdown;
 

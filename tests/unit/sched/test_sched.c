@@ -1,4 +1,4 @@
-/* Unit tests for the run schedule (orchestrator/sched.c). */
+/* Unit tests for the run schedule (orchestrator/job/plan.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "benchfarm/alloc.h"
-#include "sched.h"
+#include "job/plan.h"
 
 static bool plans_equal(const struct bf_plan *a, const struct bf_plan *b)
 {

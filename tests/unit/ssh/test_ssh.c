@@ -1,5 +1,5 @@
 /*
- * Unit tests for the SSH transport (orchestrator/ssh*.c) against real
+ * Unit tests for the SSH transport (orchestrator/farm/ssh*.c) against real
  * OpenSSH sshd "devices" on 127.0.0.1, started with ci/sshd.sh, and the
  * real benchfarm-agent ($BF_BUILD_ABS, else build/default). Run from
  * the repository root.
@@ -20,14 +20,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agentconn.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/sha256.h"
 #include "benchfarm/spawn.h"
-#include "ssh.h"
+#include "farm/agentconn.h"
+#include "farm/ssh.h"
 
 /* The devices and files shared by all tests (group fixture). */
 struct fixture {

@@ -1,4 +1,4 @@
-/* Unit tests for the SQLite store (orchestrator/store*.c). */
+/* Unit tests for the SQLite store (orchestrator/store/store*.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
-#include "store.h"
+#include "store/store.h"
 
 struct fixture {
 	char dir[PATH_MAX]; /* the temporary directory */

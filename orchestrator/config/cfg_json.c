@@ -1,0 +1,210 @@
+#include "config/cfg.h"
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "benchfarm/argv.h"
+
+/*
+ * The effective config as JSON, keyed like the YAML file. Reals are
+ * printed with 15 significant digits so that 0.05 reads as 0.05.
+ */
+#define JSON_FLAGS \
+	(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *argv_json(const struct bf_argv *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->argc; i++)
+		json_array_append_new(arr, json_string(a->argv[i]));
+	return arr;
+}
+
+static void set(json_t *obj, const char *key, json_t *value)
+{
+	json_object_set_new(obj, key, value);
+}
+
+static json_t *project_json(const struct bf_cfg *cfg)
+{
+	json_t *o = json_object();
+
+	set(o, "repo", str_or_null(cfg->project.repo));
+	set(o, "target_branch", str_or_null(cfg->project.target_branch));
+	if (cfg->project.commit_url)
+		set(o, "commit_url", json_string(cfg->project.commit_url));
+	set(o, "build", argv_json(&cfg->project.build));
+	set(o, "artifacts", argv_json(&cfg->project.artifacts));
+	set(o, "build_timeout", json_integer(cfg->project.build_timeout_s));
+	return o;
+}
+
+/* null when not set (a benchmark's or metric's: the enclosing one). */
+static json_t *detector_json(const struct bf_cfg_detector *d)
+{
+	json_t *det;
+
+	if (!d->name)
+		return json_null();
+	det = json_object();
+	set(det, "name", str_or_null(d->name));
+	set(det, "width", json_integer(d->width));
+	set(det, "threshold", json_real(d->threshold));
+	set(det, "min_change", json_real(d->min_change));
+	set(det, "max_pvalue", json_real(d->max_pvalue));
+	if (!strcmp(d->name, "skia")) {
+		set(det, "variant",
+		    json_string(d->variant ? d->variant : "original"));
+		set(det, "stddev_threshold", json_real(d->stddev_threshold));
+	}
+	return det;
+}
+
+static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
+{
+	json_t *o = json_object();
+	json_t *metrics = json_object();
+	json_t *m;
+
+	set(o, "name", str_or_null(b->name));
+	set(o, "command", argv_json(&b->command));
+	set(o, "workdir", str_or_null(b->workdir));
+	set(o, "env", argv_json(&b->env));
+	set(o, "source", str_or_null(b->source));
+	set(o, "format", str_or_null(bf_format_name(b->format)));
+	set(o, "output", str_or_null(bf_output_name(b->output)));
+	set(o, "timeout", json_integer(b->timeout_s));
+	for (size_t i = 0; i < b->nmetrics; i++) {
+		m = json_object();
+		set(m, "better",
+		    str_or_null(bf_better_name(b->metrics[i].better)));
+		set(m, "detector", detector_json(&b->metrics[i].detector));
+		set(metrics, b->metrics[i].name, m);
+	}
+	set(o, "metrics", metrics);
+	set(o, "detector", detector_json(&b->detector));
+	return o;
+}
+
+static json_t *runs_json(const struct bf_cfg *cfg)
+{
+	json_t *o = json_object();
+	char seed[32];
+
+	set(o, "repeats", json_integer(cfg->runs.repeats));
+	set(o, "warmup", json_integer(cfg->runs.warmup));
+	set(o, "interleave", json_boolean(cfg->runs.interleave));
+	if (cfg->runs.seed <= INT64_MAX) {
+		set(o, "seed", json_integer((json_int_t)cfg->runs.seed));
+	} else {
+		snprintf(seed, sizeof(seed), "%llu",
+		         (unsigned long long)cfg->runs.seed);
+		set(o, "seed", json_string(seed));
+	}
+	set(o, "retries", json_integer(cfg->runs.retries));
+	set(o, "samples_max", json_integer(cfg->runs.samples_max));
+	return o;
+}
+
+static json_t *checks_json(const struct bf_cfg_checks *c)
+{
+	json_t *o = json_object();
+
+	set(o, "battery_min", json_integer(c->battery_min));
+	set(o, "require_charging", json_boolean(c->require_charging));
+	set(o, "require_all_cores", json_boolean(c->require_all_cores));
+	set(o, "require_locked_clocks", json_boolean(c->require_locked_clocks));
+	set(o, "thermal_max", json_real(c->thermal_max));
+	set(o, "throttle_tolerance", json_real(c->throttle_tolerance));
+	set(o, "load_max", json_real(c->load_max));
+	set(o, "suppress", argv_json(&c->suppress));
+	set(o, "wait_max", json_integer(c->wait_max_s));
+	set(o, "load_wait", json_integer(c->load_wait_s));
+	return o;
+}
+
+static json_t *presubmit_json(const struct bf_cfg *cfg)
+{
+	json_t *o = json_object();
+
+	set(o, "alpha", json_real(cfg->presubmit.alpha));
+	set(o, "min_effect", json_real(cfg->presubmit.min_effect));
+	set(o, "fail_on", str_or_null(bf_fail_on_name(cfg->presubmit.fail_on)));
+	return o;
+}
+
+static json_t *postsubmit_json(const struct bf_cfg_detector *d)
+{
+	json_t *o = json_object();
+
+	set(o, "detector", detector_json(d));
+	return o;
+}
+
+static json_t *review_json(const struct bf_cfg *cfg)
+{
+	json_t *o = json_object();
+	json_t *g = json_null();
+
+	set(o, "check_name", str_or_null(cfg->review.check_name));
+	set(o, "link", str_or_null(cfg->review.link));
+	if (cfg->review.gerrit.host) {
+		g = json_object();
+		set(g, "host", str_or_null(cfg->review.gerrit.host));
+		set(g, "port",
+		    json_integer(cfg->review.gerrit.port
+		                         ? cfg->review.gerrit.port
+		                         : 29418));
+		set(g, "user", str_or_null(cfg->review.gerrit.user));
+		set(g, "key", str_or_null(cfg->review.gerrit.key));
+		set(g, "label", str_or_null(cfg->review.gerrit.label));
+		set(g, "vote_fail", json_integer(cfg->review.gerrit.vote_fail));
+		set(g, "vote_pass", json_integer(cfg->review.gerrit.vote_pass));
+		set(g, "change", str_or_null(cfg->review.gerrit.change));
+	}
+	set(o, "gerrit", g);
+	return o;
+}
+
+static json_t *cfg_json(const struct bf_cfg *cfg)
+{
+	json_t *root = json_object();
+	json_t *benchmarks = json_array();
+	json_t *devices = json_object();
+
+	for (size_t i = 0; i < cfg->nbenchmarks; i++)
+		json_array_append_new(benchmarks,
+		                      benchmark_json(&cfg->benchmarks[i]));
+	set(devices, "pool", str_or_null(cfg->devices.pool));
+	set(root, "version", json_integer(cfg->version));
+	set(root, "project", project_json(cfg));
+	set(root, "benchmarks", benchmarks);
+	set(root, "devices", devices);
+	set(root, "runs", runs_json(cfg));
+	set(root, "checks", checks_json(&cfg->checks));
+	set(root, "presubmit", presubmit_json(cfg));
+	set(root, "postsubmit", postsubmit_json(&cfg->postsubmit.detector));
+	set(root, "report", argv_json(&cfg->report));
+	set(root, "review", review_json(cfg));
+	return root;
+}
+
+char *bf_cfg_to_json(const struct bf_cfg *cfg)
+{
+	json_t *root = cfg_json(cfg);
+	char *text = json_dumps(root, JSON_FLAGS);
+
+	json_decref(root);
+	if (!text) {
+		fprintf(stderr,
+		        "fatal: out of memory formatting the config as JSON\n");
+		abort();
+	}
+	return text;
+}

@@ -1,0 +1,4 @@
+ORCH_OBJS += orchestrator/git/workspace.o
+ORCH_OBJS += orchestrator/git/buildcache.o
+ORCH_OBJS += orchestrator/git/artifacts.o
+ORCH_OBJS += orchestrator/git/gitrepo.o

@@ -1,0 +1,276 @@
+#include "git/workspace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
+#include "benchfarm/err.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/json.h"
+#include "benchfarm/log.h"
+#include "benchfarm/spawn.h"
+#include "config/cfg.h"
+#include "git/buildcache.h"
+#include "git/gitrepo.h"
+
+#define BUILD_LOG_MAX (8u * 1024 * 1024)
+
+void bf_side_release(struct bf_side *side)
+{
+	if (!side)
+		return;
+	BF_FREE(side->dir);
+	BF_FREE(side->log_path);
+	if (side->locked)
+		close(side->lock_fd);
+	side->locked = false;
+}
+
+/*
+ * Export into DIR.tmp, then rename: a half export is never used. The
+ * caller holds the entry's exclusive lock, so DIR.tmp is left only by
+ * an export that was killed, and is removed first.
+ */
+static int export_tree(struct bf_gitrepo *repo, const struct bf_side *side,
+                       struct bf_err *err)
+{
+	char *tmp = bf_xasprintf("%s.tmp", side->dir);
+	int ret;
+
+	if ((ret = bf_fs_rmtree(tmp, err)))
+		goto out;
+	ret = bf_gitrepo_export(repo, side->commit, tmp, err);
+	if (!ret && rename(tmp, side->dir) < 0)
+		ret = bf_err_sys(err, "cannot rename '%s'", tmp);
+	bf_fs_rmtree(tmp, NULL);
+out:
+	free(tmp);
+	return ret;
+}
+
+/* The entry's record says it was built from exactly these inputs. */
+static bool build_is_cached(const struct bf_side *side, const char *record,
+                            const json_t *inputs)
+{
+	json_t *meta = NULL;
+	bool same;
+
+	if (!bf_fs_exists(side->dir) || !bf_fs_exists(record) ||
+	    bf_json_load_file(&meta, record, NULL))
+		return false;
+	same = json_equal(json_object_get(meta, "inputs"), inputs);
+	json_decref(meta);
+	return same;
+}
+
+static int run_build(struct bf_side *side, const struct bf_cfg *cfg,
+                     struct bf_err *err)
+{
+	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
+	struct bf_spawn_result res;
+	char how[64];
+	int ret;
+
+	opts.argv = (const char *const *)cfg->project.build.argv;
+	opts.cwd = side->dir;
+	opts.timeout_s = cfg->project.build_timeout_s;
+	opts.merge_stderr = true;
+	opts.out_max = BUILD_LOG_MAX;
+	ret = bf_spawn_run(&res, &opts, err);
+	if (ret) {
+		bf_err_prefix(err, "build of %.12s", side->commit);
+		goto out;
+	}
+	side->build_s = res.wall_s;
+	if ((ret = bf_fs_write_atomic(side->log_path, res.out.buf, res.out.len,
+	                              0644, err)))
+		goto out;
+	if (!bf_spawn_is_success(&res)) {
+		bf_spawn_describe(&res, opts.timeout_s, how, sizeof(how));
+		ret = bf_err_set(err, BF_ERROR,
+		                 "build of %.12s failed: '%s' %s (log: %s)",
+		                 side->commit, cfg->project.build.argv[0], how,
+		                 side->log_path);
+	}
+out:
+	bf_spawn_result_release(&res);
+	return ret;
+}
+
+/*
+ * Every artifact is a file the build left in the tree: not missing, and
+ * not, through "../" or a symbolic link the (untrusted) patch commits,
+ * a file of this host that would be shipped to a device.
+ */
+static int check_artifacts(const struct bf_side *side, const struct bf_cfg *cfg,
+                           struct bf_err *err)
+{
+	const struct bf_argv *arts = &cfg->project.artifacts;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < arts->argc; i++) {
+		char *path;
+
+		/* A glob's matches are checked where it is expanded. */
+		if (strpbrk(arts->argv[i], "*?["))
+			continue;
+		path = bf_fs_join(side->dir, arts->argv[i]);
+
+		ret = bf_fs_check_within(path, side->dir, "artifact", err);
+		if (ret == BF_ENOTFOUND)
+			bf_err_set(err, ret,
+			           "the build of %.12s left no artifact '%s' "
+			           "(project.artifacts)",
+			           side->commit, arts->argv[i]);
+		else if (ret)
+			bf_err_prefix(err, "%.12s: ", side->commit);
+		free(path);
+	}
+	return ret;
+}
+
+/* After a successful build: what the entry was built from, and when. */
+static int write_record(const struct bf_side *side, const char *record,
+                        json_t *inputs, struct bf_err *err)
+{
+	json_t *meta =
+	        json_pack("{s:s, s:O, s:s, s:I, s:f}", "key", side->key,
+	                  "inputs", inputs, "commit", side->commit, "built_at",
+	                  (json_int_t)time(NULL), "build_s", side->build_s);
+	int ret = bf_json_write_file(meta, record, true, true, err);
+
+	json_decref(meta);
+	return ret;
+}
+
+/*
+ * A fresh export built under the exclusive lock: nothing an earlier,
+ * failed or interrupted build left behind is reused.
+ */
+static int build_entry(struct bf_side *side, struct bf_gitrepo *repo,
+                       const struct bf_cfg *cfg, const char *record,
+                       json_t *inputs, struct bf_err *err)
+{
+	int ret;
+
+	if (unlink(record) < 0 && errno != ENOENT)
+		return bf_err_sys(err, "cannot remove '%s'", record);
+	if ((ret = bf_fs_rmtree(side->dir, err)) ||
+	    (ret = export_tree(repo, side, err)))
+		return ret;
+	if (cfg->project.build.argc) {
+		BF_LOG_INFO("building %.12s in '%s'", side->commit, side->dir);
+		if ((ret = run_build(side, cfg, err)))
+			return ret;
+	}
+	return write_record(side, record, inputs, err);
+}
+
+/* Evict entries not in use down to the size limit; failures only warn. */
+static void evict(void)
+{
+	struct bf_buildcache_pruned pr;
+	struct bf_err err = BF_ERR_INIT;
+	char *cache = NULL;
+	uint64_t max;
+
+	if (bf_buildcache_max_size(&max, &err) ||
+	    bf_fs_cache_dir(&cache, &err) ||
+	    bf_buildcache_prune(&pr, cache, max, false, &err))
+		BF_LOG_WARN("build cache not pruned: %s", err.msg);
+	else if (pr.removed)
+		BF_LOG_INFO("build cache: removed %zu least recently used "
+		            "entries to stay under its size limit",
+		            pr.removed);
+	free(cache);
+}
+
+int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
+                         const char *commit, const struct bf_cfg *cfg,
+                         struct bf_err *err)
+{
+	char *dir = NULL, *record = NULL;
+	json_t *inputs = NULL;
+	bool built = false;
+	uint64_t max;
+	int ret;
+
+	memset(side, 0, sizeof(*side));
+	bf_strlcpy(side->commit, commit, sizeof(side->commit));
+	/* A bad BENCHFARM_CACHE_MAX_SIZE stops before any work is done. */
+	if ((ret = bf_buildcache_max_size(&max, err)) ||
+	    (ret = bf_gitrepo_tree_id(side->tree, repo, commit, err)) ||
+	    (ret = bf_buildcache_dir(&dir, err)))
+		goto out;
+	inputs = bf_buildcache_inputs(side->tree, cfg);
+	bf_buildcache_key(side->key, inputs);
+	side->dir = bf_xasprintf("%s/%s", dir, side->key);
+	side->log_path = bf_xasprintf("%s/%s.log", dir, side->key);
+	record = bf_xasprintf("%s/%s.json", dir, side->key);
+	/* Shared while looking; exclusive (re-checked) only to build. */
+	if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key, F_RDLCK,
+	                              true, err)))
+		goto out;
+	side->locked = true;
+	if (!build_is_cached(side, record, inputs)) {
+		close(side->lock_fd);
+		side->locked = false;
+		if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key,
+		                              F_WRLCK, true, err)))
+			goto out;
+		side->locked = true;
+		if (!build_is_cached(side, record, inputs)) {
+			if ((ret = build_entry(side, repo, cfg, record, inputs,
+			                       err)))
+				goto out;
+			built = true;
+		}
+		if ((ret = bf_buildcache_relock(side->lock_fd, F_RDLCK, err)))
+			goto out;
+	}
+	side->cached = !built;
+	/* The lock file's modification time is the entry's last use. */
+	futimens(side->lock_fd, NULL);
+	ret = check_artifacts(side, cfg, err);
+	if (!ret && built)
+		evict();
+out:
+	/* A side that failed is not used: its entry is free to go. */
+	if (ret && side->locked) {
+		close(side->lock_fd);
+		side->locked = false;
+	}
+	json_decref(inputs);
+	free(dir);
+	free(record);
+	return ret;
+}
+
+char *bf_workspace_log_tail(const char *path, int nlines)
+{
+	struct bf_buf b;
+	const char *p;
+
+	bf_buf_init(&b, BUILD_LOG_MAX);
+	if (bf_buf_read_file(&b, path, NULL)) {
+		bf_buf_release(&b);
+		return NULL;
+	}
+	bf_buf_rtrim(&b);
+	p = b.buf + b.len;
+	while (p > b.buf && nlines > 0) {
+		p--;
+		if (*p == '\n')
+			nlines--;
+	}
+	if (*p == '\n')
+		p++;
+	p = bf_xstrdup(p);
+	bf_buf_release(&b);
+	return (char *)p;
+}

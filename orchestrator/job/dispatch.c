@@ -1,0 +1,482 @@
+#include "job/dispatch.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/log.h"
+#include "config/cfg.h"
+#include "job/plan.h"
+#include "job/presubmit_int.h"
+#include "job/worker.h"
+#include "store/store.h"
+
+/*
+ * Spreading a presubmit over devices. The work is one unit per
+ * benchmark: its warmups and interleaved repeats, kept on one device so
+ * that base and patch always meet the same hardware. Each leased device
+ * gets a worker thread that takes units until none are left. A device
+ * that fails (unreachable, unfit, connection lost after retries) gives
+ * its unit back at the step it reached, and another device of the pool
+ * finishes it: steps already measured are kept, the interrupted one is
+ * redone, none is counted twice.
+ *
+ * Only a failure the device caused (unreachable, host key, agent
+ * broken or crashed, a check it failed, a connection lost) marks it
+ * bad. A failure that is the job's (an artifact it cannot ship, the
+ * store refusing a sample) would follow the work to every device: it
+ * stops the job, every device keeps its health and its lease is
+ * released. A benchmark that fails is neither: it is recorded as that
+ * benchmark's error.
+ */
+#define LEASE_TTL_S 600
+
+struct bf_unit {
+	int bench;
+	struct bf_plan plan;
+	size_t next; /* first step not yet done */
+	bool taken, done, failed;
+	int moves; /* times it was given back by a failing device */
+	/* the device that last gave it back; counted moved when another
+	 * takes it */
+	const struct bf_worker *given_back_by;
+};
+
+struct dispatch {
+	struct bf_job *job;
+	struct bf_unit *units;
+	size_t nunits;
+	size_t steps_total, steps_done;
+	char holder[128];
+	/* The pool's devices in registry order; tried[i] once leased or
+	 * refused. */
+	struct bf_store_device *devs;
+	bool *tried;
+	size_t ndevs;
+	size_t busy; /* devices leased by other jobs */
+	bool job_failed; /* a failure of the job's own stopped it */
+	char job_why[BF_ERR_SIZE - 64]; /* which (abort_msg adds a prefix) */
+};
+
+static bool starts_block(const struct bf_plan *plan, size_t i)
+{
+	const struct bf_plan_step *st = &plan->steps[i];
+
+	if (i == 0)
+		return true;
+	if (st->warmup)
+		return false;
+	return plan->steps[i - 1].warmup ||
+	       plan->steps[i - 1].repeat != st->repeat;
+}
+
+static void progress(struct dispatch *d, const struct bf_worker *w,
+                     const struct bf_plan_step *st)
+{
+	const struct bf_job *job = d->job;
+
+	d->steps_done++;
+	if (!job->o->progress)
+		return;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s %d on %s", d->steps_done,
+	        d->steps_total, job->cfg->benchmarks[st->bench].name,
+	        bf_side_name(st->side), st->warmup ? "warmup" : "run",
+	        st->repeat + 1, w->name);
+	if (d->steps_done == d->steps_total)
+		fputc('\n', stderr);
+}
+
+/*
+ * Runs u from u->next on w; 0 when finished, else the device failed.
+ * *in_run tells whether it failed while running the benchmark (which
+ * counts against the unit) or in a check (the device's fault alone).
+ */
+static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
+                    bool *in_run, struct bf_err *err)
+{
+	struct bf_job *job = d->job;
+	size_t first = u->next;
+	int ret = 0;
+
+	*in_run = false;
+	for (size_t i = u->next; i < u->plan.n; i++) {
+		const struct bf_plan_step *st = &u->plan.steps[i];
+
+		if ((i == first || starts_block(&u->plan, i)) &&
+		    (ret = bf_worker_check(w, st->warmup ? 0 : st->repeat + 1,
+		                           err)))
+			return ret;
+		if ((ret = bf_worker_run_step(w, st, err))) {
+			*in_run = true;
+			return ret;
+		}
+		pthread_mutex_lock(&job->lock);
+		u->next = i + 1;
+		w->steps_done++;
+		progress(d, w, st);
+		if (!w->local)
+			bf_store_lease_renew(job->store, w->name, d->holder,
+			                     LEASE_TTL_S, (int64_t)time(NULL),
+			                     NULL);
+		pthread_mutex_unlock(&job->lock);
+	}
+	return 0;
+}
+
+/* The next unit nobody works on; NULL when none (under job->lock). */
+static struct bf_unit *take_unit(struct dispatch *d, bool *busy)
+{
+	*busy = false;
+	if (d->job_failed)
+		return NULL;
+	for (size_t i = 0; i < d->nunits; i++) {
+		struct bf_unit *u = &d->units[i];
+
+		if (u->done || u->failed)
+			continue;
+		if (u->taken) {
+			*busy = true;
+			continue;
+		}
+		u->taken = true;
+		return u;
+	}
+	return NULL;
+}
+
+struct worker_arg {
+	struct dispatch *d;
+	struct bf_worker *w;
+};
+
+static bool work_left(const struct dispatch *d)
+{
+	if (d->job_failed)
+		return false;
+	for (size_t i = 0; i < d->nunits; i++)
+		if (!d->units[i].done && !d->units[i].failed)
+			return true;
+	return false;
+}
+
+static struct bf_worker *lease_next(struct dispatch *d);
+
+/*
+ * w failed for the job, not for itself: the job stops (under
+ * job->lock); w is not dead, so it keeps its health.
+ */
+static void job_failed(struct dispatch *d, struct bf_worker *w, const char *msg)
+{
+	if (!d->job_failed)
+		bf_strlcpy(d->job_why, msg, sizeof(d->job_why));
+	d->job_failed = true;
+	BF_LOG_WARN("%s: the job failed, not the device: %s", w->name, msg);
+}
+
+static void *worker_main(void *arg)
+{
+	struct dispatch *d = ((struct worker_arg *)arg)->d;
+	struct bf_worker *w = ((struct worker_arg *)arg)->w;
+	struct bf_job *job = d->job;
+	struct bf_err err = BF_ERR_INIT;
+
+	pthread_mutex_lock(&job->lock);
+	for (;;) {
+		bool busy, in_run;
+		struct bf_unit *u;
+		int ret;
+
+		/* A device that gave up is replaced by a spare of the pool. */
+		if (w->dead &&
+		    (w->local || !work_left(d) || !(w = lease_next(d))))
+			break;
+		/*
+		 * Connect first (SSH, artifacts, agent hello and info): an
+		 * unreachable device, a broken agent or a full disk never
+		 * holds a unit.
+		 */
+		if (!w->agent) {
+			pthread_mutex_unlock(&job->lock);
+			ret = bf_worker_connect(w, &err);
+			pthread_mutex_lock(&job->lock);
+			if (ret && w->job_fault) {
+				job_failed(d, w, err.msg);
+				break;
+			}
+			if (ret) {
+				w->dead = true;
+				bf_strlcpy(w->why, err.msg, sizeof(w->why));
+				BF_LOG_WARN("%s", err.msg);
+				continue;
+			}
+		}
+		u = take_unit(d, &busy);
+		if (!u && !busy)
+			break;
+		if (!u) {
+			/* Another device may still give its unit back. */
+			pthread_cond_wait(&job->cond, &job->lock);
+			continue;
+		}
+		if (u->given_back_by && u->given_back_by != w)
+			job->moved_units++;
+		u->given_back_by = NULL;
+		pthread_mutex_unlock(&job->lock);
+		ret = run_unit(d, w, u, &in_run, &err);
+		pthread_mutex_lock(&job->lock);
+		u->taken = false;
+		if (!ret) {
+			u->done = true;
+		} else if (w->job_fault) {
+			u->failed = true;
+			job_failed(d, w, err.msg);
+		} else {
+			w->dead = true;
+			bf_strlcpy(w->why, err.msg, sizeof(w->why));
+			/* A benchmark that kills every device stops somewhere.
+			 */
+			if (in_run && ++u->moves > job->cfg->runs.retries)
+				u->failed = true;
+			u->given_back_by = w;
+			BF_LOG_WARN("%s gave up on %s: %s", w->name,
+			            job->cfg->benchmarks[u->bench].name,
+			            err.msg);
+		}
+		pthread_cond_broadcast(&job->cond);
+	}
+	pthread_cond_broadcast(&job->cond);
+	pthread_mutex_unlock(&job->lock);
+	return NULL;
+}
+
+/* Keep the steps of the side a postsubmit record measures. */
+static void keep_patch_side(struct bf_plan *plan)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < plan->n; i++)
+		if (plan->steps[i].side == BF_SIDE_PATCH)
+			plan->steps[k++] = plan->steps[i];
+	plan->n = k;
+}
+
+static void build_units(struct dispatch *d)
+{
+	const struct bf_job *job = d->job;
+	const char *only = job->o->only_bench;
+
+	d->units = bf_xcalloc(job->cfg->nbenchmarks + 1, sizeof(*d->units));
+	for (size_t b = 0; b < job->cfg->nbenchmarks; b++) {
+		struct bf_unit *u = &d->units[d->nunits];
+
+		if (only && strcmp(job->cfg->benchmarks[b].name, only))
+			continue;
+		d->nunits++;
+		u->bench = (int)b;
+		bf_plan_build(&u->plan, 1, job->repeats, job->warmup,
+		              job->cfg->runs.interleave, job->seed + b);
+		if (job->record)
+			keep_patch_side(&u->plan);
+		for (size_t i = 0; i < u->plan.n; i++)
+			u->plan.steps[i].bench = (int)b;
+		d->steps_total += u->plan.n;
+	}
+}
+
+static bool has_label(const char *labels, const char *want)
+{
+	size_t n = strlen(want);
+	const char *p = labels;
+
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, want, n))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+static bool usable(const struct bf_store_device *dev, const char *pool,
+                   const char *device)
+{
+	if (device)
+		return !strcmp(dev->name, device);
+	if (!has_label(dev->labels, pool) && strcmp(dev->name, pool))
+		return false;
+	return strcmp(dev->health, "maintenance") &&
+	       strcmp(dev->health, "retired") && strcmp(dev->health, "bad");
+}
+
+/* The pool's candidates, from the registry. */
+static int list_pool(struct dispatch *d, struct bf_err *err)
+{
+	struct bf_job *job = d->job;
+	const char *device = job->o->device;
+	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
+	struct bf_store_device *all = NULL;
+	size_t n = 0;
+	int ret = bf_store_device_list(&all, &n, job->store, err);
+
+	if (ret)
+		return ret;
+	d->devs = bf_xcalloc(n + 1, sizeof(*d->devs));
+	d->tried = bf_xcalloc(n + 1, sizeof(*d->tried));
+	for (size_t i = 0; i < n; i++) {
+		if (!usable(&all[i], pool, device))
+			continue;
+		d->devs[d->ndevs++] = all[i];
+		memset(&all[i], 0, sizeof(all[i]));
+	}
+	bf_store_devices_free(all, n);
+	return 0;
+}
+
+/*
+ * Lease the next free device of the pool and make it a worker (under
+ * job->lock once the threads run). NULL when none is left.
+ */
+static struct bf_worker *lease_next(struct dispatch *d)
+{
+	struct bf_job *job = d->job;
+
+	for (size_t i = 0; i < d->ndevs; i++) {
+		struct bf_worker *w;
+
+		if (d->tried[i])
+			continue;
+		d->tried[i] = true;
+		if (bf_store_lease_acquire(job->store, d->devs[i].name,
+		                           d->holder, LEASE_TTL_S,
+		                           (int64_t)time(NULL), NULL)) {
+			d->busy++;
+			continue;
+		}
+		w = bf_worker_new_remote(job, &d->devs[i]);
+		w->leased = true;
+		job->workers[job->nworkers++] = w;
+		return w;
+	}
+	return NULL;
+}
+
+/* Lease up to want devices of the pool; fills job->workers. */
+static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
+{
+	struct bf_job *job = d->job;
+	const char *device = job->o->device;
+	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
+	int ret = list_pool(d, err);
+
+	if (ret)
+		return ret;
+	job->workers = bf_xcalloc(d->ndevs + 1, sizeof(*job->workers));
+	while (job->nworkers < want && lease_next(d))
+		;
+	if (!job->nworkers)
+		ret = bf_err_set(err, BF_EBUSY,
+		                 "no healthy free device for %s '%s' (%zu "
+		                 "leased by other jobs); see 'benchfarm device "
+		                 "list'",
+		                 device ? "device" : "pool",
+		                 device ? device : pool, d->busy);
+	return ret;
+}
+
+/* After the threads: leases back, health of the devices recorded. */
+static void settle_devices(struct dispatch *d)
+{
+	struct bf_job *job = d->job;
+	int64_t now = (int64_t)time(NULL);
+
+	for (size_t i = 0; i < job->nworkers; i++) {
+		struct bf_worker *w = job->workers[i];
+
+		if (w->local || !w->leased)
+			continue;
+		if (w->dead)
+			bf_store_device_set_health(job->store, w->name, "bad",
+			                           w->why, now, NULL);
+		else if (w->steps_done)
+			bf_store_device_set_health(job->store, w->name, "good",
+			                           NULL, now, NULL);
+		bf_store_lease_release(job->store, w->name, d->holder, NULL);
+	}
+}
+
+static void finish(struct dispatch *d)
+{
+	struct bf_job *job = d->job;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < d->nunits; i++)
+		if (!d->units[i].done)
+			job->aborted = true;
+	for (size_t i = 0; i < job->nworkers; i++)
+		if (job->workers[i]->dead)
+			why = job->workers[i]->why;
+	if (d->job_failed) {
+		job->aborted = true;
+		snprintf(
+		        job->abort_msg, sizeof(job->abort_msg),
+		        "the job failed, not a device (each keeps its health): "
+		        "%s",
+		        d->job_why);
+	} else if (job->aborted) {
+		bf_strlcpy(job->abort_msg,
+		           why ? why : "the work could not be finished",
+		           sizeof(job->abort_msg));
+	}
+	if (job->o->progress && d->steps_done < d->steps_total)
+		fputc('\n', stderr);
+}
+
+int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
+{
+	struct dispatch d;
+	struct worker_arg *args;
+	pthread_t *threads;
+	size_t nthreads;
+	bool local = !job->o->device && !job->o->pool &&
+	             !strcmp(job->cfg->devices.pool, "local");
+	char host[64] = "host";
+	int ret = 0;
+
+	memset(&d, 0, sizeof(d));
+	d.job = job;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(d.holder, sizeof(d.holder), "benchfarm@%s:%ld:run%lld", host,
+	         (long)getpid(), (long long)job->run_id);
+	build_units(&d);
+	if (local || (job->o->device && !strcmp(job->o->device, "local"))) {
+		job->workers = bf_xcalloc(1, sizeof(*job->workers));
+		job->workers[job->nworkers++] = bf_worker_new_local(job);
+	} else if ((ret = lease_pool(&d, d.nunits, err))) {
+		goto out;
+	}
+	/* Spares leased later run in the thread of the device they replace. */
+	nthreads = job->nworkers;
+	args = bf_xcalloc(nthreads, sizeof(*args));
+	threads = bf_xcalloc(nthreads, sizeof(*threads));
+	for (size_t i = 0; i < nthreads; i++) {
+		args[i] = (struct worker_arg){ &d, job->workers[i] };
+		pthread_create(&threads[i], NULL, worker_main, &args[i]);
+	}
+	for (size_t i = 0; i < nthreads; i++)
+		pthread_join(threads[i], NULL);
+	free(args);
+	free(threads);
+	settle_devices(&d);
+	finish(&d);
+out:
+	for (size_t i = 0; i < d.nunits; i++)
+		bf_plan_release(&d.units[i].plan);
+	free(d.units);
+	bf_store_devices_free(d.devs, d.ndevs);
+	free(d.tried);
+	return ret;
+}

@@ -1,0 +1,433 @@
+#include "job/presubmit.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
+#include "benchfarm/err.h"
+#include "benchfarm/exitcode.h"
+#include "benchfarm/fs.h"
+#include "benchfarm/json.h"
+#include "benchfarm/spawn.h"
+#include "config/cfg.h"
+#include "git/gitrepo.h"
+#include "git/workspace.h"
+#include "job/compare.h"
+#include "job/dispatch.h"
+#include "job/plan.h"
+#include "job/presubmit_int.h"
+#include "job/worker.h"
+#include "report/plugins.h"
+#include "store/store.h"
+
+static void job_release(struct bf_job *job)
+{
+	for (size_t i = 0; i < job->nworkers; i++)
+		bf_worker_free(job->workers[i]);
+	free(job->workers);
+	pthread_mutex_destroy(&job->lock);
+	pthread_cond_destroy(&job->cond);
+	for (int s = 0; s < 2; s++) {
+		bf_side_release(&job->side[s]);
+		bf_artifacts_release(&job->arts[s]);
+		bf_gitcommit_release(&job->info[s]);
+	}
+	bf_comparison_release(&job->cmp);
+	json_decref(job->checks);
+	json_decref(job->trace);
+	json_decref(job->failure);
+	bf_gitrepo_free(job->repo);
+	free(job->digest);
+}
+
+char *bf_presubmit_config_digest(const char *path)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct bf_buf b;
+
+	bf_buf_init(&b, 16 * 1024 * 1024);
+	bf_buf_read_file(&b, path, NULL);
+	for (size_t i = 0; i < b.len; i++) {
+		h ^= (unsigned char)b.buf[i];
+		h *= 0x100000001b3ULL;
+	}
+	bf_buf_release(&b);
+	return bf_xasprintf("fnv1a64:%016llx", (unsigned long long)h);
+}
+
+static uint64_t fresh_seed(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000007ULL) ^ (uint64_t)ts.tv_nsec ^
+	       ((uint64_t)getpid() << 32);
+}
+
+/*
+ * The base by default: the merge-base of the patch with
+ * project.target_branch. A branch that the repository does not have is
+ * the config's error, and the message says which key to change.
+ */
+static int default_base(struct bf_job *job, const char *patch,
+                        struct bf_err *err)
+{
+	const char *branch = job->cfg->project.target_branch;
+	struct bf_err e = BF_ERR_INIT;
+	int ret;
+
+	ret = bf_gitrepo_merge_base(job->side[0].commit, job->repo, patch,
+	                            branch, &e);
+	/* does the branch resolve on its own (remote-tracking too)? */
+	if (ret && bf_gitrepo_merge_base(job->side[0].commit, job->repo, branch,
+	                                 branch, NULL))
+		return bf_err_set(
+		        err, ret,
+		        "project.target_branch '%s' in %s: %s; set it "
+		        "to the branch that patches go into, or give "
+		        "--base REV",
+		        branch, job->cfg->path, e.msg);
+	if (ret)
+		bf_err_set(err, ret, "%s", e.msg);
+	return ret;
+}
+
+/*
+ * Base and patch are one commit: the run can only measure noise. By
+ * default that is because the patch is already on the target branch
+ * (its merge-base is itself), which is refused; an explicit --base or
+ * --allow-same runs it, and the result says so (same_commit).
+ */
+static int check_same(struct bf_job *job, const char *patch, struct bf_err *err)
+{
+	if (job->record || strcmp(job->side[0].commit, job->side[1].commit))
+		return 0;
+	if (!job->o->base && !job->o->allow_same)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "the patch '%s' (%.12s) is already on "
+		        "project.target_branch '%s', so it is its own "
+		        "merge-base and both sides would be the same commit; "
+		        "give --base REV to compare it with an earlier commit, "
+		        "or --allow-same for an A/A run",
+		        patch, job->side[1].commit,
+		        job->cfg->project.target_branch);
+	job->same_commit = true;
+	fprintf(stderr,
+	        "benchfarm: compare: warning: base and patch are the same "
+	        "commit %.12s: an A/A run, which can only measure noise\n",
+	        job->side[1].commit);
+	return 0;
+}
+
+/* Open the repository and pick the two commits. Exit code or 0. */
+static int resolve_commits(struct bf_job *job, struct bf_err *err)
+{
+	const struct bf_cfg *cfg = job->cfg;
+	char *dir = bf_fs_dirname(cfg->path);
+	char *repo = bf_fs_join(dir, cfg->project.repo);
+	const char *patch = job->o->patch ? job->o->patch : "HEAD";
+	int ret;
+
+	ret = bf_gitrepo_open(&job->repo, repo, err);
+	if (!ret)
+		ret = bf_gitrepo_resolve(job->side[1].commit, job->repo, patch,
+		                         err);
+	if (!ret && job->record)
+		memcpy(job->side[0].commit, job->side[1].commit,
+		       sizeof(job->side[0].commit));
+	else if (!ret && job->o->base)
+		ret = bf_gitrepo_resolve(job->side[0].commit, job->repo,
+		                         job->o->base, err);
+	else if (!ret)
+		ret = default_base(job, patch, err);
+	if (!ret)
+		ret = check_same(job, patch, err);
+	for (int s = 0; !ret && s < 2; s++)
+		ret = bf_gitrepo_commit_info(job->repo, job->side[s].commit,
+		                             &job->info[s], err);
+	free(dir);
+	free(repo);
+	return ret ? BF_EXIT_USAGE : 0;
+}
+
+/* Why the job failed (the first reason wins); side, commit may be NULL. */
+static void job_fail(struct bf_job *job, const char *stage, const char *side,
+                     const char *commit, const char *msg, const char *tail)
+{
+	if (job->failure)
+		return;
+	job->failure = json_pack("{s:s, s:s}", "stage", stage, "error", msg);
+	if (side)
+		json_object_set_new(job->failure, "side", json_string(side));
+	if (commit)
+		json_object_set_new(job->failure, "commit",
+		                    json_string(commit));
+	if (tail)
+		json_object_set_new(job->failure, "log_tail",
+		                    json_string(tail));
+}
+
+/* Export and build both sides; a failure shows the log's tail. */
+static int prepare_sides(struct bf_job *job, struct bf_err *err)
+{
+	for (int s = job->record ? 1 : 0; s < 2; s++) {
+		char commit[41];
+		char *tail;
+
+		bf_strlcpy(commit, job->side[s].commit, sizeof(commit));
+		if (job->o->progress)
+			fprintf(stderr, "benchfarm: preparing %s %.12s\n",
+			        job->record ? "commit" : bf_side_name(s),
+			        commit);
+		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
+		                          job->cfg, err) &&
+		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
+		                         &job->cfg->project.artifacts, err))
+			continue;
+		tail = job->side[s].log_path
+		               ? bf_workspace_log_tail(job->side[s].log_path,
+		                                       15)
+		               : NULL;
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job->record ? "run" : "compare", err->msg);
+		if (tail && *tail)
+			fprintf(stderr,
+			        "--- last lines of the build log ---\n"
+			        "%s\n",
+			        tail);
+		job_fail(job, "build", job->record ? "commit" : bf_side_name(s),
+		         commit, err->msg, tail && *tail ? tail : NULL);
+		/* what the build was made of: a rerun under the same
+		 * inputs need not build it again (backfill) */
+		if (job->side[s].key[0] &&
+		    !strcmp(bf_json_str_or(job->failure, "stage", ""), "build"))
+			json_object_set_new(job->failure, "build_key",
+			                    json_string(job->side[s].key));
+		free(tail);
+		err->msg[0] = '\0';
+		return BF_EXIT_INFRA;
+	}
+	return 0;
+}
+
+static int create_run(struct bf_job *job, struct bf_err *err)
+{
+	struct bf_store_run run;
+
+	memset(&run, 0, sizeof(run));
+	run.kind = (char *)(job->record ? "run" : "compare");
+	run.config_digest = job->digest;
+	run.base_commit = job->record ? NULL : job->side[0].commit;
+	run.patch_commit = job->side[1].commit;
+	run.device = (char *)(job->o->device ? job->o->device
+	                      : job->o->pool ? job->o->pool
+	                                     : job->cfg->devices.pool);
+	run.seed = (int64_t)job->seed;
+	return bf_store_run_create(&job->run_id, job->store, &run, err);
+}
+
+/* Write the reports; returns the exit code. */
+static int conclude(struct bf_job *job, struct bf_err *err)
+{
+	json_t *result = bf_job_result_json(job);
+	char *md = NULL;
+	struct bf_tally t;
+	int ret = BF_EXIT_OK;
+
+	bf_comparison_tally(&t, &job->cmp);
+	if (job->o->json_path &&
+	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
+		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
+		ret = BF_EXIT_INFRA;
+	}
+	if (job->o->quiet) {
+		/* the caller reads result_out */
+	} else if (!(md = bf_report_markdown_text(
+	                     result, job->cfg->review.check_name,
+	                     job->cfg->review.link, err))) {
+		/* the review settings' marker and link, as `report --format
+		 * markdown -c` and compare --report write them: a pipeline
+		 * that posts either file finds and updates the same comment */
+		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
+		ret = BF_EXIT_INFRA;
+	} else if (job->o->markdown_path) {
+		if (bf_fs_write_atomic(job->o->markdown_path, md, strlen(md),
+		                       0600, err)) {
+			fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
+			ret = BF_EXIT_INFRA;
+		}
+	} else {
+		fputs(md, stdout);
+	}
+	if (job->aborted)
+		fprintf(stderr, "benchfarm: compare: stopped: %s\n",
+		        job->abort_msg);
+	if (!ret && (job->aborted || !t.measured))
+		ret = BF_EXIT_INFRA;
+	if (ret == BF_EXIT_INFRA)
+		job_fail(job, "run", NULL, NULL,
+		         job->aborted ? job->abort_msg
+		         : t.measured ? "the reports could not be written"
+		                      : "no benchmark produced a result",
+		         NULL);
+	else if (!ret && t.regressed &&
+	         job->cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION)
+		ret = BF_EXIT_REGRESSION;
+	bf_store_run_finish(job->store, job->run_id,
+	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                    (int64_t)time(NULL), NULL);
+	free(md);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
+	return ret;
+}
+
+/* benchfarm run: one commit recorded; a table of medians, no verdict. */
+static int conclude_record(struct bf_job *job, struct bf_err *err)
+{
+	json_t *result = bf_job_record_json(job);
+	json_t *results = json_object_get(result, "results");
+	size_t i;
+	json_t *r;
+	int ret = BF_EXIT_OK;
+
+	if (job->o->json_path &&
+	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
+		fprintf(stderr, "benchfarm: run: %s\n", err->msg);
+		ret = BF_EXIT_INFRA;
+	}
+	if (!job->o->quiet) {
+		printf("commit %.12s: %zu series recorded (run %lld)\n",
+		       job->side[1].commit, json_array_size(results),
+		       (long long)job->run_id);
+		json_array_foreach(results, i, r)
+		{
+			printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
+			       bf_json_str_or(r, "name", "?"),
+			       bf_json_str_or(r, "metric", "?"),
+			       json_number_value(json_object_get(r, "median")),
+			       bf_json_str_or(r, "unit", ""),
+			       (long long)json_integer_value(
+			               json_object_get(r, "n")));
+		}
+	}
+	if (job->aborted)
+		fprintf(stderr, "benchfarm: run: stopped: %s\n",
+		        job->abort_msg);
+	if (job->aborted || !json_array_size(results))
+		ret = BF_EXIT_INFRA;
+	if (ret == BF_EXIT_INFRA)
+		job_fail(job, "run", "commit", job->side[1].commit,
+		         job->aborted ? job->abort_msg
+		         : json_array_size(results)
+		                 ? "the result could not be written"
+		                 : "no benchmark produced a result",
+		         NULL);
+	bf_store_run_finish(job->store, job->run_id,
+	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                    (int64_t)time(NULL), NULL);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
+	return ret;
+}
+
+/*
+ * A failed run says why in its info, where scripts and people can
+ * read it; the caller may want it too (bisect skips a
+ * commit whose build fails).
+ */
+static void keep_failure(struct bf_job *job)
+{
+	char *text;
+
+	if (!job->failure)
+		return;
+	text = json_dumps(job->failure, JSON_COMPACT);
+	if (job->run_id && text)
+		bf_store_run_set_info(job->store, job->run_id, text, NULL);
+	free(text);
+	if (job->o->failure_out)
+		*job->o->failure_out = json_incref(job->failure);
+}
+
+int bf_presubmit_run(const struct bf_presubmit_opts *o,
+                     const struct bf_cfg *cfg, struct bf_store *store)
+{
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_job job;
+	int ret;
+
+	memset(&job, 0, sizeof(job));
+	job.o = o;
+	job.cfg = cfg;
+	job.store = store;
+	job.started = bf_now_monotonic();
+	job.repeats = o->repeats > 0 ? o->repeats : cfg->runs.repeats;
+	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
+	job.record = o->record;
+	job.seed = o->seed_set           ? o->seed
+	           : cfg->runs.seed != 0 ? cfg->runs.seed
+	                                 : fresh_seed();
+	job.digest = bf_presubmit_config_digest(cfg->path);
+	bf_comparison_init(&job.cmp, (int)cfg->nbenchmarks);
+	job.checks = json_array();
+	pthread_mutex_init(&job.lock, NULL);
+	pthread_cond_init(&job.cond, NULL);
+	if ((ret = resolve_commits(&job, &err))) {
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job.record ? "run" : "compare", err.msg);
+		goto out;
+	}
+	if (create_run(&job, &err)) {
+		fprintf(stderr, "benchfarm: %s: %s\n",
+		        job.record ? "run" : "compare", err.msg);
+		ret = BF_EXIT_INFRA;
+		goto out;
+	}
+	if ((ret = prepare_sides(&job, &err))) {
+		if (job.record) {
+			bf_store_run_finish(store, job.run_id, "failed",
+			                    (int64_t)time(NULL), NULL);
+			goto out;
+		}
+		/*
+		 * A compare still writes its result and reports, as an
+		 * infrastructure failure: a pipeline then replaces its
+		 * earlier comment instead of leaving it standing.
+		 */
+		job.aborted = true;
+		bf_strlcpy(job.abort_msg,
+		           bf_json_str_or(job.failure, "error", "build failed"),
+		           sizeof(job.abort_msg));
+		bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect,
+		                    job.seed);
+		conclude(&job, &err);
+		ret = BF_EXIT_INFRA;
+		goto out;
+	}
+	if (bf_dispatch_run(&job, &err)) {
+		job.aborted = true;
+		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
+	}
+	if (job.record) {
+		ret = conclude_record(&job, &err);
+		goto out;
+	}
+	if (o->trace_bench && !job.aborted)
+		job.trace = bf_presubmit_trace(
+		        &job, o->trace_bench,
+		        o->report_dir ? o->report_dir : "benchfarm-report");
+	bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect, job.seed);
+	ret = conclude(&job, &err);
+out:
+	keep_failure(&job);
+	job_release(&job);
+	return ret;
+}

@@ -1,0 +1,56 @@
+#ifndef BF_PRESUBMIT_INT_H
+#define BF_PRESUBMIT_INT_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "benchfarm/err.h"
+#include "git/artifacts.h"
+#include "git/gitrepo.h"
+#include "git/workspace.h"
+#include "job/compare.h"
+#include "job/presubmit.h"
+
+/* The state of one presubmit job, shared by presubmit*.c. */
+struct bf_job {
+	const struct bf_presubmit_opts *o;
+	const struct bf_cfg *cfg;
+	struct bf_store *store;
+	struct bf_gitrepo *repo;
+	struct bf_side side[2]; /* base, patch */
+	struct bf_gitcommit info[2];
+	struct bf_artifacts arts[2]; /* what each prepared side ships */
+	pthread_mutex_t lock; /* guards what worker threads share */
+	pthread_cond_t cond; /* a unit was finished or given back */
+	struct bf_worker **workers;
+	size_t nworkers;
+	int64_t run_id;
+	char *digest;
+	uint64_t seed;
+	int repeats, warmup;
+	bool record; /* postsubmit: side 1 only, no verdict */
+	int reconnects; /* agent connections re-opened */
+	int moved_units; /* benchmarks given to another device */
+	bool aborted; /* infrastructure failure stopped the plan */
+	bool same_commit; /* base and patch are one commit (A/A) */
+	char abort_msg[BF_ERR_SIZE]; /* why */
+	double started, runs_wall_s, bench_wall_s;
+	struct bf_comparison cmp;
+	json_t *checks; /* every device check result, for the report */
+	json_t *trace; /* compare --trace: files or error; NULL */
+	json_t *failure; /* why the job failed, for the run's info; NULL */
+};
+
+/*
+ * compare --trace (presubmit_trace.c): trace bench once per side after
+ * the measured runs, into dir; the result's "trace" object.
+ */
+json_t *bf_presubmit_trace(const struct bf_job *job, const char *bench,
+                           const char *dir);
+
+/* The complete result document (presubmit_result.c). New reference. */
+json_t *bf_job_result_json(const struct bf_job *job);
+/* The result of a postsubmit record (benchfarm run). New reference. */
+json_t *bf_job_record_json(const struct bf_job *job);
+
+#endif /* BF_PRESUBMIT_INT_H */

@@ -1,0 +1,218 @@
+#include "job/presubmit_int.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "benchfarm/json.h"
+
+#include "benchfarm/spawn.h"
+#include "config/cfg.h"
+#include "job/plan.h"
+#include "job/worker.h"
+
+static json_t *commit_json(const struct bf_side *side,
+                           const struct bf_gitcommit *info)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:b}", "commit", side->commit,
+	                 "tree", side->tree, "subject",
+	                 info->subject ? info->subject : "", "author",
+	                 info->author ? info->author : "", "build_cached",
+	                 side->cached);
+}
+
+static json_t *summary_json(const struct bf_job *job)
+{
+	struct bf_tally t;
+	double total = bf_now_monotonic() - job->started;
+
+	bf_comparison_tally(&t, &job->cmp);
+	return json_pack(
+	        "{s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:b, s:f, s:f}",
+	        "regressed", t.regressed, "improved", t.improved, "same",
+	        t.same, "unknown", t.unknown, "errors", t.errors, "failed_runs",
+	        (json_int_t)json_array_size(job->cmp.errors), "reconnects",
+	        job->reconnects, "moved_units", job->moved_units, "aborted",
+	        job->aborted, "wall_s", total, "benchmark_s",
+	        job->bench_wall_s);
+}
+
+/* When the job started, "YYYY-MM-DDTHH:MM:SSZ" (UTC), from its age. */
+static json_t *started_json(const struct bf_job *job)
+{
+	time_t t = time(NULL) - (time_t)(bf_now_monotonic() - job->started);
+	char stamp[32];
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return json_null();
+	return json_string(stamp);
+}
+
+static json_t *settings_json(const struct bf_job *job)
+{
+	const struct bf_cfg *cfg = job->cfg;
+
+	return json_pack(
+	        "{s:i, s:i, s:b, s:I, s:f, s:f, s:s}", "repeats", job->repeats,
+	        "warmup", job->warmup, "interleave", cfg->runs.interleave,
+	        "seed", (json_int_t)job->seed, "alpha",
+	        job->o->alpha >= 0 ? job->o->alpha : cfg->presubmit.alpha,
+	        "min_effect",
+	        job->o->min_effect >= 0 ? job->o->min_effect
+	                                : cfg->presubmit.min_effect,
+	        "fail_on",
+	        cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION ? "regression"
+	                                                        : "never");
+}
+
+static json_t *devices_json(const struct bf_job *job)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < job->nworkers; i++) {
+		const struct bf_worker *w = job->workers[i];
+		json_t *d =
+		        json_pack("{s:s, s:O, s:i, s:b}", "name", w->name,
+		                  "info", w->info ? w->info : json_null(),
+		                  "steps", w->steps_done, "failed", w->dead);
+
+		if (w->dead)
+			json_object_set_new(d, "error", json_string(w->why));
+		json_array_append_new(arr, d);
+	}
+	return arr;
+}
+
+json_t *bf_job_record_json(const struct bf_job *job)
+{
+	const struct bf_comparison *c = &job->cmp;
+	json_t *r = json_object(), *results = json_array();
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bf_series *s = &c->series[i];
+		const struct bf_values *v = &s->side[BF_SIDE_PATCH];
+		json_t *vals = json_array();
+
+		if (!v->n)
+			continue;
+		for (size_t k = 0; k < v->n; k++)
+			json_array_append_new(vals, json_real(v->v[k]));
+		json_array_append_new(
+		        results,
+		        json_pack("{s:s, s:s, s:s, s:s, s:I, s:o, s:o}",
+		                  "benchmark",
+		                  job->cfg->benchmarks[s->bench].name, "name",
+		                  s->name, "metric", s->metric, "unit", s->unit,
+		                  "n", (json_int_t)v->n, "median",
+		                  bf_json_real_or_null(
+		                          bf_stats_median(v->v, v->n)),
+		                  "values", vals));
+	}
+	json_object_set_new(r, "benchfarm", json_string(BF_VERSION));
+	json_object_set_new(r, "kind", json_string("run"));
+	json_object_set_new(r, "run_id", json_integer(job->run_id));
+	json_object_set_new(r, "config", json_string(job->cfg->path));
+	json_object_set_new(r, "commit",
+	                    commit_json(&job->side[1], &job->info[1]));
+	json_object_set_new(r, "devices", devices_json(job));
+	json_object_set_new(r, "status",
+	                    json_string(job->aborted ? "infra_failure" : "ok"));
+	if (job->aborted)
+		json_object_set_new(r, "infra_error",
+		                    json_string(job->abort_msg));
+	json_object_set_new(r, "results", results);
+	json_object_set_new(r, "errors", json_deep_copy(c->errors));
+	return r;
+}
+
+/*
+ * Where a benchmark's code is, for review annotations: its `source:`
+ * ("FILE" or "FILE:LINE"), else its entry in the config when the config
+ * path is relative to the repository (as CI passes it). NULL: unknown.
+ */
+static json_t *source_json(const struct bf_cfg *cfg, const char *bench)
+{
+	const struct bf_cfg_benchmark *b = NULL;
+	const char *colon;
+	char *end;
+	long line;
+
+	for (size_t i = 0; i < cfg->nbenchmarks && !b; i++)
+		if (!strcmp(cfg->benchmarks[i].name, bench))
+			b = &cfg->benchmarks[i];
+	if (!b)
+		return NULL;
+	if (!b->source) {
+		if (!cfg->path || cfg->path[0] == '/' ||
+		    !strncmp(cfg->path, "../", 3))
+			return NULL;
+		return json_pack("{s:s, s:i}", "file", cfg->path, "line",
+		                 b->line);
+	}
+	colon = strrchr(b->source, ':');
+	if (colon && colon[1]) {
+		errno = 0;
+		line = strtol(colon + 1, &end, 10);
+		if (!*end && !errno && line > 0 && line <= INT_MAX)
+			return json_pack("{s:s%, s:i}", "file", b->source,
+			                 (size_t)(colon - b->source), "line",
+			                 (int)line);
+	}
+	return json_pack("{s:s}", "file", b->source);
+}
+
+static json_t *results_with_source(const struct bf_job *job)
+{
+	json_t *results = bf_comparison_results_json(&job->cmp, job->cfg);
+	json_t *res, *src;
+	size_t i;
+
+	json_array_foreach(results, i, res)
+	{
+		src = source_json(job->cfg,
+		                  bf_json_str_or(res, "benchmark", ""));
+		if (src)
+			json_object_set_new(res, "source", src);
+	}
+	return results;
+}
+
+json_t *bf_job_result_json(const struct bf_job *job)
+{
+	json_t *r = json_object();
+
+	json_object_set_new(r, "benchfarm", json_string(BF_VERSION));
+	json_object_set_new(r, "kind", json_string("compare"));
+	json_object_set_new(r, "started", started_json(job));
+	json_object_set_new(r, "run_id", json_integer(job->run_id));
+	json_object_set_new(r, "config", json_string(job->cfg->path));
+	json_object_set_new(r, "config_digest", json_string(job->digest));
+	json_object_set_new(r, "settings", settings_json(job));
+	json_object_set_new(r, "base",
+	                    commit_json(&job->side[0], &job->info[0]));
+	json_object_set_new(r, "patch",
+	                    commit_json(&job->side[1], &job->info[1]));
+	/* an A/A run: every verdict can only be noise */
+	json_object_set_new(r, "same_commit", json_boolean(job->same_commit));
+	json_object_set_new(r, "devices", devices_json(job));
+	json_object_set_new(r, "status",
+	                    json_string(job->aborted ? "infra_failure" : "ok"));
+	if (job->aborted)
+		json_object_set_new(r, "infra_error",
+		                    json_string(job->abort_msg));
+	if (job->failure) /* stage, side, commit, error, log_tail */
+		json_object_set_new(r, "failure", json_deep_copy(job->failure));
+	json_object_set_new(r, "summary", summary_json(job));
+	json_object_set_new(r, "results", results_with_source(job));
+	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
+	json_object_set_new(r, "checks", json_deep_copy(job->checks));
+	/* shared, not copied: the largest part, and nobody changes it */
+	json_object_set_new(r, "samples", json_incref(job->cmp.samples));
+	if (job->trace)
+		json_object_set_new(r, "trace", json_deep_copy(job->trace));
+	return r;
+}

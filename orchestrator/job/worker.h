@@ -1,0 +1,118 @@
+#ifndef BF_WORKER_H
+#define BF_WORKER_H
+
+#include <jansson.h>
+#include <pthread.h>
+
+#include "benchfarm/argv.h"
+#include "benchfarm/common.h"
+#include "benchfarm/err.h"
+#include "benchfarm/sample.h"
+#include "job/plan.h"
+#include "store/store.h"
+
+struct bf_agentconn;
+struct bf_err;
+struct bf_job;
+struct bf_ssh;
+
+/*
+ * One device working for a presubmit job: the local machine (an agent
+ * started as a child) or a registered device reached over SSH, with the
+ * job's artifacts uploaded to it. Each worker runs in its own thread
+ * with its own SSH session; everything shared lives in struct bf_job
+ * behind job->lock.
+ */
+struct bf_worker {
+	struct bf_job *job;
+	char *name; /* device name; "local" */
+	bool local; /* the machine benchfarm runs on */
+	struct bf_store_device dev; /* registry record (remote only) */
+	struct bf_ssh *ssh;
+	struct bf_agentconn *agent;
+	json_t *info; /* the agent's info answer */
+	struct bf_argv art_local[2]; /* artifact paths as configured */
+	struct bf_argv art_remote[2]; /* where they are on the device */
+	/*
+	 * What each side's run asks the agent to check first: every
+	 * artifact's device path and the SHA-256 it is cached under
+	 * ("verify" of a run request); NULL for the local machine.
+	 */
+	json_t *art_verify[2];
+	char *remote_cwd; /* remote working directory */
+	bool leased;
+	bool dead; /* gave up: unreachable, unfit or broken */
+	/*
+	 * The last failure was the job's (an artifact it cannot ship, a
+	 * sample the store refused), not the device's: the job stops, the
+	 * device keeps its health.
+	 */
+	bool job_fault;
+	char why[BF_ERR_SIZE]; /* why it gave up */
+	int steps_done; /* measured and warmup runs completed */
+	pthread_t thread;
+};
+
+/* A worker for the local machine. Cannot fail. */
+struct bf_worker *bf_worker_new_local(struct bf_job *job);
+/* A worker for a registered device; dev is copied. Cannot fail. */
+struct bf_worker *bf_worker_new_remote(struct bf_job *job,
+                                       const struct bf_store_device *dev);
+void bf_worker_free(struct bf_worker *w);
+
+/*
+ * Connect (SSH when remote), upload the artifacts of the sides the job
+ * measures and start the agent; reconnects a broken agent. Errors name
+ * the device; w->job_fault tells a failure that is the job's (a local
+ * artifact it cannot ship) from the device's.
+ */
+int bf_worker_connect(struct bf_worker *w, struct bf_err *err);
+
+/*
+ * Upload the artifacts of each side the job measures (worker_art.c)
+ * over w->ssh, and set art_local, art_remote and art_verify. A local
+ * artifact that cannot be shipped (missing, not a regular file, too
+ * big, changed since it was checked) sets w->job_fault.
+ */
+int bf_worker__upload_artifacts(struct bf_worker *w, struct bf_err *err);
+
+/*
+ * Run the device checks before a measurement block (presubmit_check.c):
+ * BF_EBUSY when the device is not fit.
+ */
+int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err);
+
+/*
+ * One step of the plan on this device. 0 when the run was measured or
+ * failed as a benchmark (recorded as a per-benchmark error); another
+ * code when the device could not do it (connection lost after the
+ * configured retries): the step is not recorded and may be redone
+ * elsewhere; or, with w->job_fault set, when the orchestrator could not
+ * record it (the store refused the samples).
+ */
+int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
+                       struct bf_err *err);
+
+/*
+ * What one run's events add up to, bounded: at most max samples, and
+ * at most BF_WORKER_RUN_TEXT_MAX bytes of their names, metrics and
+ * units, so a run that never stops reporting cannot exhaust memory.
+ */
+struct bf_worker_run {
+	struct bf_samples s;
+	size_t max; /* runs.samples_max */
+	size_t text; /* bytes of strings kept so far */
+	struct bf_err err; /* why the run was stopped */
+};
+#define BF_WORKER_RUN_TEXT_MAX ((size_t)64 << 20)
+
+/*
+ * A "run" request's events into samples: each "sample" event with a
+ * numeric value is added to payload (a struct bf_worker_run); other
+ * events and malformed samples are ignored. 0, or BF_ETOOBIG (the
+ * payload's err names the limit) for a sample beyond a limit, which
+ * ends the request.
+ */
+int bf_worker_on_event(const json_t *ev, void *payload);
+
+#endif /* BF_WORKER_H */

@@ -1,0 +1,1 @@
+ORCH_OBJS += orchestrator/report/plugins.o

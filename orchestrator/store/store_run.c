@@ -1,0 +1,578 @@
+#define BF_STORE_INTERNAL
+#include "store/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+
+static const char *const run_kinds[] = { "compare", "run", "bisect", NULL };
+static const char *const run_statuses[] = { "running", "complete", "failed",
+	                                    "aborted", NULL };
+static const char *const sample_sides[] = { "base", "patch", "commit", NULL };
+static const char *const check_statuses[] = { "pass", "warn", "fail", "skip",
+	                                      NULL };
+
+#define RUN_COLUMNS                                                          \
+	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
+	" device, seed, started_at, finished_at, info FROM runs"
+
+#define RUN_ABORTED_INFO                                                      \
+	"{\"aborted\": \"the orchestrator stopped before finishing this run " \
+	"(killed or crashed); its samples are kept, the run is not "          \
+	"complete\"}"
+
+int bf_store__lock_open(struct bf_store *store, struct bf_err *err)
+{
+	char *p;
+
+	if (store->lock_fd >= 0)
+		return 0;
+	p = bf_xasprintf("%s.lock", store->path);
+	store->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (store->lock_fd < 0)
+		bf_err_sys(err, "cannot open the run lock file '%s'", p);
+	free(p);
+	return store->lock_fd < 0 ? BF_ESYS : 0;
+}
+
+int bf_store__lock(struct bf_store *store, int64_t off, int cmd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	fl.l_start = (off_t)off;
+	fl.l_len = 1;
+	if (fcntl(store->lock_fd, cmd, &fl) < 0)
+		return -1;
+	return cmd == F_OFD_GETLK ? fl.l_type : 0;
+}
+
+int bf_store_run_create(int64_t *id_out, struct bf_store *store,
+                        const struct bf_store_run *run, struct bf_err *err)
+{
+	int64_t started = run->started_at ? run->started_at : time(NULL);
+	sqlite3_stmt *st = NULL;
+	int token;
+	int rc = 0;
+
+	if (!bf_store__is_one_of(run->kind, run_kinds))
+		rc = bf_err_set(err, BF_EINVAL, "unknown run kind '%s'",
+		                run->kind ? run->kind : "");
+	else if (run->status && !bf_store__is_one_of(run->status, run_statuses))
+		rc = bf_err_set(err, BF_EINVAL, "unknown run status '%s'",
+		                run->status);
+	if (!rc && (!run->status || !strcmp(run->status, "running")))
+		rc = bf_store__lock_open(store, err);
+	if (rc || (rc = bf_store__write_begin(&token, store, err)))
+		return rc;
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "INSERT INTO runs (kind, status, config_digest,"
+	        " base_commit, patch_commit, device, seed, started_at,"
+	        " info) VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
+	        " ?5, ?6, ?7, ?8, ?9)",
+	        err);
+	if (rc)
+		goto out;
+	if (bf_store__bind_text(st, 1, run->kind) ||
+	    bf_store__bind_text(st, 2, run->status) ||
+	    bf_store__bind_text(st, 3, run->config_digest) ||
+	    bf_store__bind_text(st, 4, run->base_commit) ||
+	    bf_store__bind_text(st, 5, run->patch_commit) ||
+	    bf_store__bind_text(st, 6, run->device) ||
+	    sqlite3_bind_int64(st, 7, run->seed) ||
+	    sqlite3_bind_int64(st, 8, started) ||
+	    bf_store__bind_text(st, 9, run->info)) {
+		rc = bf_store__err(store, sqlite3_errcode(store->db), err,
+		                   "cannot create a run");
+		goto out;
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE) {
+		rc = bf_store__err(store, rc, err, "cannot create a run");
+		goto out;
+	}
+	*id_out = sqlite3_last_insert_rowid(store->db);
+	rc = 0;
+	/* locked before the row is committed: nobody sees it unlocked */
+	if ((!run->status || !strcmp(run->status, "running")) &&
+	    bf_store__lock(store, *id_out, F_OFD_SETLK, F_WRLCK))
+		rc = bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
+		                (long long)*id_out, store->path);
+out:
+	sqlite3_finalize(st);
+	return bf_store__write_end(store, token, rc, err);
+}
+
+static void read_run(struct bf_store_run *run, sqlite3_stmt *st)
+{
+	run->id = sqlite3_column_int64(st, 0);
+	run->kind = bf_store__col_strdup(st, 1);
+	run->status = bf_store__col_strdup(st, 2);
+	run->config_digest = bf_store__col_strdup(st, 3);
+	run->base_commit = bf_store__col_strdup(st, 4);
+	run->patch_commit = bf_store__col_strdup(st, 5);
+	run->device = bf_store__col_strdup(st, 6);
+	run->seed = sqlite3_column_int64(st, 7);
+	run->started_at = sqlite3_column_int64(st, 8);
+	run->finished_at = sqlite3_column_int64(st, 9);
+	run->info = bf_store__col_strdup(st, 10);
+}
+
+void bf_store_run_release(struct bf_store_run *run)
+{
+	if (!run)
+		return;
+	free(run->kind);
+	free(run->status);
+	free(run->config_digest);
+	free(run->base_commit);
+	free(run->patch_commit);
+	free(run->device);
+	free(run->info);
+	memset(run, 0, sizeof(*run));
+}
+
+void bf_store_runs_free(struct bf_store_run *runs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; runs && i < n; i++)
+		bf_store_run_release(&runs[i]);
+	free(runs);
+}
+
+int bf_store_run_get(struct bf_store_run *out, struct bf_store *store,
+                     int64_t id, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1, RUN_COLUMNS " WHERE id = ?1",
+	                       err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		read_run(out, st);
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld",
+		                (long long)id);
+	} else {
+		rc = bf_store__err(store, rc, err, "cannot read run %lld",
+		                   (long long)id);
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store_run_list(struct bf_store_run **out, size_t *n_out,
+                      struct bf_store *store, const char *kind, size_t limit,
+                      struct bf_err *err)
+{
+	struct bf_store_run *runs = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0, alloc = 0;
+	int rc = 0;
+
+	if (kind && !bf_store__is_one_of(kind, run_kinds))
+		rc = bf_err_set(err, BF_EINVAL, "unknown run kind '%s'", kind);
+	if (!rc)
+		rc = bf_store__prepare(&st, store, -1,
+		                       RUN_COLUMNS
+		                       " WHERE ?1 IS NULL OR kind = ?1"
+		                       " ORDER BY started_at DESC, id DESC"
+		                       " LIMIT ?2",
+		                       err);
+	if (rc)
+		goto out;
+	bf_store__bind_text(st, 1, kind);
+	/* A negative LIMIT means none in SQLite. */
+	sqlite3_bind_int64(st, 2,
+	                   limit && limit <= INT64_MAX ? (int64_t)limit : -1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			runs = bf_xreallocarray(runs, alloc, sizeof(*runs));
+		}
+		read_run(&runs[n++], st);
+	}
+	if (rc != SQLITE_DONE) {
+		rc = bf_store__err(store, rc, err, "cannot list runs");
+		goto out;
+	}
+	rc = 0;
+	*out = runs;
+	*n_out = n;
+	runs = NULL;
+out:
+	sqlite3_finalize(st);
+	bf_store_runs_free(runs, n);
+	return rc;
+}
+
+/* Current status of run id into *out (borrowed static string). */
+static int run_status(const char **out, struct bf_store *store, int64_t id,
+                      struct bf_err *err)
+{
+	struct bf_store_run run = { 0 };
+	size_t i;
+	int rc;
+
+	rc = bf_store_run_get(&run, store, id, err);
+	if (rc)
+		return rc;
+	*out = "unknown";
+	for (i = 0; run_statuses[i]; i++)
+		if (!strcmp(run.status, run_statuses[i]))
+			*out = run_statuses[i];
+	bf_store_run_release(&run);
+	return 0;
+}
+
+int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
+                        int64_t finished_at, struct bf_err *err)
+{
+	const char *cur = NULL;
+	int token;
+	int rc;
+
+	if (!bf_store__is_one_of(status, run_statuses) ||
+	    !strcmp(status, "running"))
+		return bf_err_set(err, BF_EINVAL,
+		                  "run %lld: cannot finish as '%s'",
+		                  (long long)id, status ? status : "");
+	rc = bf_store__write_begin(&token, store, err);
+	if (rc)
+		return rc;
+	rc = run_status(&cur, store, id, err);
+	if (!rc && strcmp(cur, "running"))
+		rc = bf_err_set(err, BF_EINVAL, "run %lld is already '%s'",
+		                (long long)id, cur);
+	if (!rc)
+		rc = bf_store__update_row(
+		        store, "run",
+		        "UPDATE runs SET status = ?2, finished_at = ?3"
+		        " WHERE id = ?1",
+		        id, status, finished_at, err);
+	rc = bf_store__write_end(store, token, rc, err);
+	if (!rc && store->lock_fd >= 0)
+		bf_store__lock(store, id, F_OFD_SETLK, F_UNLCK);
+	return rc;
+}
+
+int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t *stale = NULL;
+	size_t n = 0, cap = 0;
+	int token, step, rc;
+
+	if (n_out)
+		*n_out = 0;
+	if ((rc = bf_store__lock_open(store, err)) ||
+	    (rc = bf_store__prepare(&st, store, -1,
+	                            "SELECT id FROM runs WHERE status ="
+	                            " 'running' ORDER BY id",
+	                            err)))
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		/* a lock nobody holds is never taken again */
+		if (bf_store__lock(store, id, F_OFD_GETLK, F_WRLCK) != F_UNLCK)
+			continue; /* held: its orchestrator lives */
+		if (n == cap)
+			stale = bf_xreallocarray(stale, cap = cap ? 2 * cap : 8,
+			                         sizeof(*stale));
+		stale[n++] = id;
+	}
+	if (step != SQLITE_DONE)
+		rc = bf_store__err(store, step, err,
+		                   "cannot list running runs");
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!rc && n)
+		rc = bf_store__write_begin(&token, store, err);
+	if (rc || !n)
+		goto out;
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "UPDATE runs SET status = 'aborted',"
+	        " finished_at = ?2, info = coalesce(info, '" RUN_ABORTED_INFO
+	        "') WHERE id = ?1 AND status = 'running'",
+	        err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, stale[i]);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		if ((step = sqlite3_step(st)) != SQLITE_DONE)
+			rc = bf_store__err(store, step, err,
+			                   "cannot mark run %lld aborted",
+			                   (long long)stale[i]);
+	}
+	sqlite3_finalize(st);
+	rc = bf_store__write_end(store, token, rc, err);
+	if (!rc && n_out)
+		*n_out = (int)n;
+out:
+	free(stale);
+	return rc;
+}
+
+int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
+                              const char *commit, const char *build_key,
+                              struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = bf_store__prepare(
+	        &st, store, -1,
+	        "SELECT id FROM runs WHERE kind = 'run' AND status = 'failed'"
+	        " AND patch_commit = ?1 AND json_valid(info)"
+	        " AND json_extract(info, '$.stage') = 'build'"
+	        " AND json_extract(info, '$.build_key') = ?2"
+	        " ORDER BY id DESC LIMIT 1",
+	        err);
+
+	if (rc)
+		return rc;
+	bf_store__bind_text(st, 1, commit);
+	bf_store__bind_text(st, 2, build_key);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		*id_out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+		rc = 0;
+	} else {
+		rc = bf_store__err(store, rc, err, "cannot read the runs");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
+                          struct bf_err *err)
+{
+	return bf_store__update_row(store, "run",
+	                            "UPDATE runs SET info = ?2 WHERE id = ?1",
+	                            id, info, 0, err);
+}
+
+static int check_sample(const struct bf_store_sample *s, struct bf_err *err)
+{
+	if (!s->benchmark || !*s->benchmark || !s->metric || !*s->metric)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "sample of run %lld has no benchmark or metric",
+		        (long long)s->run_id);
+	if (!bf_store__is_one_of(s->side, sample_sides))
+		return bf_err_set(err, BF_EINVAL,
+		                  "sample of '%s': unknown side '%s'",
+		                  s->benchmark, s->side ? s->side : "");
+	if (!isfinite(s->value))
+		return bf_err_set(err, BF_EINVAL,
+		                  "sample of '%s' %s: value is not finite",
+		                  s->benchmark, s->metric);
+	return 0;
+}
+
+int bf_store_sample_add(struct bf_store *store, const struct bf_store_sample *s,
+                        struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = check_sample(s, err);
+	if (!rc)
+		rc = bf_store__prepare(
+		        &st, store, BF_STORE__SAMPLE_ADD,
+		        "INSERT INTO samples (run_id, benchmark, metric, unit,"
+		        " side, commit_id, device, repeat_idx, iter_idx,"
+		        " value, suite) VALUES (?1, ?2, ?3, coalesce(?4, ''),"
+		        " ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+		        err);
+	if (rc)
+		return rc;
+	if (sqlite3_bind_int64(st, 1, s->run_id) ||
+	    bf_store__bind_text(st, 2, s->benchmark) ||
+	    bf_store__bind_text(st, 3, s->metric) ||
+	    bf_store__bind_text(st, 4, s->unit) ||
+	    bf_store__bind_text(st, 5, s->side) ||
+	    bf_store__bind_text(st, 6, s->commit_id) ||
+	    bf_store__bind_text(st, 7, s->device) ||
+	    sqlite3_bind_int64(st, 8, s->repeat_idx) ||
+	    sqlite3_bind_int64(st, 9, s->iter_idx) ||
+	    sqlite3_bind_double(st, 10, s->value) ||
+	    bf_store__bind_text(st, 11, s->suite))
+		rc = sqlite3_errcode(store->db);
+	else
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld for samples",
+		                (long long)s->run_id);
+	else
+		rc = bf_store__err(store, rc, err,
+		                   "cannot store a sample of '%s'",
+		                   s->benchmark);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int bf_store_sample_add_many(struct bf_store *store,
+                             const struct bf_store_sample *samples, size_t n,
+                             struct bf_err *err)
+{
+	size_t i;
+	int token;
+	int rc;
+
+	rc = bf_store__write_begin(&token, store, err);
+	if (rc)
+		return rc;
+	for (i = 0; i < n && !rc; i++) {
+		rc = bf_store_sample_add(store, &samples[i], err);
+		if (rc)
+			bf_err_prefix(err, "sample %zu", i);
+	}
+	return bf_store__write_end(store, token, rc, err);
+}
+
+int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
+                             bf_store_sample_fn *fn, void *payload,
+                             struct bf_err *err)
+{
+	struct bf_store_sample s;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1,
+	                       "SELECT run_id, benchmark, metric, unit, side,"
+	                       " commit_id, device, repeat_idx, iter_idx, value"
+	                       " FROM samples WHERE run_id = ?1 ORDER BY id",
+	                       err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.run_id = sqlite3_column_int64(st, 0);
+		s.benchmark = bf_store__col_text(st, 1);
+		s.metric = bf_store__col_text(st, 2);
+		s.unit = bf_store__col_text(st, 3);
+		s.side = bf_store__col_text(st, 4);
+		s.commit_id = bf_store__col_text(st, 5);
+		s.device = bf_store__col_text(st, 6);
+		s.repeat_idx = sqlite3_column_int64(st, 7);
+		s.iter_idx = sqlite3_column_int64(st, 8);
+		s.value = sqlite3_column_double(st, 9);
+		rc = fn(&s, payload);
+		if (rc)
+			goto out;
+	}
+	rc = rc == SQLITE_DONE
+	             ? 0
+	             : bf_store__err(store, rc, err,
+	                             "cannot read samples of run %lld",
+	                             (long long)run_id);
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store_check_add(struct bf_store *store, const struct bf_store_check *c,
+                       struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (!c->device || !*c->device || !c->check_id || !*c->check_id)
+		rc = bf_err_set(err, BF_EINVAL,
+		                "check result has no device or check id");
+	else if (!bf_store__is_one_of(c->status, check_statuses))
+		rc = bf_err_set(err, BF_EINVAL,
+		                "check '%s': unknown status '%s'", c->check_id,
+		                c->status ? c->status : "");
+	if (!rc)
+		rc = bf_store__prepare(
+		        &st, store, BF_STORE__CHECK_ADD,
+		        "INSERT INTO checks (run_id, device, check_id, status,"
+		        " value, threshold, message, at) VALUES (?1, ?2, ?3,"
+		        " ?4, ?5, ?6, ?7, ?8)",
+		        err);
+	if (rc)
+		return rc;
+	if (bf_store__bind_opt_int(st, 1, c->run_id) ||
+	    bf_store__bind_text(st, 2, c->device) ||
+	    bf_store__bind_text(st, 3, c->check_id) ||
+	    bf_store__bind_text(st, 4, c->status) ||
+	    bf_store__bind_real(st, 5, c->value) ||
+	    bf_store__bind_real(st, 6, c->threshold) ||
+	    bf_store__bind_text(st, 7, c->message) ||
+	    sqlite3_bind_int64(st, 8, c->at ? c->at : time(NULL)))
+		rc = sqlite3_errcode(store->db);
+	else
+		rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
+		rc = bf_err_set(err, BF_ENOTFOUND, "check '%s': no run %lld",
+		                c->check_id, (long long)c->run_id);
+	else
+		rc = bf_store__err(store, rc, err, "cannot store check '%s'",
+		                   c->check_id);
+	sqlite3_reset(st);
+	return rc;
+}
+
+int bf_store_checks_foreach(struct bf_store *store, int64_t run_id,
+                            const char *device, bf_store_check_fn *fn,
+                            void *payload, struct bf_err *err)
+{
+	struct bf_store_check c;
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1,
+	                       "SELECT id, run_id, device, check_id, status,"
+	                       " value, threshold, message, at FROM checks"
+	                       " WHERE (?1 = 0 OR run_id = ?1)"
+	                       " AND (?2 IS NULL OR device = ?2)"
+	                       " ORDER BY at, id",
+	                       err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, run_id);
+	bf_store__bind_text(st, 2, device);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c.id = sqlite3_column_int64(st, 0);
+		c.run_id = sqlite3_column_int64(st, 1);
+		c.device = bf_store__col_text(st, 2);
+		c.check_id = bf_store__col_text(st, 3);
+		c.status = bf_store__col_text(st, 4);
+		c.value = bf_store__col_real(st, 5);
+		c.threshold = bf_store__col_real(st, 6);
+		c.message = bf_store__col_text(st, 7);
+		c.at = sqlite3_column_int64(st, 8);
+		rc = fn(&c, payload);
+		if (rc)
+			goto out;
+	}
+	rc = rc == SQLITE_DONE ? 0
+	                       : bf_store__err(store, rc, err,
+	                                       "cannot read check results");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
