@@ -7,6 +7,7 @@
 #   make memcheck        the unit tests under valgrind (errors and leaks)
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
+#   make include-check   each program includes only its own and core's headers
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
 #   make vendor-check    re-fetch third_party/uplot from npm, verify its SHA-256
 #   V=1 shows the full compiler lines.
@@ -133,6 +134,7 @@ tests: all $(UNIT_BINS)
 check: deps
 	$(Q)$(MAKE) --no-print-directory tests
 	$(Q)ci/style-check.sh
+	$(Q)python3 ci/include-check.py
 	$(Q)BF_BUILD=$(B) ci/run-tests.sh $(addprefix $(B)/,$(UNIT_TESTS))
 
 # The unit tests under valgrind's memcheck (no errors, no leaks).
@@ -164,6 +166,9 @@ format:
 format-check:
 	$(Q)ci/style-check.sh
 
+include-check:
+	$(Q)python3 ci/include-check.py
+
 headercheck:
 	$(Q)for h in core/include/benchfarm/*.h; do \
 		printf '#include "%s"\nint bf_headercheck;\n' "$${h#core/include/}" | \
@@ -173,7 +178,7 @@ headercheck:
 clean:
 	rm -rf build
 
-.PHONY: all deps tests check memcheck check-e2e demo bench install format format-check headercheck clean
+.PHONY: all deps tests check memcheck check-e2e demo bench install format format-check include-check headercheck clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

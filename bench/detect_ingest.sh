@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue #6's targets, measured (make bench; numbers in BENCHMARKS.md):
+# The detection and ingest targets, measured (make bench; numbers in BENCHMARKS.md):
 #   detection over 10,000 series of 1,000 points, every detector
 #     (target: under 2 s for jetpack and skia);
 #   the store's ingest rate for raw samples (target: at least 200,000

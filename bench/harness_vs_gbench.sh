@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue #8's targets (make bench; numbers in BENCHMARKS.md), side by side
+# The benchmark harness's targets (make bench; numbers in BENCHMARKS.md), side by side
 # with Google Benchmark (Debian's libbenchmark-dev) in one run, on the
 # same workloads compiled from one header (bench/harness_work.h): an
 # empty loop, about 50 ns and about 5 us of work per iteration.

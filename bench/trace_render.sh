@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue #9: how long benchfarm trace takes to read a big trace of a
+# How long benchfarm trace takes to read a big trace of a
 # program with many functions (numbers in BENCHMARKS.md). A generated
 # program with FUNCS functions (default 3,000) that main calls in turn,
 # ROUNDS times (default 170: about 1,020,000 records, a 16 MB trace),

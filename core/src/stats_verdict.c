@@ -1,7 +1,11 @@
 /*
  * Judging one metric of a comparison: the bootstrap interval of the
- * relative change of the median, and the verdict rule of issue 3 with
- * Benjamini-Hochberg control across the metrics of one comparison.
+ * relative change of the median, and the verdict rule with
+ * Benjamini-Hochberg control across the metrics of one comparison. A
+ * change is regressed or improved when its adjusted p-value is under
+ * alpha and its whole interval lies beyond min_effect; it is the same
+ * when its whole interval lies within +-min_effect; anything else (or
+ * fewer than BF_COMPARE_MIN_SAMPLES a side) is unknown.
  */
 #include "benchfarm/stats.h"
 

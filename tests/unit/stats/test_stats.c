@@ -646,7 +646,7 @@ static void test_stats__apply_fdr_recomputes_verdicts(void **state)
 #define SIM_CV 0.03
 
 /*
- * Quality bar of issue 3: A/A pairs (both sides from one lognormal
+ * The A/A quality bar: A/A pairs (both sides from one lognormal
  * distribution, CV 3%, 10 values a side, a different seed per pair)
  * judged with the default opts get fewer than 1% regressed or improved.
  */
