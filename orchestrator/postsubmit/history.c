@@ -1,4 +1,3 @@
-#define BF_STORE_INTERNAL
 #include "postsubmit/history.h"
 
 #include <math.h>
@@ -16,27 +15,7 @@ int bf_history_measured(bool *out, struct bf_store *store,
                         const char *device_class, const char *commit,
                         struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc =
-	        bf_store__prepare(&st, store, -1,
-	                          "SELECT count(*) FROM runs WHERE kind = 'run'"
-	                          " AND status = 'complete' AND device = ?1"
-	                          " AND patch_commit = ?2",
-	                          err);
-
-	if (rc)
-		return rc;
-	bf_store__bind_text(st, 1, device_class);
-	bf_store__bind_text(st, 2, commit);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0) > 0;
-		rc = 0;
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read the runs");
-	}
-	sqlite3_finalize(st);
-	return rc;
+	return bf_store_run_measured(out, store, device_class, commit, err);
 }
 
 struct commit_pos {
@@ -84,13 +63,6 @@ static struct bf_hist_series *find_series(struct bf_history *h,
 	return NULL;
 }
 
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? (const char *)t : "";
-}
-
 /*
  * Rows arrive ordered by run, series and repeat: close the current
  * (run, repeat) group into its commit's list when the key changes.
@@ -110,15 +82,69 @@ static void flush(struct cursor *c, struct points *pts)
 	c->group.n = 0;
 }
 
+/* bf_history_load's state while the store hands it the samples. */
+struct load {
+	struct bf_history *h;
+	const struct commit_pos *sorted; /* the commits, by id */
+	struct points *pts; /* [h->n] */
+	size_t npts;
+	struct cursor c;
+};
+
+static int load_sample(const struct bf_store_sample *smp, void *payload)
+{
+	struct load *l = payload;
+	struct bf_history *h = l->h;
+	size_t ncommits = h->ncommits;
+	struct commit_pos key = { smp->commit_id, 0 };
+	const struct commit_pos *hit = bsearch(&key, l->sorted, ncommits,
+	                                       sizeof(*l->sorted), cmp_commit);
+	struct bf_hist_series *s;
+	size_t si;
+
+	if (!hit)
+		return 0; /* not on this line of history */
+	s = find_series(h, smp->suite, smp->benchmark, smp->metric);
+	if (!s) {
+		h->series =
+		        bf_xrealloc(h->series, (h->n + 1) * sizeof(*h->series));
+		l->pts = bf_xrealloc(l->pts, (h->n + 1) * sizeof(*l->pts));
+		s = &h->series[h->n];
+		s->suite = bf_xstrdup(smp->suite);
+		s->benchmark = bf_xstrdup(smp->benchmark);
+		s->metric = bf_xstrdup(smp->metric);
+		s->unit = bf_xstrdup(smp->unit);
+		s->v = bf_xcalloc(ncommits + 1, sizeof(*s->v));
+		s->lo = bf_xcalloc(ncommits + 1, sizeof(*s->lo));
+		s->hi = bf_xcalloc(ncommits + 1, sizeof(*s->hi));
+		s->npoints = 0;
+		l->pts[h->n].per_commit =
+		        bf_xcalloc(ncommits + 1, sizeof(struct acc));
+		l->npts = ++h->n;
+	}
+	si = (size_t)(s - h->series);
+	if (!l->c.active || l->c.si != si || l->c.run != smp->run_id ||
+	    l->c.repeat != smp->repeat_idx) {
+		flush(&l->c, l->pts);
+		l->c.active = true;
+		l->c.si = si;
+		l->c.ci = hit->idx;
+		l->c.run = smp->run_id;
+		l->c.repeat = smp->repeat_idx;
+	}
+	acc_add(&l->c.group, smp->value);
+	return 0;
+}
+
 int bf_history_load(struct bf_history *h, struct bf_store *store,
                     const char *device_class, char *const *commits,
                     size_t ncommits, struct bf_err *err)
 {
 	struct commit_pos *sorted = bf_xcalloc(ncommits + 1, sizeof(*sorted));
-	struct points *pts = NULL;
-	size_t npts = 0;
-	struct cursor c = { -1, -1, false, 0, 0, { NULL, 0, 0 } };
-	sqlite3_stmt *st = NULL;
+	struct load l = {
+		h, sorted, NULL, 0, { -1, -1, false, 0, 0, { NULL, 0, 0 } }
+	};
+	struct points *pts;
 	int rc;
 
 	memset(h, 0, sizeof(*h));
@@ -126,65 +152,12 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 	for (size_t i = 0; i < ncommits; i++)
 		sorted[i] = (struct commit_pos){ commits[i], i };
 	qsort(sorted, ncommits, sizeof(*sorted), cmp_commit);
-	rc = bf_store__prepare(
-	        &st, store, -1,
-	        "SELECT r.id, r.patch_commit, coalesce(s.suite, s.benchmark),"
-	        " s.benchmark, s.metric, s.unit, s.repeat_idx, s.value"
-	        " FROM samples s JOIN runs r ON r.id = s.run_id"
-	        " WHERE r.kind = 'run' AND r.status = 'complete'"
-	        " AND r.device = ?1 AND s.side = 'commit'"
-	        " ORDER BY r.id, 3, s.benchmark, s.metric, s.repeat_idx",
-	        err);
+	rc = bf_store_history_foreach(store, device_class, load_sample, &l,
+	                              err);
+	pts = l.pts;
+	flush(&l.c, pts);
 	if (rc)
 		goto out;
-	bf_store__bind_text(st, 1, device_class);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct commit_pos key = { col(st, 1), 0 };
-		struct commit_pos *hit = bsearch(&key, sorted, ncommits,
-		                                 sizeof(*sorted), cmp_commit);
-		int64_t run = sqlite3_column_int64(st, 0);
-		int64_t rep = sqlite3_column_int64(st, 6);
-		struct bf_hist_series *s;
-		size_t si;
-
-		if (!hit)
-			continue; /* not on this line of history */
-		s = find_series(h, col(st, 2), col(st, 3), col(st, 4));
-		if (!s) {
-			h->series = bf_xrealloc(
-			        h->series, (h->n + 1) * sizeof(*h->series));
-			pts = bf_xrealloc(pts, (h->n + 1) * sizeof(*pts));
-			s = &h->series[h->n];
-			s->suite = bf_xstrdup(col(st, 2));
-			s->benchmark = bf_xstrdup(col(st, 3));
-			s->metric = bf_xstrdup(col(st, 4));
-			s->unit = bf_xstrdup(col(st, 5));
-			s->v = bf_xcalloc(ncommits + 1, sizeof(*s->v));
-			s->lo = bf_xcalloc(ncommits + 1, sizeof(*s->lo));
-			s->hi = bf_xcalloc(ncommits + 1, sizeof(*s->hi));
-			s->npoints = 0;
-			pts[h->n].per_commit =
-			        bf_xcalloc(ncommits + 1, sizeof(struct acc));
-			npts = ++h->n;
-		}
-		si = (size_t)(s - h->series);
-		if (!c.active || c.si != si || c.run != run ||
-		    c.repeat != rep) {
-			flush(&c, pts);
-			c.active = true;
-			c.si = si;
-			c.ci = hit->idx;
-			c.run = run;
-			c.repeat = rep;
-		}
-		acc_add(&c.group, sqlite3_column_double(st, 7));
-	}
-	flush(&c, pts);
-	if (rc != SQLITE_DONE) {
-		rc = bf_store__err(store, rc, err, "cannot read the history");
-		goto out;
-	}
-	rc = 0;
 	for (size_t i = 0; i < h->n; i++) {
 		for (size_t k = 0; k < ncommits; k++) {
 			struct acc *a = &pts[i].per_commit[k];
@@ -203,14 +176,13 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 		}
 	}
 out:
-	for (size_t i = 0; i < npts; i++) {
+	for (size_t i = 0; i < l.npts; i++) {
 		for (size_t k = 0; k < ncommits; k++)
 			free(pts[i].per_commit[k].it);
 		free(pts[i].per_commit);
 	}
 	free(pts);
-	free(c.group.it);
-	sqlite3_finalize(st);
+	free(l.c.group.it);
 	free(sorted);
 	if (rc)
 		bf_history_release(h);

@@ -356,6 +356,26 @@ int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
                              bf_store_sample_fn *fn, void *payload,
                              struct bf_err *err);
 
+/*
+ * The postsubmit history of device (a device class): call fn for every
+ * sample with side "commit" of the complete runs of kind "run" on
+ * device, ordered by run, suite, benchmark, metric and repeat. In each
+ * record commit_id is the run's commit, suite is the sample's suite or,
+ * when it has none, its benchmark, iter_idx is 0 and a missing text is
+ * ""; records are borrowed as for bf_store_samples_foreach(). Returns
+ * 0, fn's non-zero value, or an error.
+ */
+int bf_store_history_foreach(struct bf_store *store, const char *device,
+                             bf_store_sample_fn *fn, void *payload,
+                             struct bf_err *err);
+
+/*
+ * Whether a complete run of kind "run" measured commit on device: *out
+ * true when the store has one. 0 or a store error.
+ */
+int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
+                          const char *commit, struct bf_err *err);
+
 /* One device-fitness check result (from the agent). */
 struct bf_store_check {
 	int64_t id; /* assigned by the store; ignored on add */

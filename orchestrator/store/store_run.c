@@ -576,3 +576,81 @@ out:
 	sqlite3_finalize(st);
 	return rc;
 }
+
+/* A text column, "" for NULL (history's strings are never NULL). */
+static const char *col_or_empty(sqlite3_stmt *st, int col)
+{
+	const char *t = bf_store__col_text(st, col);
+
+	return t ? t : "";
+}
+
+int bf_store_history_foreach(struct bf_store *store, const char *device,
+                             bf_store_sample_fn *fn, void *payload,
+                             struct bf_err *err)
+{
+	struct bf_store_sample s = { 0 };
+	char side[] = "commit";
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "SELECT r.id, r.patch_commit, coalesce(s.suite, s.benchmark),"
+	        " s.benchmark, s.metric, s.unit, s.repeat_idx, s.value"
+	        " FROM samples s JOIN runs r ON r.id = s.run_id"
+	        " WHERE r.kind = 'run' AND r.status = 'complete'"
+	        " AND r.device = ?1 AND s.side = 'commit'"
+	        " ORDER BY r.id, 3, s.benchmark, s.metric, s.repeat_idx",
+	        err);
+	if (rc)
+		goto out;
+	bf_store__bind_text(st, 1, device);
+	s.side = side;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.run_id = sqlite3_column_int64(st, 0);
+		s.commit_id = (char *)col_or_empty(st, 1);
+		s.suite = (char *)col_or_empty(st, 2);
+		s.benchmark = (char *)col_or_empty(st, 3);
+		s.metric = (char *)col_or_empty(st, 4);
+		s.unit = (char *)col_or_empty(st, 5);
+		s.device = (char *)(device ? device : "");
+		s.repeat_idx = sqlite3_column_int64(st, 6);
+		s.value = sqlite3_column_double(st, 7);
+		rc = fn(&s, payload);
+		if (rc)
+			goto out;
+	}
+	rc = rc == SQLITE_DONE
+	             ? 0
+	             : bf_store__err(store, rc, err, "cannot read the history");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
+                          const char *commit, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc =
+	        bf_store__prepare(&st, store, -1,
+	                          "SELECT count(*) FROM runs WHERE kind = 'run'"
+	                          " AND status = 'complete' AND device = ?1"
+	                          " AND patch_commit = ?2",
+	                          err);
+
+	if (rc)
+		return rc;
+	bf_store__bind_text(st, 1, device);
+	bf_store__bind_text(st, 2, commit);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*out = sqlite3_column_int64(st, 0) > 0;
+		rc = 0;
+	} else {
+		rc = bf_store__err(store, rc, err, "cannot read the runs");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
