@@ -1,4 +1,8 @@
-ORCH_OBJS += orchestrator/store/store.o
-ORCH_OBJS += orchestrator/store/store_device.o
-ORCH_OBJS += orchestrator/store/store_run.o
-ORCH_OBJS += orchestrator/store/store_alert.o
+# The store (store_int.h lists its files and how they call each other);
+# STORE_OBJS is also what a unit test links to have the store.
+STORE_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o \
+	orchestrator/store/store_lease.o orchestrator/store/store_run.o \
+	orchestrator/store/store_sample.o orchestrator/store/store_alert.o \
+	orchestrator/store/schema_sqlite.o orchestrator/store/sql_sqlite.o \
+	orchestrator/store/store_lock.o
+ORCH_OBJS += $(STORE_OBJS)

@@ -1,5 +1,5 @@
-#define BF_STORE_INTERNAL
-#include "store/store.h"
+/* Alerts (see store_int.h for the store's files). */
+#include "store/store_int.h"
 
 #include <math.h>
 #include <time.h>

@@ -1,13 +1,9 @@
-#define BF_STORE_INTERNAL
-#include "store/store.h"
+/* Runs (see store_int.h for the store's files). */
+#include "store/store_int.h"
 
-#include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -15,9 +11,6 @@
 static const char *const run_kinds[] = { "compare", "run", "bisect", NULL };
 static const char *const run_statuses[] = { "running", "complete", "failed",
 	                                    "aborted", NULL };
-static const char *const sample_sides[] = { "base", "patch", "commit", NULL };
-static const char *const check_statuses[] = { "pass", "warn", "fail", "skip",
-	                                      NULL };
 
 #define RUN_COLUMNS                                                          \
 	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
@@ -28,32 +21,17 @@ static const char *const check_statuses[] = { "pass", "warn", "fail", "skip",
 	"(killed or crashed); its samples are kept, the run is not "          \
 	"complete\"}"
 
-int bf_store__lock_open(struct bf_store *store, struct bf_err *err)
+/* Open the store's lock file for its runs' liveness locks, once. */
+static int run_lock_open(struct bf_store *store, struct bf_err *err)
 {
-	char *p;
-
 	if (store->lock_fd >= 0)
 		return 0;
-	p = bf_xasprintf("%s.lock", store->path);
-	store->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	store->lock_fd = bf_store__lock_file_open(store->path);
 	if (store->lock_fd < 0)
-		bf_err_sys(err, "cannot open the run lock file '%s'", p);
-	free(p);
-	return store->lock_fd < 0 ? BF_ESYS : 0;
-}
-
-int bf_store__lock(struct bf_store *store, int64_t off, int cmd, short type)
-{
-	struct flock fl;
-
-	memset(&fl, 0, sizeof(fl));
-	fl.l_type = type;
-	fl.l_whence = SEEK_SET;
-	fl.l_start = (off_t)off;
-	fl.l_len = 1;
-	if (fcntl(store->lock_fd, cmd, &fl) < 0)
-		return -1;
-	return cmd == F_OFD_GETLK ? fl.l_type : 0;
+		return bf_err_sys(err,
+		                  "cannot open the run lock file '%s.lock'",
+		                  store->path);
+	return 0;
 }
 
 int bf_store_run_create(int64_t *id_out, struct bf_store *store,
@@ -71,7 +49,7 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 		rc = bf_err_set(err, BF_EINVAL, "unknown run status '%s'",
 		                run->status);
 	if (!rc && (!run->status || !strcmp(run->status, "running")))
-		rc = bf_store__lock_open(store, err);
+		rc = run_lock_open(store, err);
 	if (rc || (rc = bf_store__write_begin(&token, store, err)))
 		return rc;
 	rc = bf_store__prepare(
@@ -105,7 +83,7 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	rc = 0;
 	/* locked before the row is committed: nobody sees it unlocked */
 	if ((!run->status || !strcmp(run->status, "running")) &&
-	    bf_store__lock(store, *id_out, F_OFD_SETLK, F_WRLCK))
+	    bf_store__lock_byte(store->lock_fd, *id_out, F_OFD_SETLK, F_WRLCK))
 		rc = bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
 		                (long long)*id_out, store->path);
 out:
@@ -269,7 +247,7 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 		        id, status, finished_at, err);
 	rc = bf_store__write_end(store, token, rc, err);
 	if (!rc && store->lock_fd >= 0)
-		bf_store__lock(store, id, F_OFD_SETLK, F_UNLCK);
+		bf_store__lock_byte(store->lock_fd, id, F_OFD_SETLK, F_UNLCK);
 	return rc;
 }
 
@@ -282,7 +260,7 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 
 	if (n_out)
 		*n_out = 0;
-	if ((rc = bf_store__lock_open(store, err)) ||
+	if ((rc = run_lock_open(store, err)) ||
 	    (rc = bf_store__prepare(&st, store, -1,
 	                            "SELECT id FROM runs WHERE status ="
 	                            " 'running' ORDER BY id",
@@ -292,7 +270,8 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 
 		/* a lock nobody holds is never taken again */
-		if (bf_store__lock(store, id, F_OFD_GETLK, F_WRLCK) != F_UNLCK)
+		if (bf_store__lock_byte(store->lock_fd, id, F_OFD_GETLK,
+		                        F_WRLCK) != F_UNLCK)
 			continue; /* held: its orchestrator lives */
 		if (n == cap)
 			stale = bf_xreallocarray(stale, cap = cap ? 2 * cap : 8,
@@ -367,266 +346,6 @@ int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
 	return bf_store__update_row(store, "run",
 	                            "UPDATE runs SET info = ?2 WHERE id = ?1",
 	                            id, info, 0, err);
-}
-
-static int check_sample(const struct bf_store_sample *s, struct bf_err *err)
-{
-	if (!s->benchmark || !*s->benchmark || !s->metric || !*s->metric)
-		return bf_err_set(
-		        err, BF_EINVAL,
-		        "sample of run %lld has no benchmark or metric",
-		        (long long)s->run_id);
-	if (!bf_store__is_one_of(s->side, sample_sides))
-		return bf_err_set(err, BF_EINVAL,
-		                  "sample of '%s': unknown side '%s'",
-		                  s->benchmark, s->side ? s->side : "");
-	if (!isfinite(s->value))
-		return bf_err_set(err, BF_EINVAL,
-		                  "sample of '%s' %s: value is not finite",
-		                  s->benchmark, s->metric);
-	return 0;
-}
-
-int bf_store_sample_add(struct bf_store *store, const struct bf_store_sample *s,
-                        struct bf_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = check_sample(s, err);
-	if (!rc)
-		rc = bf_store__prepare(
-		        &st, store, BF_STORE__SAMPLE_ADD,
-		        "INSERT INTO samples (run_id, benchmark, metric, unit,"
-		        " side, commit_id, device, repeat_idx, iter_idx,"
-		        " value, suite) VALUES (?1, ?2, ?3, coalesce(?4, ''),"
-		        " ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-		        err);
-	if (rc)
-		return rc;
-	if (sqlite3_bind_int64(st, 1, s->run_id) ||
-	    bf_store__bind_text(st, 2, s->benchmark) ||
-	    bf_store__bind_text(st, 3, s->metric) ||
-	    bf_store__bind_text(st, 4, s->unit) ||
-	    bf_store__bind_text(st, 5, s->side) ||
-	    bf_store__bind_text(st, 6, s->commit_id) ||
-	    bf_store__bind_text(st, 7, s->device) ||
-	    sqlite3_bind_int64(st, 8, s->repeat_idx) ||
-	    sqlite3_bind_int64(st, 9, s->iter_idx) ||
-	    sqlite3_bind_double(st, 10, s->value) ||
-	    bf_store__bind_text(st, 11, s->suite))
-		rc = sqlite3_errcode(store->db);
-	else
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld for samples",
-		                (long long)s->run_id);
-	else
-		rc = bf_store__err(store, rc, err,
-		                   "cannot store a sample of '%s'",
-		                   s->benchmark);
-	sqlite3_reset(st);
-	return rc;
-}
-
-int bf_store_sample_add_many(struct bf_store *store,
-                             const struct bf_store_sample *samples, size_t n,
-                             struct bf_err *err)
-{
-	size_t i;
-	int token;
-	int rc;
-
-	rc = bf_store__write_begin(&token, store, err);
-	if (rc)
-		return rc;
-	for (i = 0; i < n && !rc; i++) {
-		rc = bf_store_sample_add(store, &samples[i], err);
-		if (rc)
-			bf_err_prefix(err, "sample %zu", i);
-	}
-	return bf_store__write_end(store, token, rc, err);
-}
-
-int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
-                             bf_store_sample_fn *fn, void *payload,
-                             struct bf_err *err)
-{
-	struct bf_store_sample s;
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = bf_store__prepare(&st, store, -1,
-	                       "SELECT run_id, benchmark, metric, unit, side,"
-	                       " commit_id, device, repeat_idx, iter_idx, value"
-	                       " FROM samples WHERE run_id = ?1 ORDER BY id",
-	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.run_id = sqlite3_column_int64(st, 0);
-		s.benchmark = bf_store__col_text(st, 1);
-		s.metric = bf_store__col_text(st, 2);
-		s.unit = bf_store__col_text(st, 3);
-		s.side = bf_store__col_text(st, 4);
-		s.commit_id = bf_store__col_text(st, 5);
-		s.device = bf_store__col_text(st, 6);
-		s.repeat_idx = sqlite3_column_int64(st, 7);
-		s.iter_idx = sqlite3_column_int64(st, 8);
-		s.value = sqlite3_column_double(st, 9);
-		rc = fn(&s, payload);
-		if (rc)
-			goto out;
-	}
-	rc = rc == SQLITE_DONE
-	             ? 0
-	             : bf_store__err(store, rc, err,
-	                             "cannot read samples of run %lld",
-	                             (long long)run_id);
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int bf_store_check_add(struct bf_store *store, const struct bf_store_check *c,
-                       struct bf_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = 0;
-
-	if (!c->device || !*c->device || !c->check_id || !*c->check_id)
-		rc = bf_err_set(err, BF_EINVAL,
-		                "check result has no device or check id");
-	else if (!bf_store__is_one_of(c->status, check_statuses))
-		rc = bf_err_set(err, BF_EINVAL,
-		                "check '%s': unknown status '%s'", c->check_id,
-		                c->status ? c->status : "");
-	if (!rc)
-		rc = bf_store__prepare(
-		        &st, store, BF_STORE__CHECK_ADD,
-		        "INSERT INTO checks (run_id, device, check_id, status,"
-		        " value, threshold, message, at) VALUES (?1, ?2, ?3,"
-		        " ?4, ?5, ?6, ?7, ?8)",
-		        err);
-	if (rc)
-		return rc;
-	if (bf_store__bind_opt_int(st, 1, c->run_id) ||
-	    bf_store__bind_text(st, 2, c->device) ||
-	    bf_store__bind_text(st, 3, c->check_id) ||
-	    bf_store__bind_text(st, 4, c->status) ||
-	    bf_store__bind_real(st, 5, c->value) ||
-	    bf_store__bind_real(st, 6, c->threshold) ||
-	    bf_store__bind_text(st, 7, c->message) ||
-	    sqlite3_bind_int64(st, 8, c->at ? c->at : time(NULL)))
-		rc = sqlite3_errcode(store->db);
-	else
-		rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE)
-		rc = 0;
-	else if (rc == SQLITE_CONSTRAINT_FOREIGNKEY)
-		rc = bf_err_set(err, BF_ENOTFOUND, "check '%s': no run %lld",
-		                c->check_id, (long long)c->run_id);
-	else
-		rc = bf_store__err(store, rc, err, "cannot store check '%s'",
-		                   c->check_id);
-	sqlite3_reset(st);
-	return rc;
-}
-
-int bf_store_checks_foreach(struct bf_store *store, int64_t run_id,
-                            const char *device, bf_store_check_fn *fn,
-                            void *payload, struct bf_err *err)
-{
-	struct bf_store_check c;
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = bf_store__prepare(&st, store, -1,
-	                       "SELECT id, run_id, device, check_id, status,"
-	                       " value, threshold, message, at FROM checks"
-	                       " WHERE (?1 = 0 OR run_id = ?1)"
-	                       " AND (?2 IS NULL OR device = ?2)"
-	                       " ORDER BY at, id",
-	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	bf_store__bind_text(st, 2, device);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		c.id = sqlite3_column_int64(st, 0);
-		c.run_id = sqlite3_column_int64(st, 1);
-		c.device = bf_store__col_text(st, 2);
-		c.check_id = bf_store__col_text(st, 3);
-		c.status = bf_store__col_text(st, 4);
-		c.value = bf_store__col_real(st, 5);
-		c.threshold = bf_store__col_real(st, 6);
-		c.message = bf_store__col_text(st, 7);
-		c.at = sqlite3_column_int64(st, 8);
-		rc = fn(&c, payload);
-		if (rc)
-			goto out;
-	}
-	rc = rc == SQLITE_DONE ? 0
-	                       : bf_store__err(store, rc, err,
-	                                       "cannot read check results");
-out:
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* A text column, "" for NULL (history's strings are never NULL). */
-static const char *col_or_empty(sqlite3_stmt *st, int col)
-{
-	const char *t = bf_store__col_text(st, col);
-
-	return t ? t : "";
-}
-
-int bf_store_history_foreach(struct bf_store *store, const char *device,
-                             bf_store_sample_fn *fn, void *payload,
-                             struct bf_err *err)
-{
-	struct bf_store_sample s = { 0 };
-	char side[] = "commit";
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	rc = bf_store__prepare(
-	        &st, store, -1,
-	        "SELECT r.id, r.patch_commit, coalesce(s.suite, s.benchmark),"
-	        " s.benchmark, s.metric, s.unit, s.repeat_idx, s.value"
-	        " FROM samples s JOIN runs r ON r.id = s.run_id"
-	        " WHERE r.kind = 'run' AND r.status = 'complete'"
-	        " AND r.device = ?1 AND s.side = 'commit'"
-	        " ORDER BY r.id, 3, s.benchmark, s.metric, s.repeat_idx",
-	        err);
-	if (rc)
-		goto out;
-	bf_store__bind_text(st, 1, device);
-	s.side = side;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.run_id = sqlite3_column_int64(st, 0);
-		s.commit_id = (char *)col_or_empty(st, 1);
-		s.suite = (char *)col_or_empty(st, 2);
-		s.benchmark = (char *)col_or_empty(st, 3);
-		s.metric = (char *)col_or_empty(st, 4);
-		s.unit = (char *)col_or_empty(st, 5);
-		s.device = (char *)(device ? device : "");
-		s.repeat_idx = sqlite3_column_int64(st, 6);
-		s.value = sqlite3_column_double(st, 7);
-		rc = fn(&s, payload);
-		if (rc)
-			goto out;
-	}
-	rc = rc == SQLITE_DONE
-	             ? 0
-	             : bf_store__err(store, rc, err, "cannot read the history");
-out:
-	sqlite3_finalize(st);
-	return rc;
 }
 
 int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,

@@ -1,0 +1,396 @@
+/*
+ * The store's SQLite schema: its migrations, the checks that a file is
+ * a benchfarm database before anything is written to it, and the
+ * counts and integrity checks over its tables (see store_int.h for the
+ * store's files).
+ */
+#include "store/sql_sqlite.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "benchfarm/err.h"
+#include "benchfarm/fs.h"
+
+/* PRAGMA application_id of a benchfarm database: "bfDB". */
+#define STORE_APP_ID 0x62664442
+
+/*
+ * Forward migrations: migrations[v] takes schema version v to v + 1. Each
+ * runs in its own transaction together with the user_version update.
+ * Append only; never edit a step that has shipped.
+ */
+const char *const bf_store__migrations[] = {
+	/* 0 -> 1: the initial schema. */
+	"CREATE TABLE meta ("
+	" key TEXT PRIMARY KEY,"
+	" value TEXT NOT NULL);"
+	"INSERT INTO meta (key, value) VALUES ('application', 'benchfarm');"
+	"CREATE TABLE devices ("
+	" id INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL UNIQUE CHECK (name <> ''),"
+	" type TEXT NOT NULL CHECK (type IN ('linux', 'android')),"
+	" host TEXT, port INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (port BETWEEN 0 AND 65535),"
+	" user TEXT, key_path TEXT, labels TEXT NOT NULL DEFAULT '',"
+	" agent_path TEXT, adb_serial TEXT, host_key_fp TEXT,"
+	" state TEXT NOT NULL DEFAULT 'idle'"
+	"  CHECK (state IN ('idle', 'leased', 'running')),"
+	" health TEXT NOT NULL DEFAULT 'unknown' CHECK (health IN"
+	"  ('unknown', 'good', 'bad', 'maintenance', 'retired')),"
+	" health_reason TEXT, last_check_at INTEGER,"
+	" created_at INTEGER NOT NULL);"
+	"CREATE TABLE leases ("
+	" device_id INTEGER PRIMARY KEY"
+	"  REFERENCES devices (id) ON DELETE CASCADE,"
+	" holder TEXT NOT NULL CHECK (holder <> ''),"
+	" acquired_at INTEGER NOT NULL,"
+	" expires_at INTEGER NOT NULL);"
+	"CREATE TABLE runs ("
+	" id INTEGER PRIMARY KEY,"
+	" kind TEXT NOT NULL CHECK (kind IN ('compare', 'run', 'bisect')),"
+	" status TEXT NOT NULL DEFAULT 'running' CHECK (status IN"
+	"  ('running', 'complete', 'failed', 'aborted')),"
+	" config_digest TEXT, base_commit TEXT, patch_commit TEXT,"
+	" device TEXT, seed INTEGER NOT NULL DEFAULT 0,"
+	" started_at INTEGER NOT NULL, finished_at INTEGER, info TEXT);"
+	"CREATE INDEX runs_kind ON runs (kind, started_at);"
+	"CREATE TABLE samples ("
+	" id INTEGER PRIMARY KEY,"
+	" run_id INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+	" benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	" unit TEXT NOT NULL DEFAULT '',"
+	" side TEXT NOT NULL CHECK (side IN ('base', 'patch', 'commit')),"
+	" commit_id TEXT, device TEXT,"
+	" repeat_idx INTEGER NOT NULL, iter_idx INTEGER NOT NULL,"
+	" value REAL NOT NULL);"
+	"CREATE INDEX samples_run ON samples (run_id);"
+	"CREATE INDEX samples_series ON samples (benchmark, metric, commit_id);"
+	"CREATE TABLE checks ("
+	" id INTEGER PRIMARY KEY,"
+	" run_id INTEGER REFERENCES runs (id) ON DELETE CASCADE,"
+	" device TEXT NOT NULL, check_id TEXT NOT NULL,"
+	" status TEXT NOT NULL"
+	"  CHECK (status IN ('pass', 'warn', 'fail', 'skip')),"
+	" value REAL, threshold REAL, message TEXT, at INTEGER NOT NULL);"
+	"CREATE INDEX checks_run ON checks (run_id);"
+	"CREATE INDEX checks_device ON checks (device, at);"
+	"CREATE TABLE alerts ("
+	" id INTEGER PRIMARY KEY,"
+	" benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	" device_class TEXT NOT NULL DEFAULT '',"
+	" commit_lo TEXT NOT NULL, commit_hi TEXT NOT NULL,"
+	" direction TEXT NOT NULL"
+	"  CHECK (direction IN ('regressed', 'improved')),"
+	" size REAL NOT NULL, score REAL NOT NULL,"
+	" status TEXT NOT NULL DEFAULT 'open'"
+	"  CHECK (status IN ('open', 'ack', 'ignored')),"
+	" created_at INTEGER NOT NULL, group_id INTEGER,"
+	" UNIQUE (benchmark, metric, device_class, commit_lo, commit_hi));"
+	"CREATE INDEX alerts_status ON alerts (status, created_at);"
+	"PRAGMA application_id = 1650869314;",
+	/*
+	 * 1 -> 2: where artifacts and builds go on a device (NULL: the
+	 * default, ".cache/benchfarm" under the remote home).
+	 */
+	"ALTER TABLE devices ADD COLUMN workdir TEXT;",
+	/*
+	 * 2 -> 3: which config benchmark entry produced a sample (one
+	 * entry may print many named benchmarks); for postsubmit history
+	 * and bisect. Alerts keep it too, with the detector's evidence
+	 * (detail, JSON text).
+	 */
+	"ALTER TABLE samples ADD COLUMN suite TEXT;"
+	"ALTER TABLE alerts ADD COLUMN suite TEXT;"
+	"ALTER TABLE alerts ADD COLUMN detail TEXT;"
+	"CREATE INDEX samples_history ON samples (suite, benchmark, metric);",
+	/*
+	 * 3 -> 4: no query reads samples by series (history joins runs to
+	 * samples by run_id), and keeping that text index up to date was a
+	 * quarter of the cost of storing a sample (BENCHMARKS.md).
+	 */
+	"DROP INDEX IF EXISTS samples_history;",
+	/*
+	 * 4 -> 5: the commit a bisect named as the cause of an alert's
+	 * step (detect --bisect); NULL when not bisected.
+	 */
+	"ALTER TABLE alerts ADD COLUMN culprit TEXT;",
+	/*
+	 * 5 -> 6: an alert is one step of one series, and a series is
+	 * (suite, benchmark, metric): two config entries printing the same
+	 * benchmark name had their alerts refused as duplicates. The key
+	 * was a table constraint, so the table is rebuilt without it and
+	 * the key becomes an index that includes the suite (NULL as '').
+	 */
+	"CREATE TABLE alerts_v6 ("
+	" id INTEGER PRIMARY KEY,"
+	" benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
+	" device_class TEXT NOT NULL DEFAULT '',"
+	" commit_lo TEXT NOT NULL, commit_hi TEXT NOT NULL,"
+	" direction TEXT NOT NULL"
+	"  CHECK (direction IN ('regressed', 'improved')),"
+	" size REAL NOT NULL, score REAL NOT NULL,"
+	" status TEXT NOT NULL DEFAULT 'open'"
+	"  CHECK (status IN ('open', 'ack', 'ignored')),"
+	" created_at INTEGER NOT NULL, group_id INTEGER,"
+	" suite TEXT, detail TEXT, culprit TEXT);"
+	"INSERT INTO alerts_v6 (id, benchmark, metric, device_class,"
+	" commit_lo, commit_hi, direction, size, score, status, created_at,"
+	" group_id, suite, detail, culprit)"
+	" SELECT id, benchmark, metric, device_class, commit_lo, commit_hi,"
+	" direction, size, score, status, created_at, group_id, suite,"
+	" detail, culprit FROM alerts;"
+	"DROP TABLE alerts;"
+	"ALTER TABLE alerts_v6 RENAME TO alerts;"
+	"CREATE INDEX alerts_status ON alerts (status, created_at);"
+	"CREATE UNIQUE INDEX alerts_step ON alerts (coalesce(suite, ''),"
+	" benchmark, metric, device_class, commit_lo, commit_hi);",
+	/*
+	 * 6 -> 7: the last index no query reads, for the same reason as
+	 * 3 -> 4: samples are read by run (history joins runs to them by
+	 * run_id), and this text index cost about a quarter of storing a
+	 * sample (BENCHMARKS.md). The store's interface, not its
+	 * SQL, is what callers use; a lab that queries the file by series
+	 * can create the index it wants.
+	 */
+	"DROP INDEX IF EXISTS samples_series;",
+	/*
+	 * 7 -> 8: the host and pid of the process that took a lease, so a
+	 * lease whose holder died without releasing it (SIGKILL, a crash)
+	 * is taken back at once on that host instead of after its TTL.
+	 */
+	"ALTER TABLE leases ADD COLUMN host TEXT;"
+	"ALTER TABLE leases ADD COLUMN pid INTEGER;",
+};
+
+_Static_assert(BF_ARRAY_SIZE(bf_store__migrations) == BF_STORE_SCHEMA_VERSION,
+               "one migration step per schema version");
+_Static_assert(STORE_APP_ID == 1650869314, "application id in step 1");
+
+static int not_ours(struct bf_store *s, const char *why, struct bf_err *err)
+{
+	return bf_err_set(err, BF_ECORRUPT,
+	                  "'%s' is not a benchfarm database (%s)", s->path,
+	                  why);
+}
+
+/*
+ * Whether a file can be created beside path (a read-only mount, a
+ * directory without write permission).
+ */
+static bool dir_writable(const char *path)
+{
+	char *dir = bf_fs_dirname(path);
+	bool ok = access(dir, W_OK) == 0;
+
+	free(dir);
+	return ok;
+}
+
+/*
+ * Refuse anything but an empty file or a benchfarm database we can
+ * read, using reads only: a refused file is never written to.
+ */
+static int check_ours(int64_t *version_out, struct bf_store *s,
+                      struct bf_err *err)
+{
+	int64_t ver = 0, nobj = 0, appid = 0, meta = 0;
+	int rc;
+
+	rc = bf_store__query_i64(&ver, s->db, "PRAGMA user_version");
+	if (rc == SQLITE_OK)
+		rc = bf_store__query_i64(&nobj, s->db,
+		                         "SELECT count(*) FROM sqlite_master");
+	if (rc == SQLITE_OK)
+		rc = bf_store__query_i64(&appid, s->db,
+		                         "PRAGMA application_id");
+	if (rc != SQLITE_OK) {
+		if (bf_store__map_rc(rc) == BF_ECORRUPT)
+			return not_ours(s, sqlite3_errmsg(s->db), err);
+		if (rc == SQLITE_CANTOPEN && !dir_writable(s->path))
+			return bf_err_set(
+			        err, BF_ESYS,
+			        "cannot open '%s': its directory is not writable, "
+			        "and SQLite needs to create its -wal and -shm "
+			        "files there; make the directory writable, or "
+			        "copy the store to one that is and use --db",
+			        s->path);
+		return bf_store__err(s, rc, err, "cannot read '%s'", s->path);
+	}
+	if (ver == 0 && nobj == 0)
+		goto out;
+	if (ver <= 0 || appid != STORE_APP_ID)
+		return not_ours(s, "it holds another program's tables", err);
+	if (ver > BF_STORE_SCHEMA_VERSION)
+		return bf_err_set(
+		        err, BF_EVERSION,
+		        "'%s' has schema version %lld, newer than this benchfarm (%d); upgrade benchfarm",
+		        s->path, (long long)ver, BF_STORE_SCHEMA_VERSION);
+	rc = bf_store__query_i64(
+	        &meta, s->db,
+	        "SELECT count(*) FROM meta WHERE key = 'application'"
+	        " AND value = 'benchfarm'");
+	if (rc != SQLITE_OK || meta != 1)
+		return not_ours(s, "no benchfarm meta table", err);
+out:
+	*version_out = ver;
+	return 0;
+}
+
+/* WAL, foreign keys; only once the file is known to be ours. */
+static int configure(struct bf_store *s, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	const char *mode;
+	int64_t fk = 0;
+	int rc;
+
+	rc = bf_store__prepare(&st, s, -1, "PRAGMA journal_mode = WAL", err);
+	if (rc)
+		goto out;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = bf_store__err(s, sqlite3_errcode(s->db), err,
+		                   "cannot switch '%s' to WAL mode", s->path);
+		goto out;
+	}
+	mode = bf_store__col_text(st, 0);
+	if (!mode || strcmp(mode, "wal")) {
+		rc = bf_err_set(
+		        err, BF_ERROR,
+		        "cannot switch '%s' to WAL mode (it stays in '%s' mode)",
+		        s->path, mode ? mode : "unknown");
+		goto out;
+	}
+	rc = sqlite3_exec(
+	        s->db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
+	        NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = bf_store__query_i64(&fk, s->db, "PRAGMA foreign_keys");
+	if (rc != SQLITE_OK) {
+		rc = bf_store__err(s, rc, err, "cannot configure '%s'",
+		                   s->path);
+		goto out;
+	}
+	if (fk != 1)
+		rc = bf_err_set(err, BF_ERROR,
+		                "this SQLite cannot enforce foreign keys");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Apply the step after *ver, unless another process just did. */
+static int migrate_step(int64_t *ver, struct bf_store *s, struct bf_err *err)
+{
+	char sql[64];
+	int token;
+	int rc;
+
+	rc = bf_store__write_begin(&token, s, err);
+	if (rc)
+		return rc;
+	rc = bf_store__query_i64(ver, s->db, "PRAGMA user_version");
+	if (rc == SQLITE_OK && *ver < BF_STORE_SCHEMA_VERSION) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %lld",
+		         (long long)*ver + 1);
+		rc = sqlite3_exec(s->db, bf_store__migrations[*ver], NULL, NULL,
+		                  NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK)
+		rc = bf_store__err(s, rc, err,
+		                   "cannot migrate '%s' to schema version %lld",
+		                   s->path, (long long)*ver + 1);
+	else
+		*ver += 1;
+	return bf_store__write_end(s, token, rc, err);
+}
+
+int bf_store__schema_open(struct bf_store *s, struct bf_err *err)
+{
+	int64_t ver = 0;
+	int rc;
+
+	rc = check_ours(&ver, s, err);
+	if (!rc)
+		rc = configure(s, err);
+	while (!rc && ver < BF_STORE_SCHEMA_VERSION)
+		rc = migrate_step(&ver, s, err);
+	return rc;
+}
+
+int bf_store_count(int64_t *out, struct bf_store *store, const char *table,
+                   struct bf_err *err)
+{
+	/* Table names are matched here, never spliced from the caller. */
+	static const char *const sql[][2] = {
+		{ "meta", "SELECT count(*) FROM meta" },
+		{ "devices", "SELECT count(*) FROM devices" },
+		{ "leases", "SELECT count(*) FROM leases" },
+		{ "runs", "SELECT count(*) FROM runs" },
+		{ "samples", "SELECT count(*) FROM samples" },
+		{ "checks", "SELECT count(*) FROM checks" },
+		{ "alerts", "SELECT count(*) FROM alerts" },
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < BF_ARRAY_SIZE(sql); i++) {
+		if (!table || strcmp(table, sql[i][0]))
+			continue;
+		rc = bf_store__query_i64(out, store->db, sql[i][1]);
+		if (rc != SQLITE_OK)
+			return bf_store__err(store, rc, err,
+			                     "cannot count %s in '%s'", table,
+			                     store->path);
+		return 0;
+	}
+	return bf_err_set(err, BF_EINVAL, "no table '%s' in the store",
+	                  table ? table : "(null)");
+}
+
+int bf_store_integrity_check(struct bf_store *store, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	const char *res;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1, "PRAGMA integrity_check", err);
+	if (rc)
+		goto out;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = bf_store__err(store, sqlite3_errcode(store->db), err,
+		                   "cannot check '%s'", store->path);
+		goto out;
+	}
+	res = bf_store__col_text(st, 0);
+	if (!res || strcmp(res, "ok")) {
+		rc = bf_err_set(err, BF_ECORRUPT, "'%s' is damaged: %s",
+		                store->path, res ? res : "unknown");
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	rc = bf_store__prepare(&st, store, -1, "PRAGMA foreign_key_check", err);
+	if (rc)
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = bf_err_set(
+		        err, BF_ECORRUPT,
+		        "'%s' is damaged: row %lld of %s refers to a missing %s",
+		        store->path, (long long)sqlite3_column_int64(st, 1),
+		        sqlite3_column_text(st, 0) ? bf_store__col_text(st, 0)
+		                                   : "?",
+		        sqlite3_column_text(st, 2) ? bf_store__col_text(st, 2)
+		                                   : "?");
+	else if (rc != SQLITE_DONE)
+		rc = bf_store__err(store, rc, err, "cannot check '%s'",
+		                   store->path);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}

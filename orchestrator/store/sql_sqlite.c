@@ -1,0 +1,288 @@
+/*
+ * The store's SQLite connection, statements and transactions (see
+ * store_int.h for the store's files).
+ */
+#include "store/sql_sqlite.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+
+#define STORE_BUSY_MS 5000
+
+enum { TOKEN_BEGIN = 1, TOKEN_SAVEPOINT = 2 };
+
+int bf_store__map_rc(int rc)
+{
+	switch (rc) {
+	case SQLITE_CONSTRAINT_UNIQUE:
+	case SQLITE_CONSTRAINT_PRIMARYKEY:
+		return BF_EEXISTS;
+	case SQLITE_CONSTRAINT_FOREIGNKEY:
+		return BF_ENOTFOUND;
+	default:
+		break;
+	}
+	switch (rc & 0xff) {
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+		return BF_EINVAL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return BF_EBUSY;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return BF_ECORRUPT;
+	case SQLITE_IOERR:
+	case SQLITE_CANTOPEN:
+	case SQLITE_FULL:
+	case SQLITE_READONLY:
+	case SQLITE_PERM:
+		return BF_ESYS;
+	case SQLITE_TOOBIG:
+		return BF_ETOOBIG;
+	default:
+		return BF_ERROR;
+	}
+}
+
+int bf_store__err(struct bf_store *store, int rc, struct bf_err *err,
+                  const char *fmt, ...)
+{
+	char ctx[BF_ERR_SIZE];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof(ctx), fmt, ap);
+	va_end(ap);
+	return bf_err_set(err, bf_store__map_rc(rc), "%s: %s", ctx,
+	                  sqlite3_errmsg(store->db));
+}
+
+int bf_store__connect(struct bf_store *store, struct bf_err *err)
+{
+	int rc = sqlite3_open_v2(store->path, &store->db, SQLITE_OPEN_READWRITE,
+	                         NULL);
+
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err, "cannot open '%s'",
+		                     store->path);
+	sqlite3_extended_result_codes(store->db, 1);
+	sqlite3_busy_timeout(store->db, STORE_BUSY_MS);
+	return 0;
+}
+
+void bf_store__disconnect(struct bf_store *store)
+{
+	size_t i;
+
+	for (i = 0; i < BF_STORE__NSTMT; i++)
+		sqlite3_finalize(store->stmt[i]);
+	if (store->db && !sqlite3_get_autocommit(store->db))
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	if (sqlite3_close(store->db) != SQLITE_OK)
+		BF_BUG("store '%s' closed with statements still open",
+		       store->path);
+	store->db = NULL;
+}
+
+int bf_store__prepare(sqlite3_stmt **out, struct bf_store *store, int id,
+                      const char *sql, struct bf_err *err)
+{
+	int rc;
+
+	if (id >= 0 && store->stmt[id]) {
+		sqlite3_reset(store->stmt[id]);
+		sqlite3_clear_bindings(store->stmt[id]);
+		*out = store->stmt[id];
+		return 0;
+	}
+	rc = sqlite3_prepare_v2(store->db, sql, -1, out, NULL);
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err, "cannot query '%s'",
+		                     store->path);
+	if (id >= 0)
+		store->stmt[id] = *out;
+	return 0;
+}
+
+int bf_store__query_i64(int64_t *out, sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		goto out;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		*out = 0;
+	else
+		goto out;
+	rc = SQLITE_OK;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int bf_store__write_begin(int *token, struct bf_store *store,
+                          struct bf_err *err)
+{
+	bool nested = !sqlite3_get_autocommit(store->db);
+	int rc;
+
+	rc = sqlite3_exec(store->db,
+	                  nested ? "SAVEPOINT bf_write" : "BEGIN IMMEDIATE",
+	                  NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err,
+		                     "cannot start a transaction on '%s'",
+		                     store->path);
+	*token = nested ? TOKEN_SAVEPOINT : TOKEN_BEGIN;
+	return 0;
+}
+
+int bf_store__write_end(struct bf_store *store, int token, int rc,
+                        struct bf_err *err)
+{
+	int src;
+
+	if (rc == 0) {
+		src = sqlite3_exec(store->db,
+		                   token == TOKEN_SAVEPOINT ? "RELEASE bf_write"
+		                                            : "COMMIT",
+		                   NULL, NULL, NULL);
+		if (src == SQLITE_OK)
+			return 0;
+		rc = bf_store__err(store, src, err, "cannot commit to '%s'",
+		                   store->path);
+	}
+	/* SQLite may have rolled back already (I/O errors, full disk). */
+	if (sqlite3_get_autocommit(store->db))
+		return rc;
+	if (token == TOKEN_SAVEPOINT)
+		sqlite3_exec(store->db,
+		             "ROLLBACK TO bf_write; RELEASE bf_write", NULL,
+		             NULL, NULL);
+	else
+		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+int bf_store_begin(struct bf_store *store, struct bf_err *err)
+{
+	int rc;
+
+	if (!sqlite3_get_autocommit(store->db))
+		return bf_err_set(err, BF_EINVAL,
+		                  "a transaction is already open on '%s'",
+		                  store->path);
+	rc = sqlite3_exec(store->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err,
+		                     "cannot start a transaction on '%s'",
+		                     store->path);
+	return 0;
+}
+
+int bf_store_commit(struct bf_store *store, struct bf_err *err)
+{
+	int rc;
+
+	if (sqlite3_get_autocommit(store->db))
+		return bf_err_set(err, BF_EINVAL,
+		                  "no transaction is open on '%s'",
+		                  store->path);
+	rc = sqlite3_exec(store->db, "COMMIT", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err, "cannot commit to '%s'",
+		                     store->path);
+	return 0;
+}
+
+int bf_store_rollback(struct bf_store *store, struct bf_err *err)
+{
+	int rc;
+
+	if (sqlite3_get_autocommit(store->db))
+		return 0;
+	rc = sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return bf_store__err(store, rc, err, "cannot roll back '%s'",
+		                     store->path);
+	return 0;
+}
+
+int bf_store__bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_STATIC);
+}
+
+int bf_store__bind_real(sqlite3_stmt *st, int idx, double v)
+{
+	if (isnan(v))
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_double(st, idx, v);
+}
+
+int bf_store__bind_opt_int(sqlite3_stmt *st, int idx, int64_t v)
+{
+	if (v == 0)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_int64(st, idx, v);
+}
+
+char *bf_store__col_text(sqlite3_stmt *st, int col)
+{
+	return (char *)sqlite3_column_text(st, col);
+}
+
+char *bf_store__col_strdup(sqlite3_stmt *st, int col)
+{
+	const char *s = bf_store__col_text(st, col);
+
+	return s ? bf_xstrdup(s) : NULL;
+}
+
+double bf_store__col_real(sqlite3_stmt *st, int col)
+{
+	if (sqlite3_column_type(st, col) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, col);
+}
+
+int bf_store__update_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         int64_t i3, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1, sql, err);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, id);
+	bf_store__bind_text(st, 2, text);
+	if (sqlite3_bind_parameter_count(st) >= 3)
+		sqlite3_bind_int64(st, 3, i3);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE)
+		rc = bf_store__err(store, rc, err, "cannot update %s %lld",
+		                   what, (long long)id);
+	else if (sqlite3_changes(store->db) == 0)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no %s %lld", what,
+		                (long long)id);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -1,0 +1,118 @@
+#ifndef BF_SQL_SQLITE_H
+#define BF_SQL_SQLITE_H
+
+/*
+ * The SQLite backend of the store (internal: see store_int.h): the
+ * handle, the statement, row and transaction helpers (sql_sqlite.c) and
+ * the schema (schema_sqlite.c). The only header that names SQLite.
+ */
+#include <sqlite3.h>
+
+#include "benchfarm/common.h"
+#include "store/store.h"
+
+struct bf_err;
+
+/* Statements prepared once and kept for the life of the store. */
+enum bf_store__stmt_id {
+	BF_STORE__SAMPLE_ADD = 0,
+	BF_STORE__CHECK_ADD,
+	BF_STORE__NSTMT
+};
+
+struct bf_store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *stmt[BF_STORE__NSTMT];
+	int lock_fd; /* PATH.lock: running runs' liveness locks; -1: not open */
+};
+
+/* The connection (sql_sqlite.c). */
+
+/*
+ * Open the existing file store->path read-write with extended result
+ * codes and the busy timeout. The schema is schema_sqlite.c's.
+ */
+int bf_store__connect(struct bf_store *store, struct bf_err *err);
+/* Finalize the kept statements, roll back, close. NULL db is ok. */
+void bf_store__disconnect(struct bf_store *store);
+
+/* SQLite's result code rc as a BF_E* code. */
+int bf_store__map_rc(int rc);
+
+/*
+ * Translate an SQLite result code into a BF_E* code and set err to
+ * "<formatted context>: <sqlite3_errmsg>". Returns the code.
+ */
+int bf_store__err(struct bf_store *store, int rc, struct bf_err *err,
+                  const char *fmt, ...) BF_PRINTF(4, 5);
+
+/* Statements. */
+
+/*
+ * Prepare sql into *out. id < 0 gives a fresh statement the caller
+ * finalizes; otherwise the cached statement with that id, reset and
+ * with cleared bindings, which the caller resets after use.
+ */
+int bf_store__prepare(sqlite3_stmt **out, struct bf_store *store, int id,
+                      const char *sql, struct bf_err *err);
+
+/* Bind a string, or NULL when s is NULL. Returns the SQLite code. */
+int bf_store__bind_text(sqlite3_stmt *st, int idx, const char *s);
+/* Bind a double, or NULL when it is NaN. */
+int bf_store__bind_real(sqlite3_stmt *st, int idx, double v);
+/* Bind an int64, or NULL when it is 0 (optional ids and times). */
+int bf_store__bind_opt_int(sqlite3_stmt *st, int idx, int64_t v);
+/* A copy of a text column for the caller to free; NULL for NULL. */
+char *bf_store__col_strdup(sqlite3_stmt *st, int col);
+/* A borrowed text column, valid until the next step; NULL for NULL. */
+char *bf_store__col_text(sqlite3_stmt *st, int col);
+/* A real column; NaN for NULL. */
+double bf_store__col_real(sqlite3_stmt *st, int col);
+
+/*
+ * Run a constant query returning one integer (0 when it returns no
+ * row). Returns an SQLite code; on error sqlite3_errmsg() describes it.
+ */
+int bf_store__query_i64(int64_t *out, sqlite3 *db, const char *sql);
+
+/* Transactions (sql_sqlite.c). */
+
+/*
+ * Open a write transaction: BEGIN IMMEDIATE, or a savepoint when the
+ * caller already has one open. *token remembers which for
+ * bf_store__write_end(), which commits when rc is 0 and rolls back
+ * otherwise, and returns rc (or the commit error).
+ */
+int bf_store__write_begin(int *token, struct bf_store *store,
+                          struct bf_err *err);
+int bf_store__write_end(struct bf_store *store, int token, int rc,
+                        struct bf_err *err);
+
+/*
+ * Run sql, an UPDATE of one row of table `what`s ("run", "alert") with
+ * ?1 the row's id, ?2 text and, when sql has it, ?3 i3. Returns 0,
+ * BF_ENOTFOUND ("no WHAT ID") when no row has that id, or the store's
+ * error ("cannot update WHAT ID").
+ */
+int bf_store__update_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         int64_t i3, struct bf_err *err);
+
+/* The schema (schema_sqlite.c). */
+
+/*
+ * Check that the newly connected store->db is empty or a benchfarm
+ * database this build can read (reads only: a refused file is never
+ * written to), switch it to WAL with foreign keys on, and migrate its
+ * schema to BF_STORE_SCHEMA_VERSION. Errors as for bf_store_open().
+ */
+int bf_store__schema_open(struct bf_store *store, struct bf_err *err);
+
+/*
+ * The forward migrations: bf_store__migrations[v] takes schema version
+ * v to v + 1 (the tests build an older store from them).
+ */
+extern const char *const bf_store__migrations[BF_STORE_SCHEMA_VERSION];
+
+#endif /* BF_SQL_SQLITE_H */

@@ -1,0 +1,326 @@
+/* Leases on devices (see store_int.h for the store's files). */
+#include "store/store_int.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "benchfarm/err.h"
+#include "benchfarm/log.h"
+
+struct lease {
+	int64_t device_id;
+	char *holder; /* NULL when not leased */
+	int64_t expires_at;
+	char *health; /* the device's health */
+	char *reason; /* and why; may be NULL */
+	char *host; /* the holder's host and pid; NULL, 0 when unknown */
+	int64_t pid;
+};
+
+#define LEASE_INIT                              \
+	{                                       \
+		0, NULL, 0, NULL, NULL, NULL, 0 \
+	}
+
+static void lease_release(struct lease *l)
+{
+	free(l->holder);
+	free(l->health);
+	free(l->reason);
+	free(l->host);
+}
+
+/* This machine's name, as leases record it ("" when unknown). */
+static void self_host(char *buf, size_t len)
+{
+	if (gethostname(buf, len - 1) < 0)
+		buf[0] = '\0';
+	buf[len - 1] = '\0';
+}
+
+/*
+ * Whether the lease's holder is provably dead: it recorded this host
+ * and a pid not ours, and nobody holds that pid's liveness lock, which
+ * the holder took with the lease and the kernel dropped when it ended.
+ * A pid reused since is no holder and holds no lock. A lease from
+ * another host, or one without host and pid, is never judged here.
+ */
+static bool holder_dead(struct bf_store *store, const struct lease *l)
+{
+	char host[256];
+
+	if (!l->host || l->pid <= 0 || l->pid == (int64_t)getpid())
+		return false;
+	self_host(host, sizeof(host));
+	if (!*host || strcmp(host, l->host))
+		return false;
+	return bf_store__lease_lock(store->path, l->pid, F_OFD_GETLK,
+	                            F_WRLCK) == F_UNLCK;
+}
+
+/* The device's id and current lease; BF_ENOTFOUND without the device. */
+static int lease_lookup(struct lease *out, struct bf_store *store,
+                        const char *device, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1,
+	                       "SELECT d.id, l.holder, l.expires_at, d.health,"
+	                       " d.health_reason, l.host, l.pid FROM devices d"
+	                       " LEFT JOIN leases l ON l.device_id = d.id"
+	                       " WHERE d.name = ?1",
+	                       err);
+	if (rc)
+		goto out;
+	bf_store__bind_text(st, 1, device);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->device_id = sqlite3_column_int64(st, 0);
+		out->holder = bf_store__col_strdup(st, 1);
+		out->expires_at = sqlite3_column_int64(st, 2);
+		out->health = bf_store__col_strdup(st, 3);
+		out->reason = bf_store__col_strdup(st, 4);
+		out->host = bf_store__col_strdup(st, 5);
+		out->pid = sqlite3_column_int64(st, 6);
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
+	} else {
+		rc = bf_store__err(store, rc, err, "cannot read device '%s'",
+		                   device);
+	}
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * Run a lease write binding ?1 device id, ?2 holder, ?3 and ?4 times
+ * and, when sql has them, ?5 and ?6 this process's host and pid.
+ */
+static int lease_write(struct bf_store *store, const char *sql,
+                       const struct lease *l, const char *holder, int64_t t3,
+                       int64_t t4, struct bf_err *err)
+{
+	char host[256];
+	sqlite3_stmt *st = NULL;
+	int nparams;
+	int rc;
+
+	rc = bf_store__prepare(&st, store, -1, sql, err);
+	if (rc)
+		goto out;
+	nparams = sqlite3_bind_parameter_count(st);
+	sqlite3_bind_int64(st, 1, l->device_id);
+	if (nparams >= 2)
+		bf_store__bind_text(st, 2, holder);
+	if (nparams >= 3)
+		sqlite3_bind_int64(st, 3, t3);
+	if (nparams >= 4)
+		sqlite3_bind_int64(st, 4, t4);
+	if (nparams >= 6) {
+		self_host(host, sizeof(host)); /* bound until the step */
+		bf_store__bind_text(st, 5, *host ? host : NULL);
+		sqlite3_bind_int64(st, 6, (int64_t)getpid());
+	}
+	rc = sqlite3_step(st);
+	rc = rc == SQLITE_DONE
+	             ? 0
+	             : bf_store__err(store, rc, err, "cannot update a lease");
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* This process's liveness lock as a lease holder, held until it exits. */
+static int lease_take_lock(struct bf_store *store, struct bf_err *err)
+{
+	if (bf_store__lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK,
+	                         F_WRLCK))
+		return bf_err_sys(err,
+		                  "cannot take the lease lock in '%s.lock'",
+		                  store->path);
+	return 0;
+}
+
+static int check_lease_args(const char *device, const char *holder,
+                            int64_t ttl_s, int64_t now, struct bf_err *err)
+{
+	if (!device || !*device)
+		return bf_err_set(err, BF_EINVAL, "no device name given");
+	if (!holder || !*holder)
+		return bf_err_set(err, BF_EINVAL,
+		                  "lease on '%s': no holder given", device);
+	if (ttl_s <= 0 || now > INT64_MAX - ttl_s)
+		return bf_err_set(err, BF_EINVAL,
+		                  "lease on '%s': bad duration %lld s", device,
+		                  (long long)ttl_s);
+	return 0;
+}
+
+/* Drained (maintenance) and retired devices take no new lease. */
+static int check_leasable(const struct lease *l, const char *device,
+                          const char *holder, int64_t now, struct bf_err *err)
+{
+	bool held =
+	        l->holder && !strcmp(l->holder, holder) && l->expires_at > now;
+
+	if (held || !l->health ||
+	    (strcmp(l->health, "maintenance") && strcmp(l->health, "retired")))
+		return 0;
+	return bf_err_set(
+	        err, BF_EBUSY,
+	        "device '%s' takes no new lease: its health is %s%s%s%s",
+	        device, l->health, l->reason ? " (" : "",
+	        l->reason ? l->reason : "", l->reason ? ")" : "");
+}
+
+int bf_store_lease_acquire(struct bf_store *store, const char *device,
+                           const char *holder, int64_t ttl_s, int64_t now,
+                           struct bf_err *err)
+{
+	struct lease l = LEASE_INIT;
+	int token;
+	int rc;
+
+	rc = check_lease_args(device, holder, ttl_s, now, err);
+	if (!rc)
+		rc = bf_store__write_begin(&token, store, err);
+	if (rc)
+		return rc;
+	rc = lease_lookup(&l, store, device, err);
+	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now &&
+	    holder_dead(store, &l)) {
+		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
+		            "process %lld on %s has ended",
+		            device, l.holder, (long long)l.pid, l.host);
+		l.expires_at = now;
+	}
+	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now)
+		rc = bf_err_set(
+		        err, BF_EBUSY,
+		        "device '%s' is leased by '%s' for another %lld s",
+		        device, l.holder, (long long)(l.expires_at - now));
+	if (!rc)
+		rc = check_leasable(&l, device, holder, now, err);
+	if (!rc)
+		rc = lease_take_lock(store, err);
+	if (!rc)
+		rc = lease_write(store,
+		                 "INSERT OR REPLACE INTO leases (device_id,"
+		                 " holder, acquired_at, expires_at, host, pid)"
+		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+		                 &l, holder, now, now + ttl_s, err);
+	if (!rc)
+		rc = lease_write(store,
+		                 "UPDATE devices SET state = 'leased'"
+		                 " WHERE id = ?1",
+		                 &l, NULL, 0, 0, err);
+	lease_release(&l);
+	return bf_store__write_end(store, token, rc, err);
+}
+
+/* Whether holder holds the lease in l; sets err when not. */
+static int check_holder(const struct lease *l, const char *device,
+                        const char *holder, struct bf_err *err)
+{
+	if (!l->holder)
+		return bf_err_set(err, BF_ENOTFOUND,
+		                  "device '%s' is not leased", device);
+	if (strcmp(l->holder, holder))
+		return bf_err_set(err, BF_EBUSY,
+		                  "device '%s' is leased by '%s', not '%s'",
+		                  device, l->holder, holder);
+	return 0;
+}
+
+int bf_store_lease_renew(struct bf_store *store, const char *device,
+                         const char *holder, int64_t ttl_s, int64_t now,
+                         struct bf_err *err)
+{
+	struct lease l = LEASE_INIT;
+	int token;
+	int rc;
+
+	rc = check_lease_args(device, holder, ttl_s, now, err);
+	if (!rc)
+		rc = bf_store__write_begin(&token, store, err);
+	if (rc)
+		return rc;
+	rc = lease_lookup(&l, store, device, err);
+	if (!rc)
+		rc = check_holder(&l, device, holder, err);
+	if (!rc)
+		rc = lease_write(store,
+		                 "UPDATE leases SET expires_at = ?3"
+		                 " WHERE device_id = ?1",
+		                 &l, NULL, now + ttl_s, 0, err);
+	lease_release(&l);
+	return bf_store__write_end(store, token, rc, err);
+}
+
+int bf_store_lease_release(struct bf_store *store, const char *device,
+                           const char *holder, struct bf_err *err)
+{
+	struct lease l = LEASE_INIT;
+	int token;
+	int rc;
+
+	rc = check_lease_args(device, holder, 1, 0, err);
+	if (!rc)
+		rc = bf_store__write_begin(&token, store, err);
+	if (rc)
+		return rc;
+	rc = lease_lookup(&l, store, device, err);
+	if (!rc)
+		rc = check_holder(&l, device, holder, err);
+	if (!rc)
+		rc = lease_write(store,
+		                 "DELETE FROM leases WHERE device_id = ?1", &l,
+		                 NULL, 0, 0, err);
+	if (!rc)
+		rc = lease_write(store,
+		                 "UPDATE devices SET state = 'idle'"
+		                 " WHERE id = ?1",
+		                 &l, NULL, 0, 0, err);
+	lease_release(&l);
+	return bf_store__write_end(store, token, rc, err);
+}
+
+int bf_store_leases_release_own(struct bf_store *store, int *n_out,
+                                struct bf_err *err)
+{
+	static const char *const sql[] = {
+		"UPDATE devices SET state = 'idle' WHERE id IN"
+		" (SELECT device_id FROM leases WHERE host = ?1 AND pid = ?2)",
+		"DELETE FROM leases WHERE host = ?1 AND pid = ?2",
+	};
+	sqlite3_stmt *st = NULL;
+	char host[256];
+	int token, rc;
+
+	if (n_out)
+		*n_out = 0;
+	self_host(host, sizeof(host));
+	if (!*host)
+		return 0;
+	if ((rc = bf_store__write_begin(&token, store, err)))
+		return rc;
+	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++) {
+		rc = bf_store__prepare(&st, store, -1, sql[i], err);
+		if (rc)
+			break;
+		bf_store__bind_text(st, 1, host);
+		sqlite3_bind_int64(st, 2, (int64_t)getpid());
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? 0
+		                       : bf_store__err(store, rc, err,
+		                                       "cannot release leases");
+		if (!rc && i == 1 && n_out)
+			*n_out = sqlite3_changes(store->db);
+		sqlite3_finalize(st);
+		st = NULL;
+	}
+	return bf_store__write_end(store, token, rc, err);
+}
