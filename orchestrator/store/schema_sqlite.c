@@ -6,6 +6,7 @@
  */
 #include "store/sql_sqlite.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -237,46 +238,67 @@ out:
 	return 0;
 }
 
+/*
+ * Run the PRAGMA sql and copy the text of its first row into *out (NULL
+ * for NULL). Without a row: the store's error "cannot WHAT", WHAT
+ * formatted from fmt.
+ */
+static int pragma_text(char **out, struct bf_store *s, const char *sql,
+                       struct bf_err *err, const char *fmt, ...)
+        BF_PRINTF(5, 6);
+static int pragma_text(char **out, struct bf_store *s, const char *sql,
+                       struct bf_err *err, const char *fmt, ...)
+{
+	char what[BF_ERR_SIZE];
+	sqlite3_stmt *st = NULL;
+	va_list ap;
+	int rc;
+
+	rc = bf_store__prepare(&st, s, -1, sql, err);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*out = bf_store__col_strdup(st, 0);
+	} else {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		rc = bf_store__err(s, sqlite3_errcode(s->db), err, "cannot %s",
+		                   what);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* WAL, foreign keys; only once the file is known to be ours. */
 static int configure(struct bf_store *s, struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	const char *mode;
+	char *mode = NULL;
 	int64_t fk = 0;
 	int rc;
 
-	rc = bf_store__prepare(&st, s, -1, "PRAGMA journal_mode = WAL", err);
-	if (rc)
-		goto out;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = bf_store__err(s, sqlite3_errcode(s->db), err,
-		                   "cannot switch '%s' to WAL mode", s->path);
-		goto out;
-	}
-	mode = bf_store__col_text(st, 0);
-	if (!mode || strcmp(mode, "wal")) {
+	rc = pragma_text(&mode, s, "PRAGMA journal_mode = WAL", err,
+	                 "switch '%s' to WAL mode", s->path);
+	if (!rc && (!mode || strcmp(mode, "wal")))
 		rc = bf_err_set(
 		        err, BF_ERROR,
 		        "cannot switch '%s' to WAL mode (it stays in '%s' mode)",
 		        s->path, mode ? mode : "unknown");
-		goto out;
-	}
+	free(mode);
+	if (rc)
+		return rc;
 	rc = sqlite3_exec(
 	        s->db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON",
 	        NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = bf_store__query_i64(&fk, s->db, "PRAGMA foreign_keys");
-	if (rc != SQLITE_OK) {
-		rc = bf_store__err(s, rc, err, "cannot configure '%s'",
-		                   s->path);
-		goto out;
-	}
+	if (rc != SQLITE_OK)
+		return bf_store__err(s, rc, err, "cannot configure '%s'",
+		                     s->path);
 	if (fk != 1)
-		rc = bf_err_set(err, BF_ERROR,
-		                "this SQLite cannot enforce foreign keys");
-out:
-	sqlite3_finalize(st);
-	return rc;
+		return bf_err_set(err, BF_ERROR,
+		                  "this SQLite cannot enforce foreign keys");
+	return 0;
 }
 
 /* Apply the step after *ver, unless another process just did. */
@@ -353,26 +375,18 @@ int bf_store_count(int64_t *out, struct bf_store *store, const char *table,
 int bf_store_integrity_check(struct bf_store *store, struct bf_err *err)
 {
 	sqlite3_stmt *st = NULL;
-	const char *res;
+	char *res = NULL;
 	int rc;
 
-	rc = bf_store__prepare(&st, store, -1, "PRAGMA integrity_check", err);
-	if (rc)
-		goto out;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = bf_store__err(store, sqlite3_errcode(store->db), err,
-		                   "cannot check '%s'", store->path);
-		goto out;
-	}
-	res = bf_store__col_text(st, 0);
-	if (!res || strcmp(res, "ok")) {
+	rc = pragma_text(&res, store, "PRAGMA integrity_check", err,
+	                 "check '%s'", store->path);
+	if (!rc && (!res || strcmp(res, "ok")))
 		rc = bf_err_set(err, BF_ECORRUPT, "'%s' is damaged: %s",
 		                store->path, res ? res : "unknown");
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	rc = bf_store__prepare(&st, store, -1, "PRAGMA foreign_key_check", err);
+	free(res);
+	if (!rc)
+		rc = bf_store__prepare(&st, store, -1,
+		                       "PRAGMA foreign_key_check", err);
 	if (rc)
 		goto out;
 	rc = sqlite3_step(st);

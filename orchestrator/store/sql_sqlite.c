@@ -110,25 +110,114 @@ int bf_store__prepare(sqlite3_stmt **out, struct bf_store *store, int id,
 	return 0;
 }
 
+int bf_store__step_i64(int64_t *out, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else if (rc == SQLITE_DONE)
+		*out = 0;
+	else
+		return rc;
+	return SQLITE_OK;
+}
+
 int bf_store__query_i64(int64_t *out, sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
 	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		goto out;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
-	else if (rc == SQLITE_DONE)
-		*out = 0;
-	else
-		goto out;
-	rc = SQLITE_OK;
-out:
+	if (rc == SQLITE_OK)
+		rc = bf_store__step_i64(out, st);
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int bf_store__one_row(struct bf_store *store, sqlite3_stmt *st,
+                      bf_store__read_fn *read, void *out, struct bf_err *err,
+                      const char *fmt, ...)
+{
+	char what[BF_ERR_SIZE];
+	int rc = sqlite3_step(st);
+	va_list ap;
+
+	if (rc == SQLITE_ROW) {
+		read(out, st);
+		return 0;
+	}
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (rc == SQLITE_DONE)
+		return bf_err_set(err, BF_ENOTFOUND, "no %s", what);
+	return bf_store__err(store, rc, err, "cannot read %s", what);
+}
+
+int bf_store__list_rows(void **out, size_t *n_out, struct bf_store *store,
+                        sqlite3_stmt *st, size_t size, bf_store__read_fn *read,
+                        bf_store__release_fn *release, const char *what,
+                        struct bf_err *err)
+{
+	char *recs = NULL;
+	size_t n = 0, alloc = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 8;
+			recs = bf_xreallocarray(recs, alloc, size);
+		}
+		read(recs + n++ * size, st);
+	}
+	if (rc != SQLITE_DONE) {
+		rc = bf_store__err(store, rc, err, "cannot list %s", what);
+		for (size_t i = 0; i < n; i++)
+			release(recs + i * size);
+		free(recs);
+		return rc;
+	}
+	*out = recs;
+	*n_out = n;
+	return 0;
+}
+
+int bf_store__each_row(struct bf_store *store, sqlite3_stmt *st,
+                       bf_store__row_fn *fn, void *payload, struct bf_err *err,
+                       const char *fmt, ...)
+{
+	char what[BF_ERR_SIZE];
+	va_list ap;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = fn(st, payload);
+		if (rc)
+			return rc;
+	}
+	if (rc == SQLITE_DONE)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return bf_store__err(store, rc, err, "cannot read %s", what);
+}
+
+int bf_store__changed(struct bf_store *store, int step_rc, struct bf_err *err,
+                      const char *fmt, ...)
+{
+	char what[BF_ERR_SIZE];
+	va_list ap;
+
+	if (step_rc == SQLITE_DONE && sqlite3_changes(store->db) > 0)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (step_rc == SQLITE_DONE)
+		return bf_err_set(err, BF_ENOTFOUND, "no %s", what);
+	return bf_store__err(store, step_rc, err, "cannot update %s", what);
 }
 
 int bf_store__write_begin(int *token, struct bf_store *store,
@@ -273,15 +362,8 @@ int bf_store__update_row(struct bf_store *store, const char *what,
 	bf_store__bind_text(st, 2, text);
 	if (sqlite3_bind_parameter_count(st) >= 3)
 		sqlite3_bind_int64(st, 3, i3);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update %s %lld",
-		                   what, (long long)id);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no %s %lld", what,
-		                (long long)id);
-	else
-		rc = 0;
+	rc = bf_store__changed(store, sqlite3_step(st), err, "%s %lld", what,
+	                       (long long)id);
 out:
 	sqlite3_finalize(st);
 	return rc;

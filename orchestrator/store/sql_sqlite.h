@@ -71,6 +71,50 @@ char *bf_store__col_text(sqlite3_stmt *st, int col);
 double bf_store__col_real(sqlite3_stmt *st, int col);
 
 /*
+ * Reading rows. A row reader copies the current row of st into the
+ * record at out (its strings new copies); a release function frees
+ * such a record's strings.
+ */
+typedef void bf_store__read_fn(void *out, sqlite3_stmt *st);
+typedef void bf_store__release_fn(void *rec);
+
+/*
+ * Step st (prepared and bound) once and read its row into out: 0, or
+ * BF_ENOTFOUND "no WHAT" when there is none, or the store's error
+ * "cannot read WHAT", WHAT formatted from fmt. The caller finalizes st.
+ */
+int bf_store__one_row(struct bf_store *store, sqlite3_stmt *st,
+                      bf_store__read_fn *read, void *out, struct bf_err *err,
+                      const char *fmt, ...) BF_PRINTF(6, 7);
+
+/*
+ * Step st to its end, reading each row into a new record of size bytes:
+ * *out a new array of *n_out records (NULL when none) on success. On
+ * failure ("cannot list WHAT") the records read are released and freed
+ * and *out, *n_out are unchanged. The caller finalizes st.
+ */
+int bf_store__list_rows(void **out, size_t *n_out, struct bf_store *store,
+                        sqlite3_stmt *st, size_t size, bf_store__read_fn *read,
+                        bf_store__release_fn *release, const char *what,
+                        struct bf_err *err);
+
+/*
+ * Step st to its end, calling fn(st, payload) on each row: 0, fn's
+ * non-zero value (which stops it), or the store's error "cannot read
+ * WHAT", WHAT formatted from fmt. The caller finalizes st.
+ */
+typedef int bf_store__row_fn(sqlite3_stmt *st, void *payload);
+int bf_store__each_row(struct bf_store *store, sqlite3_stmt *st,
+                       bf_store__row_fn *fn, void *payload, struct bf_err *err,
+                       const char *fmt, ...) BF_PRINTF(6, 7);
+
+/*
+ * Step st, prepared and bound, once and read the first column of its
+ * row into *out (0 when there is no row). Returns an SQLite code.
+ */
+int bf_store__step_i64(int64_t *out, sqlite3_stmt *st);
+
+/*
  * Run a constant query returning one integer (0 when it returns no
  * row). Returns an SQLite code; on error sqlite3_errmsg() describes it.
  */
@@ -88,6 +132,15 @@ int bf_store__write_begin(int *token, struct bf_store *store,
                           struct bf_err *err);
 int bf_store__write_end(struct bf_store *store, int token, int rc,
                         struct bf_err *err);
+
+/*
+ * The end of an UPDATE or DELETE of one row: step_rc is its step's
+ * result. 0 when it changed a row, BF_ENOTFOUND "no WHAT" when it
+ * changed none, else the store's error "cannot update WHAT", WHAT
+ * formatted from fmt.
+ */
+int bf_store__changed(struct bf_store *store, int step_rc, struct bf_err *err,
+                      const char *fmt, ...) BF_PRINTF(4, 5);
 
 /*
  * Run sql, an UPDATE of one row of table `what`s ("run", "alert") with

@@ -90,8 +90,11 @@ out:
 	return rc;
 }
 
-static void read_alert(struct bf_store_alert *a, sqlite3_stmt *st)
+/* Copy a row of bf_store_alert_list's query into the alert at out. */
+static void read_alert(void *out, sqlite3_stmt *st)
 {
+	struct bf_store_alert *a = out;
+
 	a->id = sqlite3_column_int64(st, 0);
 	a->benchmark = bf_store__col_strdup(st, 1);
 	a->metric = bf_store__col_strdup(st, 2);
@@ -126,6 +129,11 @@ void bf_store_alert_release(struct bf_store_alert *a)
 	memset(a, 0, sizeof(*a));
 }
 
+static void release_alert(void *a)
+{
+	bf_store_alert_release(a);
+}
+
 void bf_store_alerts_free(struct bf_store_alert *alerts, size_t n)
 {
 	size_t i;
@@ -139,9 +147,8 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
                         struct bf_store *store, const char *status,
                         struct bf_err *err)
 {
-	struct bf_store_alert *alerts = NULL;
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, alloc = 0;
+	void *alerts = NULL;
 	int rc = 0;
 
 	if (status && !bf_store__is_one_of(status, alert_statuses))
@@ -157,27 +164,13 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
 		        " ORDER BY created_at DESC, id DESC",
 		        err);
 	if (rc)
-		goto out;
+		return rc;
 	bf_store__bind_text(st, 1, status);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			alerts = bf_xreallocarray(alerts, alloc,
-			                          sizeof(*alerts));
-		}
-		read_alert(&alerts[n++], st);
-	}
-	if (rc != SQLITE_DONE) {
-		rc = bf_store__err(store, rc, err, "cannot list alerts");
-		goto out;
-	}
-	rc = 0;
-	*out = alerts;
-	*n_out = n;
-	alerts = NULL;
-out:
+	rc = bf_store__list_rows(&alerts, n_out, store, st, sizeof(**out),
+	                         read_alert, release_alert, "alerts", err);
+	if (!rc)
+		*out = alerts;
 	sqlite3_finalize(st);
-	bf_store_alerts_free(alerts, n);
 	return rc;
 }
 
@@ -228,14 +221,9 @@ int bf_store_alert_narrow(struct bf_store *store, int64_t id,
 		rc = bf_err_set(err, BF_EEXISTS,
 		                "an alert for %s..%s already exists",
 		                a->commit_lo, a->commit_hi);
-	else if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update alert %lld",
-		                   (long long)id);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no alert %lld",
-		                (long long)id);
 	else
-		rc = 0;
+		rc = bf_store__changed(store, rc, err, "alert %lld",
+		                       (long long)id);
 out:
 	sqlite3_finalize(st);
 	return rc;

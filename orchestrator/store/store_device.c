@@ -20,9 +20,11 @@ static const char *const device_healths[] = { "unknown",     "good",    "bad",
 	" l.holder, l.expires_at, d.workdir"                               \
 	" FROM devices d LEFT JOIN leases l ON l.device_id = d.id"
 
-/* Copy the row of a DEVICE_COLUMNS query into dev. */
-static void read_device(struct bf_store_device *dev, sqlite3_stmt *st)
+/* Copy the row of a DEVICE_COLUMNS query into the device at out. */
+static void read_device(void *out, sqlite3_stmt *st)
 {
+	struct bf_store_device *dev = out;
+
 	dev->id = sqlite3_column_int64(st, 0);
 	dev->name = bf_store__col_strdup(st, 1);
 	dev->type = bf_store__col_strdup(st, 2);
@@ -63,6 +65,11 @@ void bf_store_device_release(struct bf_store_device *dev)
 	free(dev->health_reason);
 	free(dev->lease_holder);
 	memset(dev, 0, sizeof(*dev));
+}
+
+static void release_device(void *dev)
+{
+	bf_store_device_release(dev);
 }
 
 void bf_store_devices_free(struct bf_store_device *devs, size_t n)
@@ -160,21 +167,11 @@ int bf_store_device_get(struct bf_store_device *out, struct bf_store *store,
 
 	rc = bf_store__prepare(&st, store, -1,
 	                       DEVICE_COLUMNS " WHERE d.name = ?1", err);
-	if (rc)
-		goto out;
-	bf_store__bind_text(st, 1, name);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		read_device(out, st);
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'",
-		                name ? name : "");
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read device '%s'",
-		                   name ? name : "");
+	if (!rc) {
+		bf_store__bind_text(st, 1, name);
+		rc = bf_store__one_row(store, st, read_device, out, err,
+		                       "device '%s'", name ? name : "");
 	}
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -182,33 +179,19 @@ out:
 int bf_store_device_list(struct bf_store_device **out, size_t *n_out,
                          struct bf_store *store, struct bf_err *err)
 {
-	struct bf_store_device *devs = NULL;
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, alloc = 0;
+	void *devs = NULL;
 	int rc;
 
 	rc = bf_store__prepare(&st, store, -1,
 	                       DEVICE_COLUMNS " ORDER BY d.name", err);
-	if (rc)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			devs = bf_xreallocarray(devs, alloc, sizeof(*devs));
-		}
-		read_device(&devs[n++], st);
-	}
-	if (rc != SQLITE_DONE) {
-		rc = bf_store__err(store, rc, err, "cannot list devices");
-		goto out;
-	}
-	rc = 0;
-	*out = devs;
-	*n_out = n;
-	devs = NULL;
-out:
+	if (!rc)
+		rc = bf_store__list_rows(&devs, n_out, store, st, sizeof(**out),
+		                         read_device, release_device, "devices",
+		                         err);
+	if (!rc)
+		*out = devs;
 	sqlite3_finalize(st);
-	bf_store_devices_free(devs, n);
 	return rc;
 }
 
@@ -236,14 +219,8 @@ static int device_write(struct bf_store *store, const char *sql,
 		bf_store__bind_text(st, 3, t3);
 	if (nparams >= 4)
 		sqlite3_bind_int64(st, 4, i4);
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_DONE)
-		rc = bf_store__err(store, rc, err, "cannot update device '%s'",
-		                   name);
-	else if (sqlite3_changes(store->db) == 0)
-		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", name);
-	else
-		rc = 0;
+	rc = bf_store__changed(store, sqlite3_step(st), err, "device '%s'",
+	                       name);
 out:
 	sqlite3_finalize(st);
 	return rc;

@@ -58,6 +58,20 @@ static bool holder_dead(struct bf_store *store, const struct lease *l)
 	                            F_WRLCK) == F_UNLCK;
 }
 
+/* Copy the row of lease_lookup's query into the lease at out. */
+static void read_lease(void *out, sqlite3_stmt *st)
+{
+	struct lease *l = out;
+
+	l->device_id = sqlite3_column_int64(st, 0);
+	l->holder = bf_store__col_strdup(st, 1);
+	l->expires_at = sqlite3_column_int64(st, 2);
+	l->health = bf_store__col_strdup(st, 3);
+	l->reason = bf_store__col_strdup(st, 4);
+	l->host = bf_store__col_strdup(st, 5);
+	l->pid = sqlite3_column_int64(st, 6);
+}
+
 /* The device's id and current lease; BF_ENOTFOUND without the device. */
 static int lease_lookup(struct lease *out, struct bf_store *store,
                         const char *device, struct bf_err *err)
@@ -71,26 +85,11 @@ static int lease_lookup(struct lease *out, struct bf_store *store,
 	                       " LEFT JOIN leases l ON l.device_id = d.id"
 	                       " WHERE d.name = ?1",
 	                       err);
-	if (rc)
-		goto out;
-	bf_store__bind_text(st, 1, device);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		out->device_id = sqlite3_column_int64(st, 0);
-		out->holder = bf_store__col_strdup(st, 1);
-		out->expires_at = sqlite3_column_int64(st, 2);
-		out->health = bf_store__col_strdup(st, 3);
-		out->reason = bf_store__col_strdup(st, 4);
-		out->host = bf_store__col_strdup(st, 5);
-		out->pid = sqlite3_column_int64(st, 6);
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read device '%s'",
-		                   device);
+	if (!rc) {
+		bf_store__bind_text(st, 1, device);
+		rc = bf_store__one_row(store, st, read_lease, out, err,
+		                       "device '%s'", device);
 	}
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -176,20 +175,44 @@ static int check_leasable(const struct lease *l, const char *device,
 	        l->reason ? l->reason : "", l->reason ? ")" : "");
 }
 
+/*
+ * The start of a lease operation on device by holder: check the
+ * arguments, open the write transaction (*token, for lease_end; left 0
+ * when none was opened) and read the device's lease into *l.
+ */
+static int lease_begin(struct lease *l, int *token, struct bf_store *store,
+                       const char *device, const char *holder, int64_t ttl_s,
+                       int64_t now, struct bf_err *err)
+{
+	int rc = check_lease_args(device, holder, ttl_s, now, err);
+
+	if (!rc)
+		rc = bf_store__write_begin(token, store, err);
+	if (!rc)
+		rc = lease_lookup(l, store, device, err);
+	return rc;
+}
+
+/*
+ * The end of a lease operation: free *l and, when lease_begin opened the
+ * transaction, commit it when rc is 0 or roll it back.
+ */
+static int lease_end(struct bf_store *store, struct lease *l, int token, int rc,
+                     struct bf_err *err)
+{
+	lease_release(l);
+	return token ? bf_store__write_end(store, token, rc, err) : rc;
+}
+
 int bf_store_lease_acquire(struct bf_store *store, const char *device,
                            const char *holder, int64_t ttl_s, int64_t now,
                            struct bf_err *err)
 {
 	struct lease l = LEASE_INIT;
-	int token;
+	int token = 0;
 	int rc;
 
-	rc = check_lease_args(device, holder, ttl_s, now, err);
-	if (!rc)
-		rc = bf_store__write_begin(&token, store, err);
-	if (rc)
-		return rc;
-	rc = lease_lookup(&l, store, device, err);
+	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
 	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now &&
 	    holder_dead(store, &l)) {
 		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
@@ -217,8 +240,7 @@ int bf_store_lease_acquire(struct bf_store *store, const char *device,
 		                 "UPDATE devices SET state = 'leased'"
 		                 " WHERE id = ?1",
 		                 &l, NULL, 0, 0, err);
-	lease_release(&l);
-	return bf_store__write_end(store, token, rc, err);
+	return lease_end(store, &l, token, rc, err);
 }
 
 /* Whether holder holds the lease in l; sets err when not. */
@@ -240,15 +262,10 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
                          struct bf_err *err)
 {
 	struct lease l = LEASE_INIT;
-	int token;
+	int token = 0;
 	int rc;
 
-	rc = check_lease_args(device, holder, ttl_s, now, err);
-	if (!rc)
-		rc = bf_store__write_begin(&token, store, err);
-	if (rc)
-		return rc;
-	rc = lease_lookup(&l, store, device, err);
+	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
 	if (!rc)
 		rc = check_holder(&l, device, holder, err);
 	if (!rc)
@@ -256,23 +273,17 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
 		                 "UPDATE leases SET expires_at = ?3"
 		                 " WHERE device_id = ?1",
 		                 &l, NULL, now + ttl_s, 0, err);
-	lease_release(&l);
-	return bf_store__write_end(store, token, rc, err);
+	return lease_end(store, &l, token, rc, err);
 }
 
 int bf_store_lease_release(struct bf_store *store, const char *device,
                            const char *holder, struct bf_err *err)
 {
 	struct lease l = LEASE_INIT;
-	int token;
+	int token = 0;
 	int rc;
 
-	rc = check_lease_args(device, holder, 1, 0, err);
-	if (!rc)
-		rc = bf_store__write_begin(&token, store, err);
-	if (rc)
-		return rc;
-	rc = lease_lookup(&l, store, device, err);
+	rc = lease_begin(&l, &token, store, device, holder, 1, 0, err);
 	if (!rc)
 		rc = check_holder(&l, device, holder, err);
 	if (!rc)
@@ -284,8 +295,7 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
 		                 "UPDATE devices SET state = 'idle'"
 		                 " WHERE id = ?1",
 		                 &l, NULL, 0, 0, err);
-	lease_release(&l);
-	return bf_store__write_end(store, token, rc, err);
+	return lease_end(store, &l, token, rc, err);
 }
 
 int bf_store_leases_release_own(struct bf_store *store, int *n_out,

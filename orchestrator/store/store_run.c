@@ -91,8 +91,11 @@ out:
 	return bf_store__write_end(store, token, rc, err);
 }
 
-static void read_run(struct bf_store_run *run, sqlite3_stmt *st)
+/* Copy the row of a RUN_COLUMNS query into the run at out. */
+static void read_run(void *out, sqlite3_stmt *st)
 {
+	struct bf_store_run *run = out;
+
 	run->id = sqlite3_column_int64(st, 0);
 	run->kind = bf_store__col_strdup(st, 1);
 	run->status = bf_store__col_strdup(st, 2);
@@ -120,6 +123,11 @@ void bf_store_run_release(struct bf_store_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+static void release_run(void *run)
+{
+	bf_store_run_release(run);
+}
+
 void bf_store_runs_free(struct bf_store_run *runs, size_t n)
 {
 	size_t i;
@@ -137,21 +145,11 @@ int bf_store_run_get(struct bf_store_run *out, struct bf_store *store,
 
 	rc = bf_store__prepare(&st, store, -1, RUN_COLUMNS " WHERE id = ?1",
 	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		read_run(out, st);
-		rc = 0;
-	} else if (rc == SQLITE_DONE) {
-		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld",
-		                (long long)id);
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read run %lld",
-		                   (long long)id);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = bf_store__one_row(store, st, read_run, out, err,
+		                       "run %lld", (long long)id);
 	}
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -160,9 +158,8 @@ int bf_store_run_list(struct bf_store_run **out, size_t *n_out,
                       struct bf_store *store, const char *kind, size_t limit,
                       struct bf_err *err)
 {
-	struct bf_store_run *runs = NULL;
 	sqlite3_stmt *st = NULL;
-	size_t n = 0, alloc = 0;
+	void *runs = NULL;
 	int rc = 0;
 
 	if (kind && !bf_store__is_one_of(kind, run_kinds))
@@ -175,29 +172,16 @@ int bf_store_run_list(struct bf_store_run **out, size_t *n_out,
 		                       " LIMIT ?2",
 		                       err);
 	if (rc)
-		goto out;
+		return rc;
 	bf_store__bind_text(st, 1, kind);
 	/* A negative LIMIT means none in SQLite. */
 	sqlite3_bind_int64(st, 2,
 	                   limit && limit <= INT64_MAX ? (int64_t)limit : -1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			runs = bf_xreallocarray(runs, alloc, sizeof(*runs));
-		}
-		read_run(&runs[n++], st);
-	}
-	if (rc != SQLITE_DONE) {
-		rc = bf_store__err(store, rc, err, "cannot list runs");
-		goto out;
-	}
-	rc = 0;
-	*out = runs;
-	*n_out = n;
-	runs = NULL;
-out:
+	rc = bf_store__list_rows(&runs, n_out, store, st, sizeof(**out),
+	                         read_run, release_run, "runs", err);
+	if (!rc)
+		*out = runs;
 	sqlite3_finalize(st);
-	bf_store_runs_free(runs, n);
 	return rc;
 }
 
@@ -311,32 +295,53 @@ out:
 	return rc;
 }
 
+/*
+ * Run sql, a query of the runs binding t1 and t2 and returning one
+ * integer, into *out (0 when it returns no row).
+ */
+static int runs_query_i64(int64_t *out, struct bf_store *store, const char *sql,
+                          const char *t1, const char *t2, struct bf_err *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = bf_store__prepare(&st, store, -1, sql, err);
+
+	if (rc)
+		return rc;
+	bf_store__bind_text(st, 1, t1);
+	bf_store__bind_text(st, 2, t2);
+	rc = bf_store__step_i64(out, st);
+	if (rc != SQLITE_OK)
+		rc = bf_store__err(store, rc, err, "cannot read the runs");
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
                               const char *commit, const char *build_key,
                               struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = bf_store__prepare(
-	        &st, store, -1,
+	return runs_query_i64(
+	        id_out, store,
 	        "SELECT id FROM runs WHERE kind = 'run' AND status = 'failed'"
 	        " AND patch_commit = ?1 AND json_valid(info)"
 	        " AND json_extract(info, '$.stage') = 'build'"
 	        " AND json_extract(info, '$.build_key') = ?2"
 	        " ORDER BY id DESC LIMIT 1",
-	        err);
+	        commit, build_key, err);
+}
 
-	if (rc)
-		return rc;
-	bf_store__bind_text(st, 1, commit);
-	bf_store__bind_text(st, 2, build_key);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
-		*id_out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-		rc = 0;
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read the runs");
-	}
-	sqlite3_finalize(st);
+int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
+                          const char *commit, struct bf_err *err)
+{
+	int64_t n = 0;
+	int rc = runs_query_i64(&n, store,
+	                        "SELECT count(*) FROM runs WHERE kind = 'run'"
+	                        " AND status = 'complete' AND device = ?1"
+	                        " AND patch_commit = ?2",
+	                        device, commit, err);
+
+	if (!rc)
+		*out = n > 0;
 	return rc;
 }
 
@@ -346,30 +351,4 @@ int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
 	return bf_store__update_row(store, "run",
 	                            "UPDATE runs SET info = ?2 WHERE id = ?1",
 	                            id, info, 0, err);
-}
-
-int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
-                          const char *commit, struct bf_err *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc =
-	        bf_store__prepare(&st, store, -1,
-	                          "SELECT count(*) FROM runs WHERE kind = 'run'"
-	                          " AND status = 'complete' AND device = ?1"
-	                          " AND patch_commit = ?2",
-	                          err);
-
-	if (rc)
-		return rc;
-	bf_store__bind_text(st, 1, device);
-	bf_store__bind_text(st, 2, commit);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0) > 0;
-		rc = 0;
-	} else {
-		rc = bf_store__err(store, rc, err, "cannot read the runs");
-	}
-	sqlite3_finalize(st);
-	return rc;
 }

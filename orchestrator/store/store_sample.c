@@ -94,11 +94,40 @@ int bf_store_sample_add_many(struct bf_store *store,
 	return bf_store__write_end(store, token, rc, err);
 }
 
+/* A caller's callback and payload, for the row functions below. */
+struct each {
+	union {
+		bf_store_sample_fn *sample;
+		bf_store_check_fn *check;
+	} fn;
+	void *payload;
+	const char *device; /* history: the device asked for */
+};
+
+/* A row of bf_store_samples_foreach's query, to the caller's fn. */
+static int sample_row(sqlite3_stmt *st, void *payload)
+{
+	struct each *e = payload;
+	struct bf_store_sample s;
+
+	s.run_id = sqlite3_column_int64(st, 0);
+	s.benchmark = bf_store__col_text(st, 1);
+	s.metric = bf_store__col_text(st, 2);
+	s.unit = bf_store__col_text(st, 3);
+	s.side = bf_store__col_text(st, 4);
+	s.commit_id = bf_store__col_text(st, 5);
+	s.device = bf_store__col_text(st, 6);
+	s.repeat_idx = sqlite3_column_int64(st, 7);
+	s.iter_idx = sqlite3_column_int64(st, 8);
+	s.value = sqlite3_column_double(st, 9);
+	return e->fn.sample(&s, e->payload);
+}
+
 int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
                              bf_store_sample_fn *fn, void *payload,
                              struct bf_err *err)
 {
-	struct bf_store_sample s;
+	struct each e = { .fn.sample = fn, .payload = payload };
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -107,30 +136,12 @@ int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
 	                       " commit_id, device, repeat_idx, iter_idx, value"
 	                       " FROM samples WHERE run_id = ?1 ORDER BY id",
 	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.run_id = sqlite3_column_int64(st, 0);
-		s.benchmark = bf_store__col_text(st, 1);
-		s.metric = bf_store__col_text(st, 2);
-		s.unit = bf_store__col_text(st, 3);
-		s.side = bf_store__col_text(st, 4);
-		s.commit_id = bf_store__col_text(st, 5);
-		s.device = bf_store__col_text(st, 6);
-		s.repeat_idx = sqlite3_column_int64(st, 7);
-		s.iter_idx = sqlite3_column_int64(st, 8);
-		s.value = sqlite3_column_double(st, 9);
-		rc = fn(&s, payload);
-		if (rc)
-			goto out;
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, run_id);
+		rc = bf_store__each_row(store, st, sample_row, &e, err,
+		                        "samples of run %lld",
+		                        (long long)run_id);
 	}
-	rc = rc == SQLITE_DONE
-	             ? 0
-	             : bf_store__err(store, rc, err,
-	                             "cannot read samples of run %lld",
-	                             (long long)run_id);
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -180,11 +191,29 @@ int bf_store_check_add(struct bf_store *store, const struct bf_store_check *c,
 	return rc;
 }
 
+/* A row of bf_store_checks_foreach's query, to the caller's fn. */
+static int check_row(sqlite3_stmt *st, void *payload)
+{
+	struct each *e = payload;
+	struct bf_store_check c;
+
+	c.id = sqlite3_column_int64(st, 0);
+	c.run_id = sqlite3_column_int64(st, 1);
+	c.device = bf_store__col_text(st, 2);
+	c.check_id = bf_store__col_text(st, 3);
+	c.status = bf_store__col_text(st, 4);
+	c.value = bf_store__col_real(st, 5);
+	c.threshold = bf_store__col_real(st, 6);
+	c.message = bf_store__col_text(st, 7);
+	c.at = sqlite3_column_int64(st, 8);
+	return e->fn.check(&c, e->payload);
+}
+
 int bf_store_checks_foreach(struct bf_store *store, int64_t run_id,
                             const char *device, bf_store_check_fn *fn,
                             void *payload, struct bf_err *err)
 {
-	struct bf_store_check c;
+	struct each e = { .fn.check = fn, .payload = payload };
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -195,46 +224,51 @@ int bf_store_checks_foreach(struct bf_store *store, int64_t run_id,
 	                       " AND (?2 IS NULL OR device = ?2)"
 	                       " ORDER BY at, id",
 	                       err);
-	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, run_id);
-	bf_store__bind_text(st, 2, device);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		c.id = sqlite3_column_int64(st, 0);
-		c.run_id = sqlite3_column_int64(st, 1);
-		c.device = bf_store__col_text(st, 2);
-		c.check_id = bf_store__col_text(st, 3);
-		c.status = bf_store__col_text(st, 4);
-		c.value = bf_store__col_real(st, 5);
-		c.threshold = bf_store__col_real(st, 6);
-		c.message = bf_store__col_text(st, 7);
-		c.at = sqlite3_column_int64(st, 8);
-		rc = fn(&c, payload);
-		if (rc)
-			goto out;
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, run_id);
+		bf_store__bind_text(st, 2, device);
+		rc = bf_store__each_row(store, st, check_row, &e, err,
+		                        "check results");
 	}
-	rc = rc == SQLITE_DONE ? 0
-	                       : bf_store__err(store, rc, err,
-	                                       "cannot read check results");
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
 
 /* A text column, "" for NULL (history's strings are never NULL). */
-static const char *col_or_empty(sqlite3_stmt *st, int col)
+static char *col_or_empty(sqlite3_stmt *st, int col)
 {
-	const char *t = bf_store__col_text(st, col);
+	char *t = bf_store__col_text(st, col);
 
-	return t ? t : "";
+	return t ? t : (char *)"";
+}
+
+/* A row of bf_store_history_foreach's query, to the caller's fn. */
+static int history_row(sqlite3_stmt *st, void *payload)
+{
+	struct each *e = payload;
+	struct bf_store_sample s = { 0 };
+	char side[] = "commit";
+
+	s.run_id = sqlite3_column_int64(st, 0);
+	s.commit_id = col_or_empty(st, 1);
+	s.suite = col_or_empty(st, 2);
+	s.benchmark = col_or_empty(st, 3);
+	s.metric = col_or_empty(st, 4);
+	s.unit = col_or_empty(st, 5);
+	s.side = side;
+	s.device = (char *)(e->device ? e->device : "");
+	s.repeat_idx = sqlite3_column_int64(st, 6);
+	s.value = sqlite3_column_double(st, 7);
+	return e->fn.sample(&s, e->payload);
 }
 
 int bf_store_history_foreach(struct bf_store *store, const char *device,
                              bf_store_sample_fn *fn, void *payload,
                              struct bf_err *err)
 {
-	struct bf_store_sample s = { 0 };
-	char side[] = "commit";
+	struct each e = { .fn.sample = fn,
+		          .payload = payload,
+		          .device = device };
 	sqlite3_stmt *st = NULL;
 	int rc;
 
@@ -247,28 +281,11 @@ int bf_store_history_foreach(struct bf_store *store, const char *device,
 	        " AND r.device = ?1 AND s.side = 'commit'"
 	        " ORDER BY r.id, 3, s.benchmark, s.metric, s.repeat_idx",
 	        err);
-	if (rc)
-		goto out;
-	bf_store__bind_text(st, 1, device);
-	s.side = side;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		s.run_id = sqlite3_column_int64(st, 0);
-		s.commit_id = (char *)col_or_empty(st, 1);
-		s.suite = (char *)col_or_empty(st, 2);
-		s.benchmark = (char *)col_or_empty(st, 3);
-		s.metric = (char *)col_or_empty(st, 4);
-		s.unit = (char *)col_or_empty(st, 5);
-		s.device = (char *)(device ? device : "");
-		s.repeat_idx = sqlite3_column_int64(st, 6);
-		s.value = sqlite3_column_double(st, 7);
-		rc = fn(&s, payload);
-		if (rc)
-			goto out;
+	if (!rc) {
+		bf_store__bind_text(st, 1, device);
+		rc = bf_store__each_row(store, st, history_row, &e, err,
+		                        "the history");
 	}
-	rc = rc == SQLITE_DONE
-	             ? 0
-	             : bf_store__err(store, rc, err, "cannot read the history");
-out:
 	sqlite3_finalize(st);
 	return rc;
 }
