@@ -1,0 +1,206 @@
+/* The store tests' fixture and helpers (store_fixture.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "store/store.h"
+#include "unit/store/store_fixture.h"
+
+/* snprintf into a PATH_MAX buffer; fails the test on truncation. */
+void pathf(char *out, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, PATH_MAX, fmt, ap);
+	va_end(ap);
+	assert_true(n >= 0 && n < PATH_MAX);
+}
+
+void rm_rf(const char *path)
+{
+	struct dirent *de;
+	struct stat st;
+	char child[PATH_MAX];
+	DIR *d;
+
+	if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		unlink(path);
+		return;
+	}
+	d = opendir(path);
+	while (d && (de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (snprintf(child, sizeof(child), "%s/%s", path, de->d_name) <
+		    (int)sizeof(child))
+			rm_rf(child);
+	}
+	if (d)
+		closedir(d);
+	rmdir(path);
+}
+
+int setup(void **state)
+{
+	struct fixture *f = bf_xcalloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+	struct bf_err err = BF_ERR_INIT;
+
+	pathf(f->dir, "%s/bf-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir)) {
+		free(f);
+		return -1;
+	}
+	pathf(f->path, "%s/sub/benchfarm.db", f->dir);
+	if (bf_store_open(&f->store, f->path, &err) != 0) {
+		fprintf(stderr, "setup: %s\n", err.msg);
+		rm_rf(f->dir);
+		free(f);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	bf_store_close(f->store);
+	rm_rf(f->dir);
+	free(f);
+	return 0;
+}
+
+/* Close the fixture's store so that a test can reopen or poke the file. */
+void close_store(struct fixture *f)
+{
+	bf_store_close(f->store);
+	f->store = NULL;
+}
+
+void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+}
+
+char *raw_text(const char *path, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+	char *res;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	res = bf_xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_close(db), SQLITE_OK);
+	return res;
+}
+
+/* The whole file at path; *len_out its size. Caller frees. */
+char *slurp(const char *path, size_t *len_out)
+{
+	FILE *fp = fopen(path, "rb");
+	struct stat st;
+	char *data;
+
+	assert_non_null(fp);
+	assert_int_equal(fstat(fileno(fp), &st), 0);
+	data = bf_xmalloc((size_t)st.st_size + 1);
+	*len_out = fread(data, 1, (size_t)st.st_size + 1, fp);
+	assert_int_equal(*len_out, st.st_size);
+	fclose(fp);
+	return data;
+}
+
+/* Fails unless path still holds exactly before[0..nb); frees before. */
+void assert_unchanged(const char *path, char *before, size_t nb)
+{
+	size_t na;
+	char *after = slurp(path, &na);
+
+	assert_int_equal(na, nb);
+	assert_memory_equal(before, after, nb);
+	free(before);
+	free(after);
+}
+
+bool sidecar_exists(const char *path, const char *suffix)
+{
+	struct stat st;
+	char p[PATH_MAX];
+
+	pathf(p, "%s%s", path, suffix);
+	return stat(p, &st) == 0;
+}
+
+int64_t count(struct bf_store *s, const char *table)
+{
+	struct bf_err err = BF_ERR_INIT;
+	int64_t n = -1;
+
+	assert_int_equal(bf_store_count(&n, s, table, &err), 0);
+	return n;
+}
+
+void add_device(struct bf_store *s, const char *name)
+{
+	struct bf_store_device d = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	char type[] = "linux";
+
+	d.name = bf_xstrdup(name);
+	d.type = type;
+	assert_int_equal(bf_store_device_add(s, &d, &err), 0);
+	free(d.name);
+}
+
+int64_t add_run(struct bf_store *s, const char *kind, int64_t at)
+{
+	struct bf_store_run r = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	int64_t id = 0;
+
+	r.kind = bf_xstrdup(kind);
+	r.started_at = at;
+	assert_int_equal(bf_store_run_create(&id, s, &r, &err), 0);
+	free(r.kind);
+	assert_true(id > 0);
+	return id;
+}
+
+void add_alert(struct bf_store *s, int64_t *id, const char *suite,
+               const char *hi, int want)
+{
+	struct bf_store_alert a = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	a.benchmark = (char *)"BM_x";
+	a.metric = (char *)"cpu_time";
+	a.suite = (char *)suite;
+	a.commit_lo = (char *)"c1";
+	a.commit_hi = (char *)hi;
+	a.direction = (char *)"regressed";
+	a.size = 0.1;
+	a.score = 30;
+	assert_int_equal(bf_store_alert_add(id, s, &a, &err), want);
+}

@@ -1,0 +1,65 @@
+#ifndef BF_TEST_STORE_FIXTURE_H
+#define BF_TEST_STORE_FIXTURE_H
+
+/*
+ * The store tests' fixture (a new store in a temporary directory, open
+ * in setup, closed and removed in teardown) and the helpers the test
+ * files share. The helpers fail the running test on any error.
+ */
+#include <limits.h>
+
+#include "benchfarm/common.h"
+
+struct bf_store;
+
+struct fixture {
+	char dir[PATH_MAX]; /* the temporary directory */
+	char path[PATH_MAX]; /* dir/sub/benchfarm.db */
+	struct bf_store *store;
+};
+
+/* snprintf into a PATH_MAX buffer; fails the test on truncation. */
+void pathf(char *out, const char *fmt, ...) BF_PRINTF(2, 3);
+
+/* Remove path and, when it is a directory, all below it. */
+void rm_rf(const char *path);
+
+/* cmocka set-up and tear-down: *state is a struct fixture. */
+int setup(void **state);
+int teardown(void **state);
+
+/* Close the fixture's store so that a test can reopen or poke the file. */
+void close_store(struct fixture *f);
+
+/* Run sql on the database at path through SQLite, not the store. */
+void raw_exec(const char *path, const char *sql);
+
+/* The text of the first row of sql on the database at path. */
+char *raw_text(const char *path, const char *sql);
+
+/* The whole file at path; *len_out its size. Caller frees. */
+char *slurp(const char *path, size_t *len_out);
+
+/* Fails unless path still holds exactly before[0..nb); frees before. */
+void assert_unchanged(const char *path, char *before, size_t nb);
+
+/* Whether path + suffix ("-wal", "-shm") exists. */
+bool sidecar_exists(const char *path, const char *suffix);
+
+/* The number of rows in table. */
+int64_t count(struct bf_store *s, const char *table);
+
+/* Register a linux device called name. */
+void add_device(struct bf_store *s, const char *name);
+
+/* Create a run of kind started at at; its id. */
+int64_t add_run(struct bf_store *s, const char *kind, int64_t at);
+
+/*
+ * Add a regression of BM_x cpu_time in suite over c1..hi, expecting
+ * bf_store_alert_add to return want; *id (may be NULL) gets its id.
+ */
+void add_alert(struct bf_store *s, int64_t *id, const char *suite,
+               const char *hi, int want);
+
+#endif /* BF_TEST_STORE_FIXTURE_H */
