@@ -13,6 +13,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "store/sql_sqlite.h"
 #include "store/store.h"
 #include "unit/store/store_fixture.h"
 
@@ -76,36 +77,42 @@ static void test_store__file_and_dir_modes(void **state)
 	bf_store_close(s);
 }
 
+/*
+ * Opening path fails with code, leaves no store and leaves the file as
+ * it was, byte for byte; err says why.
+ */
+static void expect_refused(const char *path, int code, struct bf_err *err)
+{
+	struct bf_store *s = NULL;
+	size_t nb;
+	char *before = slurp(path, &nb);
+
+	assert_int_equal(bf_store_open(&s, path, err), code);
+	assert_null(s);
+	assert_int_equal(err->code, code);
+	assert_unchanged(path, before, nb);
+}
+
 static void test_store__refuses_newer_schema(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_err err = BF_ERR_INIT;
-	struct bf_store *s = NULL;
 	char want[PATH_MAX];
-	char *before;
-	size_t nb;
 
 	close_store(f);
 	raw_exec(f->path, "PRAGMA user_version = 99");
-	before = slurp(f->path, &nb);
-	assert_int_equal(bf_store_open(&s, f->path, &err), BF_EVERSION);
-	assert_null(s);
-	assert_int_equal(err.code, BF_EVERSION);
+	expect_refused(f->path, BF_EVERSION, &err);
 	pathf(want,
 	      "'%s' has schema version 99, newer than this benchfarm (%d); upgrade benchfarm",
 	      f->path, BF_STORE_SCHEMA_VERSION);
 	assert_string_equal(err.msg, want);
-	assert_unchanged(f->path, before, nb);
 }
 
 static void test_store__refuses_garbage_file_unchanged(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_err err = BF_ERR_INIT;
-	struct bf_store *s = NULL;
 	char path[PATH_MAX], want[PATH_MAX];
-	char *before;
-	size_t nb;
 	FILE *fp;
 	int i;
 
@@ -115,13 +122,10 @@ static void test_store__refuses_garbage_file_unchanged(void **state)
 	for (i = 0; i < 100; i++)
 		fprintf(fp, "line %d: these are my notes, not a database\n", i);
 	fclose(fp);
-	before = slurp(path, &nb);
-	assert_int_equal(bf_store_open(&s, path, &err), BF_ECORRUPT);
-	assert_null(s);
+	expect_refused(path, BF_ECORRUPT, &err);
 	pathf(want, "'%s' is not a benchfarm database (file is not a database)",
 	      path);
 	assert_string_equal(err.msg, want);
-	assert_unchanged(path, before, nb);
 	assert_false(sidecar_exists(path, "-wal"));
 	assert_false(sidecar_exists(path, "-shm"));
 	assert_false(sidecar_exists(path, "-journal"));
@@ -131,26 +135,17 @@ static void test_store__refuses_other_sqlite_database(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_err err = BF_ERR_INIT;
-	struct bf_store *s = NULL;
 	char path[PATH_MAX];
-	char *before;
-	size_t nb;
 
 	pathf(path, "%s/other.db", f->dir);
 	raw_exec(path, "CREATE TABLE foo (x); INSERT INTO foo VALUES (1)");
-	before = slurp(path, &nb);
-	assert_int_equal(bf_store_open(&s, path, &err), BF_ECORRUPT);
-	assert_null(s);
+	expect_refused(path, BF_ECORRUPT, &err);
 	assert_non_null(strstr(
 	        err.msg,
 	        "is not a benchfarm database (it holds another program's tables)"));
-	assert_unchanged(path, before, nb);
 	/* A user_version alone does not make it ours either. */
 	raw_exec(path, "PRAGMA user_version = 1");
-	before = slurp(path, &nb);
-	assert_int_equal(bf_store_open(&s, path, &err), BF_ECORRUPT);
-	assert_null(s);
-	assert_unchanged(path, before, nb);
+	expect_refused(path, BF_ECORRUPT, &err);
 }
 
 /* An environment variable saved for restoring (NULL: was unset). */
@@ -216,45 +211,29 @@ static void test_store__default_path_resolution(void **state)
 
 /*
  * A schema-5 store (the alerts key without the suite, as a table
- * constraint) is migrated: its alerts are kept, and the suite is now
- * part of the key.
+ * constraint), built by the shipped migration steps 0..4, is migrated:
+ * its alerts are kept, and the suite is now part of the key.
  */
 static void test_store__migrates_alert_key(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_store_alert *list = NULL;
 	struct bf_err err = BF_ERR_INIT;
+	char path[PATH_MAX];
 	size_t n = 0;
 
 	close_store(f);
-	raw_exec(f->path,
-	         "DROP TABLE alerts;"
-	         "CREATE TABLE alerts ("
-	         " id INTEGER PRIMARY KEY,"
-	         " benchmark TEXT NOT NULL, metric TEXT NOT NULL,"
-	         " device_class TEXT NOT NULL DEFAULT '',"
-	         " commit_lo TEXT NOT NULL, commit_hi TEXT NOT NULL,"
-	         " direction TEXT NOT NULL"
-	         "  CHECK (direction IN ('regressed', 'improved')),"
-	         " size REAL NOT NULL, score REAL NOT NULL,"
-	         " status TEXT NOT NULL DEFAULT 'open'"
-	         "  CHECK (status IN ('open', 'ack', 'ignored')),"
-	         " created_at INTEGER NOT NULL, group_id INTEGER,"
-	         " UNIQUE (benchmark, metric, device_class, commit_lo,"
-	         " commit_hi));"
-	         "CREATE INDEX alerts_status ON alerts (status, created_at);"
-	         "ALTER TABLE alerts ADD COLUMN suite TEXT;"
-	         "ALTER TABLE alerts ADD COLUMN detail TEXT;"
-	         "ALTER TABLE alerts ADD COLUMN culprit TEXT;"
+	pathf(path, "%s/v5.db", f->dir);
+	for (int v = 0; v < 5; v++)
+		raw_exec(path, bf_store__migrations[v]);
+	raw_exec(path,
 	         "INSERT INTO alerts (id, benchmark, metric, commit_lo,"
 	         " commit_hi, direction, size, score, status, created_at,"
 	         " group_id, suite, detail, culprit) VALUES (7, 'BM_x',"
 	         " 'cpu_time', 'c1', 'c2', 'regressed', 0.1, 30, 'ack', 5, 9,"
 	         " 's1', '{}', 'c2');"
-	         "ALTER TABLE leases DROP COLUMN host;"
-	         "ALTER TABLE leases DROP COLUMN pid;"
 	         "PRAGMA user_version = 5;");
-	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
+	assert_int_equal(bf_store_open(&f->store, path, &err), 0);
 	assert_int_equal(bf_store_alert_list(&list, &n, f->store, NULL, &err),
 	                 0);
 	assert_int_equal(n, 1);
