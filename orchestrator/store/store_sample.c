@@ -120,6 +120,7 @@ static int sample_row(sqlite3_stmt *st, void *payload)
 	s.repeat_idx = sqlite3_column_int64(st, 7);
 	s.iter_idx = sqlite3_column_int64(st, 8);
 	s.value = sqlite3_column_double(st, 9);
+	s.suite = bf_store__col_text(st, 10);
 	return e->fn.sample(&s, e->payload);
 }
 
@@ -131,11 +132,13 @@ int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	rc = bf_store__prepare(&st, store, -1,
-	                       "SELECT run_id, benchmark, metric, unit, side,"
-	                       " commit_id, device, repeat_idx, iter_idx, value"
-	                       " FROM samples WHERE run_id = ?1 ORDER BY id",
-	                       err);
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "SELECT run_id, benchmark, metric, unit, side,"
+	        " commit_id, device, repeat_idx, iter_idx, value,"
+	        " suite FROM samples WHERE run_id = ?1"
+	        " ORDER BY id",
+	        err);
 	if (!rc) {
 		sqlite3_bind_int64(st, 1, run_id);
 		rc = bf_store__each_row(store, st, sample_row, &e, err,

@@ -36,6 +36,7 @@ static int collect_sample(const struct bf_store_sample *s, void *payload)
 	dst->side = bf_xstrdup(s->side);
 	dst->commit_id = s->commit_id ? bf_xstrdup(s->commit_id) : NULL;
 	dst->device = s->device ? bf_xstrdup(s->device) : NULL;
+	dst->suite = s->suite ? bf_xstrdup(s->suite) : NULL;
 	return c->stop_at && (int)c->n == c->stop_at ? 42 : 0;
 }
 
@@ -50,6 +51,7 @@ static void collected_release(struct collected *c)
 		free(c->s[i].side);
 		free(c->s[i].commit_id);
 		free(c->s[i].device);
+		free(c->s[i].suite);
 	}
 	c->n = 0;
 }
@@ -66,7 +68,7 @@ static void test_store__run_and_samples_round_trip(void **state)
 	struct bf_err err = BF_ERR_INIT;
 	char kind[] = "compare", base[] = "abc123", patch[] = "def456";
 	char bench[] = "BM_sort", metric[] = "real_time", unit[] = "ns";
-	char side_buf[6][8], dev[] = "pixel";
+	char side_buf[6][8], dev[] = "pixel", suite[] = "sort";
 	int64_t id = 0, other;
 	size_t i;
 
@@ -87,6 +89,7 @@ static void test_store__run_and_samples_round_trip(void **state)
 		in[i].side = side_buf[i];
 		in[i].commit_id = i % 2 ? patch : base;
 		in[i].device = i == 5 ? NULL : dev;
+		in[i].suite = i < 3 ? suite : NULL;
 		in[i].repeat_idx = (int64_t)i / 2;
 		in[i].iter_idx = (int64_t)i % 2;
 		in[i].value = values[i];
@@ -112,6 +115,10 @@ static void test_store__run_and_samples_round_trip(void **state)
 		assert_string_equal(got.s[i].commit_id, i % 2 ? patch : base);
 		assert_string_equal(got.s[i].benchmark, "BM_sort");
 		assert_string_equal(got.s[i].metric, "real_time");
+		if (i < 3)
+			assert_string_equal(got.s[i].suite, "sort");
+		else
+			assert_null(got.s[i].suite);
 	}
 	assert_string_equal(got.s[0].unit, "ns");
 	assert_string_equal(got.s[5].unit, "");
