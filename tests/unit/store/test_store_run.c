@@ -401,6 +401,129 @@ static void test_store__checks_round_trip(void **state)
 	assert_int_equal(count(f->store, "checks"), 3);
 }
 
+/* Finish run id as complete. */
+static void complete(struct bf_store *s, int64_t id)
+{
+	struct bf_err err = BF_ERR_INIT;
+
+	assert_int_equal(bf_store_run_finish(s, id, "complete", 2, &err), 0);
+}
+
+/* Store one sample of run. */
+static void add_sample(struct bf_store *s, int64_t run, const char *suite,
+                       const char *bench, const char *side, int64_t repeat,
+                       double value)
+{
+	struct bf_store_sample smp = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	smp.run_id = run;
+	smp.suite = (char *)suite;
+	smp.benchmark = (char *)bench;
+	smp.metric = (char *)"real_time";
+	smp.side = (char *)side;
+	smp.repeat_idx = repeat;
+	smp.iter_idx = 3;
+	smp.value = value;
+	assert_int_equal(bf_store_sample_add(s, &smp, &err), 0);
+}
+
+/* A postsubmit run (kind "run") of commit on device. */
+static int64_t add_commit_run(struct bf_store *s, const char *device,
+                              const char *commit)
+{
+	struct bf_store_run r = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	int64_t id = 0;
+
+	r.kind = (char *)"run";
+	r.device = (char *)device;
+	r.patch_commit = (char *)commit;
+	assert_int_equal(bf_store_run_create(&id, s, &r, &err), 0);
+	return id;
+}
+
+/*
+ * The history of a device class: the side "commit" samples of its
+ * complete postsubmit runs only, ordered by run, suite (the benchmark
+ * when none), benchmark, metric and repeat, each with its run's commit;
+ * and whether a commit was measured there.
+ */
+static void test_store__history_of_a_device(void **state)
+{
+	struct fixture *f = *state;
+	struct collected got = { .n = 0 };
+	struct bf_store_run cmp = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	int64_t r1, r2, running, other, compare;
+	bool measured = true;
+
+	r1 = add_commit_run(f->store, "pool", "c1");
+	add_sample(f->store, r1, "zz", "BM_b", "commit", 1, 4.0);
+	add_sample(f->store, r1, "zz", "BM_b", "commit", 0, 3.0);
+	add_sample(f->store, r1, NULL, "BM_a", "commit", 0, 2.0);
+	add_sample(f->store, r1, NULL, "BM_a", "base", 0, 99.0);
+	complete(f->store, r1);
+	running = add_commit_run(f->store, "pool", "c2");
+	add_sample(f->store, running, NULL, "BM_a", "commit", 0, 99.0);
+	other = add_commit_run(f->store, "elsewhere", "c2");
+	add_sample(f->store, other, NULL, "BM_a", "commit", 0, 99.0);
+	complete(f->store, other);
+	cmp.kind = (char *)"compare";
+	cmp.device = (char *)"pool";
+	cmp.patch_commit = (char *)"c2";
+	assert_int_equal(bf_store_run_create(&compare, f->store, &cmp, &err),
+	                 0);
+	add_sample(f->store, compare, NULL, "BM_a", "commit", 0, 99.0);
+	complete(f->store, compare);
+	r2 = add_commit_run(f->store, "pool", "c3");
+	add_sample(f->store, r2, "a", "BM_c", "commit", 0, 5.0);
+	complete(f->store, r2);
+
+	assert_int_equal(bf_store_history_foreach(f->store, "pool",
+	                                          collect_sample, &got, &err),
+	                 0);
+	assert_int_equal(got.n, 4);
+	assert_string_equal(got.s[0].suite, "BM_a"); /* no suite: its name */
+	assert_true(got.s[0].value == 2.0);
+	assert_string_equal(got.s[1].suite, "zz");
+	assert_int_equal(got.s[1].repeat_idx, 0);
+	assert_true(got.s[1].value == 3.0);
+	assert_int_equal(got.s[2].repeat_idx, 1);
+	assert_true(got.s[2].value == 4.0);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(got.s[i].run_id, r1);
+		assert_string_equal(got.s[i].commit_id, "c1");
+		assert_string_equal(got.s[i].side, "commit");
+		assert_string_equal(got.s[i].device, "pool");
+		assert_string_equal(got.s[i].unit, "");
+		assert_int_equal(got.s[i].iter_idx, 0);
+	}
+	assert_int_equal(got.s[3].run_id, r2);
+	assert_string_equal(got.s[3].commit_id, "c3");
+	assert_string_equal(got.s[3].suite, "a");
+	collected_release(&got);
+	got.stop_at = 1;
+	assert_int_equal(bf_store_history_foreach(f->store, "pool",
+	                                          collect_sample, &got, &err),
+	                 42);
+	assert_int_equal(got.n, 1);
+	collected_release(&got);
+
+	assert_int_equal(
+	        bf_store_run_measured(&measured, f->store, "pool", "c1", &err),
+	        0);
+	assert_true(measured);
+	assert_int_equal(
+	        bf_store_run_measured(&measured, f->store, "pool", "c2", &err),
+	        0);
+	assert_false(measured); /* running, or a compare, or elsewhere */
+	assert_int_equal(bf_store_run_measured(&measured, f->store, "elsewhere",
+	                                       "c2", &err),
+	                 0);
+	assert_true(measured);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -410,6 +533,7 @@ int main(void)
 		T(test_store__killed_runs_are_aborted),
 		T(test_store__foreign_keys_enforced),
 		T(test_store__checks_round_trip),
+		T(test_store__history_of_a_device),
 #undef T
 	};
 
