@@ -10,7 +10,8 @@ struct bf_err;
  * samples, check results and alerts. The embedded backend is SQLite
  * (WAL mode, foreign keys on, schema version with forward migrations,
  * file mode 0600); nothing here exposes SQL or SQLite types, so that a
- * server backend can be added beside it.
+ * server backend can be added beside it (store_int.h lists the store's
+ * files).
  *
  * Strings in the record structs below: records filled by the store own
  * their strings (free with the matching _release/_free function);
@@ -91,7 +92,7 @@ int bf_store_count(int64_t *out, struct bf_store *store, const char *table,
  */
 int bf_store_integrity_check(struct bf_store *store, struct bf_err *err);
 
-/* Devices and leases (store_device.c). */
+/* Devices (store_device.c) and leases (store_lease.c). */
 
 /*
  * A device's work directory when none was given: relative, so under the
@@ -226,7 +227,7 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
 int bf_store_leases_release_own(struct bf_store *store, int *n_out,
                                 struct bf_err *err);
 
-/* Runs, samples and checks (store_run.c). */
+/* Runs (store_run.c), samples and checks (store_sample.c). */
 
 struct bf_store_run {
 	int64_t id; /* assigned by bf_store_run_create() */

@@ -14,10 +14,11 @@
  *   sql_sqlite.c     the SQLite connection, statements and transactions
  *   store_lock.c     the liveness locks in PATH.lock
  *
- * The subject files check their input here, then run their SQL through
- * sql_sqlite.h, the one header that names SQLite's types: a second
- * backend beside SQLite takes the place of sql_sqlite.c and
- * schema_sqlite.c and of the subject files' SQL, and store.h stays.
+ * The subject files check their callers' input themselves and run
+ * their SQL (SQLite's dialect) through sql_sqlite.h, the one header
+ * that names SQLite's types. A second backend sits behind the same
+ * store.h: its connection and schema beside sql_sqlite.c and
+ * schema_sqlite.c, and its own SQL for the subjects.
  */
 #include "store/sql_sqlite.h"
 #include "store/store.h"
