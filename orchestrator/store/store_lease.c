@@ -7,26 +7,16 @@
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
 
+/* A device as a lease operation sees it. */
 struct lease {
-	int64_t device_id;
-	char *holder; /* NULL when not leased */
-	int64_t expires_at;
-	char *health; /* the device's health */
-	char *reason; /* and why; may be NULL */
+	struct bf_store_device dev; /* with its lease's holder and expiry */
 	char *host; /* the holder's host and pid; NULL, 0 when unknown */
 	int64_t pid;
 };
 
-#define LEASE_INIT                              \
-	{                                       \
-		0, NULL, 0, NULL, NULL, NULL, 0 \
-	}
-
 static void lease_release(struct lease *l)
 {
-	free(l->holder);
-	free(l->health);
-	free(l->reason);
+	bf_store_device_release(&l->dev);
 	free(l->host);
 }
 
@@ -59,36 +49,34 @@ static bool holder_dead(struct bf_store *store, const struct lease *l)
 }
 
 /* Copy the row of lease_lookup's query into the lease at out. */
-static void read_lease(void *out, sqlite3_stmt *st)
+static void read_owner(void *out, sqlite3_stmt *st)
 {
 	struct lease *l = out;
 
-	l->device_id = sqlite3_column_int64(st, 0);
-	l->holder = bf_store__col_strdup(st, 1);
-	l->expires_at = sqlite3_column_int64(st, 2);
-	l->health = bf_store__col_strdup(st, 3);
-	l->reason = bf_store__col_strdup(st, 4);
-	l->host = bf_store__col_strdup(st, 5);
-	l->pid = sqlite3_column_int64(st, 6);
+	l->host = bf_store__col_strdup(st, 0);
+	l->pid = sqlite3_column_int64(st, 1);
 }
 
-/* The device's id and current lease; BF_ENOTFOUND without the device. */
+/*
+ * The device and its lease, with the host and pid of the process that
+ * took it; BF_ENOTFOUND without the device.
+ */
 static int lease_lookup(struct lease *out, struct bf_store *store,
                         const char *device, struct bf_err *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	rc = bf_store__prepare(&st, store, -1,
-	                       "SELECT d.id, l.holder, l.expires_at, d.health,"
-	                       " d.health_reason, l.host, l.pid FROM devices d"
-	                       " LEFT JOIN leases l ON l.device_id = d.id"
-	                       " WHERE d.name = ?1",
-	                       err);
+	rc = bf_store_device_get(&out->dev, store, device, err);
+	if (rc || !out->dev.lease_holder)
+		return rc;
+	rc = bf_store__prepare(
+	        &st, store, -1,
+	        "SELECT host, pid FROM leases WHERE device_id = ?1", err);
 	if (!rc) {
-		bf_store__bind_text(st, 1, device);
-		rc = bf_store__one_row(store, st, read_lease, out, err,
-		                       "device '%s'", device);
+		sqlite3_bind_int64(st, 1, out->dev.id);
+		rc = bf_store__one_row(store, st, read_owner, out, err,
+		                       "the lease of device '%s'", device);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -111,7 +99,7 @@ static int lease_write(struct bf_store *store, const char *sql,
 	if (rc)
 		goto out;
 	nparams = sqlite3_bind_parameter_count(st);
-	sqlite3_bind_int64(st, 1, l->device_id);
+	sqlite3_bind_int64(st, 1, l->dev.id);
 	if (nparams >= 2)
 		bf_store__bind_text(st, 2, holder);
 	if (nparams >= 3)
@@ -162,17 +150,20 @@ static int check_lease_args(const char *device, const char *holder,
 static int check_leasable(const struct lease *l, const char *device,
                           const char *holder, int64_t now, struct bf_err *err)
 {
-	bool held =
-	        l->holder && !strcmp(l->holder, holder) && l->expires_at > now;
+	bool held = l->dev.lease_holder &&
+	            !strcmp(l->dev.lease_holder, holder) &&
+	            l->dev.lease_expires_at > now;
 
-	if (held || !l->health ||
-	    (strcmp(l->health, "maintenance") && strcmp(l->health, "retired")))
+	if (held || !l->dev.health ||
+	    (strcmp(l->dev.health, "maintenance") &&
+	     strcmp(l->dev.health, "retired")))
 		return 0;
 	return bf_err_set(
 	        err, BF_EBUSY,
 	        "device '%s' takes no new lease: its health is %s%s%s%s",
-	        device, l->health, l->reason ? " (" : "",
-	        l->reason ? l->reason : "", l->reason ? ")" : "");
+	        device, l->dev.health, l->dev.health_reason ? " (" : "",
+	        l->dev.health_reason ? l->dev.health_reason : "",
+	        l->dev.health_reason ? ")" : "");
 }
 
 /*
@@ -204,27 +195,36 @@ static int lease_end(struct bf_store *store, struct lease *l, int token, int rc,
 	return token ? bf_store__write_end(store, token, rc, err) : rc;
 }
 
+/* Whether someone other than holder has a lease that has not expired. */
+static bool held_by_other(const struct lease *l, const char *holder,
+                          int64_t now)
+{
+	return l->dev.lease_holder && strcmp(l->dev.lease_holder, holder) &&
+	       l->dev.lease_expires_at > now;
+}
+
 int bf_store_lease_acquire(struct bf_store *store, const char *device,
                            const char *holder, int64_t ttl_s, int64_t now,
                            struct bf_err *err)
 {
-	struct lease l = LEASE_INIT;
+	struct lease l = { 0 };
 	int token = 0;
 	int rc;
 
 	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
-	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now &&
-	    holder_dead(store, &l)) {
+	if (!rc && held_by_other(&l, holder, now) && holder_dead(store, &l)) {
 		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
 		            "process %lld on %s has ended",
-		            device, l.holder, (long long)l.pid, l.host);
-		l.expires_at = now;
+		            device, l.dev.lease_holder, (long long)l.pid,
+		            l.host);
+		l.dev.lease_expires_at = now;
 	}
-	if (!rc && l.holder && strcmp(l.holder, holder) && l.expires_at > now)
+	if (!rc && held_by_other(&l, holder, now))
 		rc = bf_err_set(
 		        err, BF_EBUSY,
 		        "device '%s' is leased by '%s' for another %lld s",
-		        device, l.holder, (long long)(l.expires_at - now));
+		        device, l.dev.lease_holder,
+		        (long long)(l.dev.lease_expires_at - now));
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
@@ -247,13 +247,13 @@ int bf_store_lease_acquire(struct bf_store *store, const char *device,
 static int check_holder(const struct lease *l, const char *device,
                         const char *holder, struct bf_err *err)
 {
-	if (!l->holder)
+	if (!l->dev.lease_holder)
 		return bf_err_set(err, BF_ENOTFOUND,
 		                  "device '%s' is not leased", device);
-	if (strcmp(l->holder, holder))
+	if (strcmp(l->dev.lease_holder, holder))
 		return bf_err_set(err, BF_EBUSY,
 		                  "device '%s' is leased by '%s', not '%s'",
-		                  device, l->holder, holder);
+		                  device, l->dev.lease_holder, holder);
 	return 0;
 }
 
@@ -261,7 +261,7 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
                          const char *holder, int64_t ttl_s, int64_t now,
                          struct bf_err *err)
 {
-	struct lease l = LEASE_INIT;
+	struct lease l = { 0 };
 	int token = 0;
 	int rc;
 
@@ -279,7 +279,7 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
 int bf_store_lease_release(struct bf_store *store, const char *device,
                            const char *holder, struct bf_err *err)
 {
-	struct lease l = LEASE_INIT;
+	struct lease l = { 0 };
 	int token = 0;
 	int rc;
 
