@@ -7,8 +7,10 @@
  * and functions). The files, each calling only the ones below it:
  *
  *   store.c          open and close, the database's default path
- *   store_device.c   devices            store_lease.c    leases
- *   store_run.c      runs               store_sample.c   samples, checks
+ *   store_lease.c    leases, on the devices of
+ *   store_device.c   devices
+ *   store_run.c      runs
+ *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
  *   schema_sqlite.c  the schema, its migrations, counts and checks
  *   sql_sqlite.c     the SQLite connection, statements and transactions
