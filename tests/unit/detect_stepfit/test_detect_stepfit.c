@@ -1,5 +1,6 @@
 /*
- * Unit tests for the step-fit detectors (core/src/detect_stepfit.c):
+ * Unit tests for the step-fit detectors (core/src/detect_stepfit.c,
+ * detect_jetpack.c, detect_skia.c, detect_skia_mwu.c):
  * Jetpack's score and Skia Perf's step fit, every expected value worked
  * out from the formulas of the two detectors (Jetpack's step fit and
  * Skia Perf's stepfit.go). Skia's float32 values follow Skia: each line
