@@ -6,13 +6,6 @@
  * Skia Perf's stepfit.go). Skia's float32 values follow Skia: each line
  * of arithmetic below is one binary32 operation, rounded.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -21,27 +14,10 @@
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
 #include "benchfarm/stats.h"
-
-static void check_close(double got, double want, double tol, const char *what,
-                        const char *file, int line)
-{
-	if (fabs(got - want) <= tol)
-		return;
-	print_error("%s = %.17g, want %.17g (tolerance %g)\n", what, got, want,
-	            tol);
-	_fail(file, line);
-}
-
-#define assert_close(got, want, tol) \
-	check_close((got), (want), (tol), #got, __FILE__, __LINE__)
+#include "unit/testutil.h"
 
 /* Exactly this value (a float32 result, written as its exact decimal). */
 #define assert_exact(got, want) assert_close((got), (want), 0)
-
-/* A pointer to a static array of doubles, then its length. */
-#define VALUES(...)                      \
-	(const double[]){ __VA_ARGS__ }, \
-	        sizeof((const double[]){ __VA_ARGS__ }) / sizeof(double)
 
 /* Noise around 10 and 12 used by the step series: mean 10, SSE 0.02. */
 #define LO 10, 10.1, 9.9, 10, 10

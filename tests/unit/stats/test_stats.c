@@ -1,36 +1,10 @@
 /* Unit tests for stats: descriptive, U test, bootstrap, FDR, verdicts. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-/* after the headers it needs but does not include itself */
-#include <cmocka.h>
-
 #include <math.h>
+#include <string.h>
 
 #include "benchfarm/err.h"
 #include "benchfarm/stats.h"
-
-#define PI 3.14159265358979323846
-
-static void check_close(double got, double want, double tol, const char *what,
-                        const char *file, int line)
-{
-	if (fabs(got - want) <= tol)
-		return;
-	print_error("%s = %.17g, want %.17g (tolerance %g)\n", what, got, want,
-	            tol);
-	_fail(file, line);
-}
-
-#define assert_close(got, want, tol) \
-	check_close((got), (want), (tol), #got, __FILE__, __LINE__)
-
-/* A pointer to a static array of doubles, then its length. */
-#define VALUES(...)                      \
-	(const double[]){ __VA_ARGS__ }, \
-	        sizeof((const double[]){ __VA_ARGS__ }) / sizeof(double)
+#include "unit/testutil.h"
 
 static void test_stats__descriptive_hand_checked(void **state)
 {
