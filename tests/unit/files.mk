@@ -9,6 +9,7 @@ tests/unit/store/test_store_OBJS := orchestrator/store/store.o orchestrator/stor
 UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats
+UNIT_TESTS += tests/unit/stats/test_stats_verdict
 UNIT_TESTS += tests/unit/detect_stepfit/test_detect_stepfit
 UNIT_TESTS += tests/unit/parse/test_parse
 tests/unit/parse/test_parse_OBJS := agent/parse/parse.o agent/parse/parse_gbench.o agent/parse/parse_lines.o agent/parse/parse_jetpack.o agent/parse/parse_hyperfine.o agent/parse/parse_native.o
