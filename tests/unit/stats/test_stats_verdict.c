@@ -302,6 +302,26 @@ static void test_stats__apply_fdr_recomputes_verdicts(void **state)
 #define SIM_CV 0.03
 
 /*
+ * The verdict of one simulated comparison with the default opts: SIM_N
+ * values a side, both lognormal with CV SIM_CV and drawn from seed, the
+ * base's median 100 and the patch's patch_median.
+ */
+static enum bf_verdict simulated_verdict(uint64_t seed, double patch_median)
+{
+	double base[SIM_N], patch[SIM_N];
+	struct bf_compare_result r;
+	struct bf_rng rng;
+
+	bf_rng_seed(&rng, seed);
+	lognormal(base, SIM_N, 100, SIM_CV, &rng);
+	lognormal(patch, SIM_N, patch_median, SIM_CV, &rng);
+	assert_int_equal(
+	        bf_compare_samples(&r, base, SIM_N, patch, SIM_N, NULL, NULL),
+	        0);
+	return r.verdict;
+}
+
+/*
  * The A/A quality bar: A/A pairs (both sides from one lognormal
  * distribution, CV 3%, 10 values a side, a different seed per pair)
  * judged with the default opts get fewer than 1% regressed or improved.
@@ -312,19 +332,8 @@ static void test_stats__aa_false_verdicts_below_one_percent(void **state)
 	int count[4] = { 0, 0, 0, 0 }, false_verdicts;
 
 	(void)state;
-	for (int i = 0; i < pairs; i++) {
-		double base[SIM_N], patch[SIM_N];
-		struct bf_compare_result r;
-		struct bf_rng rng;
-
-		bf_rng_seed(&rng, 1000 + (uint64_t)i);
-		lognormal(base, SIM_N, 100, SIM_CV, &rng);
-		lognormal(patch, SIM_N, 100, SIM_CV, &rng);
-		assert_int_equal(bf_compare_samples(&r, base, SIM_N, patch,
-		                                    SIM_N, NULL, NULL),
-		                 0);
-		count[r.verdict]++;
-	}
+	for (int i = 0; i < pairs; i++)
+		count[simulated_verdict(1000 + (uint64_t)i, 100)]++;
 	false_verdicts =
 	        count[BF_VERDICT_REGRESSED] + count[BF_VERDICT_IMPROVED];
 	print_message(
@@ -341,19 +350,9 @@ static void test_stats__power_for_20_percent_slowdown(void **state)
 	int regressed = 0;
 
 	(void)state;
-	for (int i = 0; i < trials; i++) {
-		double base[SIM_N], patch[SIM_N];
-		struct bf_compare_result r;
-		struct bf_rng rng;
-
-		bf_rng_seed(&rng, 5000 + (uint64_t)i);
-		lognormal(base, SIM_N, 100, SIM_CV, &rng);
-		lognormal(patch, SIM_N, 120, SIM_CV, &rng);
-		assert_int_equal(bf_compare_samples(&r, base, SIM_N, patch,
-		                                    SIM_N, NULL, NULL),
-		                 0);
-		regressed += r.verdict == BF_VERDICT_REGRESSED;
-	}
+	for (int i = 0; i < trials; i++)
+		regressed += simulated_verdict(5000 + (uint64_t)i, 120) ==
+		             BF_VERDICT_REGRESSED;
 	print_message("20%% slowdown: %d of %d trials regressed\n", regressed,
 	              trials);
 	assert_true(regressed * 100 >= trials * 99);
