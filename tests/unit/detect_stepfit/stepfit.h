@@ -1,0 +1,83 @@
+#ifndef BF_TEST_STEPFIT_H
+#define BF_TEST_STEPFIT_H
+
+/*
+ * What the step-fit detectors' tests share (tests/unit/detect_stepfit/):
+ * the parameters of one detector, one window's result that must be
+ * computed, the checks of a window without a result and of a rejected
+ * parameter, and the step series' building blocks.
+ */
+#include <string.h>
+
+#include "benchfarm/detect.h"
+#include "benchfarm/err.h"
+#include "unit/testutil.h"
+
+/* Exactly this value (a float32 result, written as its exact decimal). */
+#define assert_exact(got, want) assert_close((got), (want), 0)
+
+/* Noise around 10 and 12 used by the step series: mean 10, SSE 0.02. */
+#define LO 10, 10.1, 9.9, 10, 10
+#define HI 12, 12.1, 11.9, 12, 12
+
+static inline struct bf_detect_params jp(int width, double threshold)
+{
+	struct bf_detect_params p;
+
+	bf_detect_params_default(&p, BF_DETECT_JETPACK);
+	p.jetpack_width = width;
+	p.jetpack_threshold = threshold;
+	return p;
+}
+
+static inline struct bf_detect_params sk(enum bf_skia_algo a, int radius,
+                                         double t)
+{
+	struct bf_detect_params p;
+
+	bf_detect_params_default(&p, BF_DETECT_SKIA);
+	p.skia_algo = a;
+	p.skia_radius = radius;
+	p.skia_interesting = t;
+	return p;
+}
+
+/* The window of x[0..n) under p; the call must succeed. */
+static inline struct bf_step_window jp_win(const struct bf_detect_params *p,
+                                           const double *x, size_t n)
+{
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	assert_int_equal(bf_detect_jetpack_window(&w, p, x, n, &err), 0);
+	return w;
+}
+
+static inline struct bf_step_window sk_win(const struct bf_detect_params *p,
+                                           const double *x, size_t n)
+{
+	struct bf_step_window w;
+	struct bf_err err = BF_ERR_INIT;
+
+	assert_int_equal(bf_detect_skia_window(&w, p, x, n, &err), 0);
+	return w;
+}
+
+static inline void assert_no_result(const struct bf_step_window *w)
+{
+	assert_int_equal(w->turning_point, 0);
+	assert_exact(w->step_size, 0);
+	assert_exact(w->least_squares, 0);
+	assert_exact(w->regression, 0);
+	assert_int_equal(w->direction, 0);
+	assert_string_equal(w->status, "Uninteresting");
+}
+
+static inline void expect_einval(int rc, const struct bf_err *err,
+                                 const char *name)
+{
+	assert_int_equal(rc, BF_EINVAL);
+	assert_non_null(strstr(err->msg, name));
+}
+
+#endif /* BF_TEST_STEPFIT_H */
