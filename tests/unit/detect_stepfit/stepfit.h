@@ -11,6 +11,7 @@
 
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
+#include "benchfarm/stats.h"
 #include "unit/testutil.h"
 
 /* Exactly this value (a float32 result, written as its exact decimal). */
@@ -78,6 +79,44 @@ static inline void expect_einval(int rc, const struct bf_err *err,
 {
 	assert_int_equal(rc, BF_EINVAL);
 	assert_non_null(strstr(err->msg, name));
+}
+
+/*
+ * The changes bf_detect_jetpack (jp_scan) or bf_detect_skia (sk_scan)
+ * finds in x[0..n) under p, into *ch (the caller frees it; NULL when
+ * there are none); returns how many. The call must succeed, and must
+ * set the count: it starts at SIZE_MAX, which no expectation matches.
+ */
+static inline size_t jp_scan(struct bf_change **ch,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n)
+{
+	struct bf_err err = BF_ERR_INIT;
+	size_t got = SIZE_MAX;
+
+	assert_int_equal(bf_detect_jetpack(ch, &got, p, x, n, &err), 0);
+	return got;
+}
+
+static inline size_t sk_scan(struct bf_change **ch,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n)
+{
+	struct bf_err err = BF_ERR_INIT;
+	size_t got = SIZE_MAX;
+
+	assert_int_equal(bf_detect_skia(ch, &got, p, x, n, &err), 0);
+	return got;
+}
+
+/* x[0..n): uniform noise in [99, 101), the same for the same seed. */
+static inline void noise(double *x, size_t n, uint64_t seed)
+{
+	struct bf_rng rng;
+
+	bf_rng_seed(&rng, seed);
+	for (size_t i = 0; i < n; i++)
+		x[i] = 99 + 2 * bf_rng_uniform(&rng);
 }
 
 #endif /* BF_TEST_STEPFIT_H */

@@ -10,7 +10,6 @@
 
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
-#include "benchfarm/stats.h"
 #include "unit/detect_stepfit/stepfit.h"
 
 /* ---- Jetpack (§2) ---------------------------------------------------- */
@@ -110,13 +109,10 @@ static void test_jetpack__clean_step_found(void **state)
 	 */
 	const double x[] = { LO, LO, HI, HI };
 	struct bf_detect_params p = jp(5, 25);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 20, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(jp_scan(&ch, &p, x, 20), 1);
 	assert_int_equal(ch[0].index, 10);
 	assert_close(ch[0].score, -100, 1e-9);
 	assert_int_equal(ch[0].direction, 1);
@@ -131,10 +127,8 @@ static void test_jetpack__local_maximum_reported(void **state)
 {
 	const double x[] = { LO, LO, HI, HI };
 	struct bf_detect_params p = jp(5, 5);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_step_window w;
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
 	/*
@@ -157,8 +151,7 @@ static void test_jetpack__local_maximum_reported(void **state)
 	assert_close(w.regression, -1.2 / (sqrt(5.24) / 10), 1e-9);
 	assert_string_equal(w.status, "High");
 	/* the run 8..12 reports its largest |score| only: i = 10 */
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 20, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(jp_scan(&ch, &p, x, 20), 1);
 	assert_int_equal(ch[0].index, 10);
 	assert_close(ch[0].score, -100, 1e-9);
 	free(ch);
@@ -189,18 +182,15 @@ static void test_jetpack__opposite_steps_split_runs(void **state)
 	const double x[] = { 10,   10, 10, 10, 10, 10, 10, 10, 10, 10, 12, 12.1,
 		             11.9, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10 };
 	struct bf_detect_params p = jp(3, 1.5);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_step_window w;
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
 	w = jp_win(&p, x + 8, 6); /* i = 11 */
 	assert_close(w.regression, -(2.0 / 3) / (sqrt(16.06 / 3) / 6), 1e-9);
 	w = jp_win(&p, x + 9, 6); /* i = 12 */
 	assert_true(w.regression >= 1.5);
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 23, &err), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(jp_scan(&ch, &p, x, 23), 2);
 	assert_int_equal(ch[0].index, 10);
 	assert_int_equal(ch[0].direction, 1);
 	assert_close(ch[0].score, -2 / (sqrt(0.02) / 6), 1e-9);
@@ -222,16 +212,13 @@ static void test_jetpack__perfect_step_scores_max(void **state)
 	const double flat[] = { 10, 10, 10, 10, 10, 10, 10, 10, 10, 10 };
 	struct bf_detect_params p = jp(5, 25);
 	struct bf_step_window w = jp_win(&p, x, 10);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
 	assert_exact(w.least_squares, 0);
 	assert_exact(w.regression, -DBL_MAX);
 	assert_close(w.step_size, -2, 0);
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 10, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(jp_scan(&ch, &p, x, 10), 1);
 	assert_int_equal(ch[0].index, 5);
 	assert_int_equal(ch[0].direction, 1);
 	assert_exact(ch[0].score, -DBL_MAX);
@@ -239,8 +226,7 @@ static void test_jetpack__perfect_step_scores_max(void **state)
 	w = jp_win(&p, flat, 10);
 	assert_exact(w.regression, 0);
 	assert_string_equal(w.status, "Uninteresting");
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, flat, 10, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(jp_scan(&ch, &p, flat, 10), 0);
 	assert_null(ch);
 }
 
@@ -252,23 +238,16 @@ static void test_jetpack__noise_finds_nothing(void **state)
 	 * 2, far from 25.
 	 */
 	struct bf_detect_params p = jp(5, 25);
-	struct bf_err err = BF_ERR_INIT;
-	struct bf_rng rng;
 	struct bf_change *ch;
 	double x[300];
-	size_t n;
 
 	(void)state;
-	bf_rng_seed(&rng, 42);
-	for (size_t i = 0; i < 300; i++)
-		x[i] = 99 + 2 * bf_rng_uniform(&rng);
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 300, &err), 0);
-	assert_int_equal(n, 0);
+	noise(x, 300, 42);
+	assert_int_equal(jp_scan(&ch, &p, x, 300), 0);
 	/* the same noise with a step of 10 added at 150 is found there */
 	for (size_t i = 150; i < 300; i++)
 		x[i] += 10;
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, x, 300, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(jp_scan(&ch, &p, x, 300), 1);
 	assert_int_equal(ch[0].index, 150);
 	assert_int_equal(ch[0].direction, 1);
 	free(ch);
@@ -277,30 +256,24 @@ static void test_jetpack__noise_finds_nothing(void **state)
 static void test_jetpack__constant_short_and_empty(void **state)
 {
 	struct bf_detect_params p = jp(5, 25);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_step_window w;
 	struct bf_change *ch;
 	double c[20];
-	size_t n = 99;
 
 	(void)state;
 	/* constant: every SSE is 0, every stepError 0, every score 0 */
 	for (size_t i = 0; i < 20; i++)
 		c[i] = 7;
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, c, 20, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(jp_scan(&ch, &p, c, 20), 0);
 	w = jp_win(&p, c, 10);
 	assert_exact(w.regression, 0);
 	assert_exact(w.step_size, 0);
 	assert_exact(w.least_squares, 0);
 	/* 9 values: fewer than 2 * WIDTH, no position to score */
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, c, 9, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(jp_scan(&ch, &p, c, 9), 0);
 	assert_null(ch);
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, c, 1, &err), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(bf_detect_jetpack(&ch, &n, &p, NULL, 0, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(jp_scan(&ch, &p, c, 1), 0);
+	assert_int_equal(jp_scan(&ch, &p, NULL, 0), 0);
 	assert_null(ch);
 }
 

@@ -12,7 +12,6 @@
 
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
-#include "benchfarm/stats.h"
 #include "unit/detect_stepfit/stepfit.h"
 
 /* ---- Skia original (§1.4, float32 §1.11) ----------------------------- */
@@ -101,10 +100,8 @@ static void test_skia__original_constant(void **state)
 	 */
 	struct bf_detect_params p = sk(BF_SKIA_ORIGINAL, 2, 50);
 	struct bf_step_window w = sk_win(&p, VALUES(5, 5, 5, 5, 5));
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_change *ch;
 	double c[30];
-	size_t n;
 
 	(void)state;
 	assert_exact(w.step_size, -1);
@@ -114,8 +111,7 @@ static void test_skia__original_constant(void **state)
 	for (size_t i = 0; i < 30; i++)
 		c[i] = 5;
 	p.skia_radius = 7;
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, c, 30, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(sk_scan(&ch, &p, c, 30), 0);
 	assert_null(ch);
 }
 
@@ -337,15 +333,12 @@ static void test_skia__clean_step_found(void **state)
 	 */
 	const double x[] = { LO, LO, HI, HI };
 	struct bf_detect_params p = sk(BF_SKIA_ORIGINAL, 3, 50);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_step_window w = sk_win(&p, x + 7, 7);
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
 	assert_true(w.regression <= -50);
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 20, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(sk_scan(&ch, &p, x, 20), 1);
 	assert_int_equal(ch[0].index, 10);
 	assert_int_equal(ch[0].direction, 1);
 	assert_exact(ch[0].score, w.regression);
@@ -358,8 +351,7 @@ static void test_skia__clean_step_found(void **state)
 	p.skia_interesting = 5;
 	assert_string_equal(sk_win(&p, x + 6, 7).status, "High");
 	assert_string_equal(sk_win(&p, x + 8, 7).status, "High");
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 20, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(sk_scan(&ch, &p, x, 20), 1);
 	assert_int_equal(ch[0].index, 10);
 	free(ch);
 }
@@ -379,15 +371,12 @@ static void test_skia__mannwhitneyu_scan_keeps_min_p(void **state)
 		20.5, 20.1, 20.3, 20.2, 20.4,  20.15, 20.35, 20.25
 	};
 	struct bf_detect_params p = sk(BF_SKIA_MANNWHITNEYU, 4, 0.5);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_change *ch;
-	size_t n;
 
 	(void)state;
 	assert_exact(sk_win(&p, x + 3, 8).regression,
 	             -(double)(float)(24.0 / 70));
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 16, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(sk_scan(&ch, &p, x, 16), 1);
 	assert_int_equal(ch[0].index, 8);
 	assert_int_equal(ch[0].direction, 1);
 	assert_close(ch[0].p_value, 2.0 / 70, 1e-17);
@@ -400,27 +389,19 @@ static void test_skia__mannwhitneyu_scan_keeps_min_p(void **state)
 static void test_skia__noise_finds_nothing(void **state)
 {
 	struct bf_detect_params p = sk(BF_SKIA_ORIGINAL, 7, 50);
-	struct bf_err err = BF_ERR_INIT;
-	struct bf_rng rng;
 	struct bf_change *ch;
 	double x[300];
-	size_t n;
 
 	(void)state;
-	bf_rng_seed(&rng, 7);
-	for (size_t i = 0; i < 300; i++)
-		x[i] = 99 + 2 * bf_rng_uniform(&rng);
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 300, &err), 0);
-	assert_int_equal(n, 0);
+	noise(x, 300, 7);
+	assert_int_equal(sk_scan(&ch, &p, x, 300), 0);
 	/* percent: |step| is at most 2/99 here, far under T = 0.1 */
 	p = sk(BF_SKIA_PERCENT, 7, 0.1);
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 300, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(sk_scan(&ch, &p, x, 300), 0);
 	/* and a 20 % step in the same noise is found where it is */
 	for (size_t i = 200; i < 300; i++)
 		x[i] *= 1.2;
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, x, 300, &err), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(sk_scan(&ch, &p, x, 300), 1);
 	assert_int_equal(ch[0].index, 200);
 	assert_int_equal(ch[0].direction, 1);
 	free(ch);
@@ -429,10 +410,8 @@ static void test_skia__noise_finds_nothing(void **state)
 static void test_skia__short_and_empty(void **state)
 {
 	struct bf_detect_params p = sk(BF_SKIA_ORIGINAL, 3, 50);
-	struct bf_err err = BF_ERR_INIT;
 	struct bf_step_window w;
 	struct bf_change *ch;
-	size_t n = 99;
 
 	(void)state;
 	/* original needs 3 values: fewer give Uninteresting with all 0 */
@@ -443,17 +422,12 @@ static void test_skia__short_and_empty(void **state)
 	w = sk_win(&p, VALUES(4));
 	assert_no_result(&w);
 	/* a series shorter than the window (7): nothing, and no error */
-	assert_int_equal(
-	        bf_detect_skia(&ch, &n, &p, VALUES(1, 2, 3, 9, 9, 9), &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(sk_scan(&ch, &p, VALUES(1, 2, 3, 9, 9, 9)), 0);
 	assert_null(ch);
-	assert_int_equal(bf_detect_skia(&ch, &n, &p, NULL, 0, &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(sk_scan(&ch, &p, NULL, 0), 0);
 	/* the even window of absolute needs 2r = 6: 5 values are too few */
 	p = sk(BF_SKIA_ABSOLUTE, 3, 1);
-	assert_int_equal(
-	        bf_detect_skia(&ch, &n, &p, VALUES(1, 1, 9, 9, 9), &err), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(sk_scan(&ch, &p, VALUES(1, 1, 9, 9, 9)), 0);
 }
 
 static void test_skia__invalid_params(void **state)
