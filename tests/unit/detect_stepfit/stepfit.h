@@ -43,25 +43,36 @@ static inline struct bf_detect_params sk(enum bf_skia_algo a, int radius,
 	return p;
 }
 
-/* The window of x[0..n) under p; the call must succeed. */
-static inline struct bf_step_window jp_win(const struct bf_detect_params *p,
-                                           const double *x, size_t n)
+/* A detector's window and scan functions, as detect.h declares them. */
+typedef int stepfit_window_fn(struct bf_step_window *out,
+                              const struct bf_detect_params *p, const double *x,
+                              size_t n, struct bf_err *err);
+typedef int stepfit_scan_fn(struct bf_change **out, size_t *nout,
+                            const struct bf_detect_params *p, const double *x,
+                            size_t n, struct bf_err *err);
+
+/* The window fn computes of x[0..n) under p; the call must succeed. */
+static inline struct bf_step_window window_ok(stepfit_window_fn *fn,
+                                              const struct bf_detect_params *p,
+                                              const double *x, size_t n)
 {
 	struct bf_step_window w;
 	struct bf_err err = BF_ERR_INIT;
 
-	assert_int_equal(bf_detect_jetpack_window(&w, p, x, n, &err), 0);
+	assert_int_equal(fn(&w, p, x, n, &err), 0);
 	return w;
+}
+
+static inline struct bf_step_window jp_win(const struct bf_detect_params *p,
+                                           const double *x, size_t n)
+{
+	return window_ok(bf_detect_jetpack_window, p, x, n);
 }
 
 static inline struct bf_step_window sk_win(const struct bf_detect_params *p,
                                            const double *x, size_t n)
 {
-	struct bf_step_window w;
-	struct bf_err err = BF_ERR_INIT;
-
-	assert_int_equal(bf_detect_skia_window(&w, p, x, n, &err), 0);
-	return w;
+	return window_ok(bf_detect_skia_window, p, x, n);
 }
 
 static inline void assert_no_result(const struct bf_step_window *w)
@@ -82,31 +93,34 @@ static inline void expect_einval(int rc, const struct bf_err *err,
 }
 
 /*
- * The changes bf_detect_jetpack (jp_scan) or bf_detect_skia (sk_scan)
- * finds in x[0..n) under p, into *ch (the caller frees it; NULL when
- * there are none); returns how many. The call must succeed, and must
- * set the count: it starts at SIZE_MAX, which no expectation matches.
+ * The changes fn finds in x[0..n) under p, into *ch (the caller frees
+ * it; NULL when there are none); returns how many. The call must
+ * succeed, and must set the count: it starts at SIZE_MAX, which no
+ * expectation matches.
  */
-static inline size_t jp_scan(struct bf_change **ch,
+static inline size_t scan_ok(stepfit_scan_fn *fn, struct bf_change **ch,
                              const struct bf_detect_params *p, const double *x,
                              size_t n)
 {
 	struct bf_err err = BF_ERR_INIT;
 	size_t got = SIZE_MAX;
 
-	assert_int_equal(bf_detect_jetpack(ch, &got, p, x, n, &err), 0);
+	assert_int_equal(fn(ch, &got, p, x, n, &err), 0);
 	return got;
+}
+
+static inline size_t jp_scan(struct bf_change **ch,
+                             const struct bf_detect_params *p, const double *x,
+                             size_t n)
+{
+	return scan_ok(bf_detect_jetpack, ch, p, x, n);
 }
 
 static inline size_t sk_scan(struct bf_change **ch,
                              const struct bf_detect_params *p, const double *x,
                              size_t n)
 {
-	struct bf_err err = BF_ERR_INIT;
-	size_t got = SIZE_MAX;
-
-	assert_int_equal(bf_detect_skia(ch, &got, p, x, n, &err), 0);
-	return got;
+	return scan_ok(bf_detect_skia, ch, p, x, n);
 }
 
 /* x[0..n): uniform noise in [99, 101), the same for the same seed. */
