@@ -6,9 +6,17 @@
 #include "config/cfg.h"
 
 /*
- * Shared between the files of the config module (cfg.c, cfg_walk.c,
- * cfg_schema.c) and nothing else: libyaml nodes never leave the module.
+ * Shared between the files of the config module and nothing else:
+ * libyaml nodes never leave the module. A file calls only files listed
+ * after it here, so calls go one way: cfg_load.c (the file, libyaml's
+ * parser), cfg_schema.c (the keys), cfg_detector.c (a detector's
+ * keys), cfg_words.c (words of a fixed set), cfg_walk.c (nodes, typed
+ * getters, tables), cfg_suggest.c (did-you-mean), cfg.c (defaults,
+ * release, names). cfg_json.c (the config as JSON) calls only cfg.c.
  */
+
+/* Size of a key's dotted path in messages ("benchmarks[0].metrics.x"). */
+#define BF_CFG__PATH_SIZE 160
 
 /* Loader state for one document. */
 struct bf_cfg__ld {
@@ -102,18 +110,16 @@ int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
                          double *out, char *range, size_t size,
                          struct bf_err *err);
 
-/*
- * The rule of a skia variant's threshold (see skia_variant_threshold):
- * 0 (d->threshold set to the variant's default when have_threshold is
- * false), BF_CFG__NEEDS_THRESHOLD (absolute has no default) or
- * BF_CFG__NOT_A_P_VALUE (mannwhitneyu's must be below 1).
- */
-enum { BF_CFG__NEEDS_THRESHOLD = 1, BF_CFG__NOT_A_P_VALUE = 2 };
-int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d, bool have_threshold);
-
-/* Fills cfg from the document's root node; 0 or BF_EINVAL. */
+/* Fills cfg from the document's root node (cfg_schema.c); 0 or BF_EINVAL. */
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
                       struct bf_cfg *cfg);
+
+/*
+ * A detector (cfg_detector.c): a name, or a mapping with a name and its
+ * parameters, into d (replacing its name and defaults); 0 or BF_EINVAL.
+ */
+int bf_cfg__load_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
+                          const char *path, struct bf_cfg_detector *d);
 
 /*
  * Walking and typed getters (cfg_walk.c, words in cfg_words.c). Each returns 0
@@ -171,7 +177,10 @@ int bf_cfg__get_words(struct bf_cfg__ld *ld, yaml_node_t *node,
                       const char *path, const char *const *words,
                       const char *what, bool exec_ok, struct bf_argv *out);
 
-/* The closest of words to s within a small edit distance, or NULL. */
+/*
+ * The closest of words to s within a small edit distance, or NULL
+ * (cfg_suggest.c).
+ */
 const char *bf_cfg__suggest(const char *s, const char *const *words);
 
 #endif /* BF_CFG_INT_H */

@@ -14,11 +14,8 @@
  * Defaults are not here: bf_cfg_init() sets them before loading.
  */
 
-#define PATH_SIZE 160
-
 #define OFF(m)  offsetof(struct bf_cfg, m)
 #define BOFF(m) offsetof(struct bf_cfg_benchmark, m)
-#define DOFF(m) offsetof(struct bf_cfg_detector, m)
 #define TABLE(f)                    \
 	{                           \
 		f, BF_ARRAY_SIZE(f) \
@@ -126,7 +123,7 @@ static int load_metrics(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                         const char *path)
 {
 	struct bf_cfg_benchmark *b = obj;
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 	yaml_node_t *key;
 	size_t n;
 	int ret;
@@ -174,7 +171,7 @@ static int load_env(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                     const char *path)
 {
 	struct bf_cfg_benchmark *b = obj;
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 	int ret;
 
 	if (bf_cfg__is_null(node))
@@ -250,7 +247,7 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                            const char *path)
 {
 	struct bf_cfg *cfg = obj;
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 	yaml_node_t *item;
 	size_t n;
 	int ret = 0;
@@ -289,239 +286,12 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	return ret;
 }
 
-#define NO_MAX HUGE_VAL
-
-static int load_variant(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                        const char *path)
-{
-	struct bf_cfg_detector *d = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_skia_algo_names,
-	                           "skia variant", &i);
-
-	if (!ret) {
-		free(d->variant);
-		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
-	}
-	return ret;
-}
-
-static const struct bf_cfg__field detector_fields[] = {
-	{ "name", BF_CFG__STR, DOFF(name), 0, 0, 0, NULL, NULL },
-	{ "width", BF_CFG__INT, DOFF(width), 0, 1, 100000, NULL, NULL },
-	{ "threshold", BF_CFG__DOUBLE, DOFF(threshold), BF_CFG__LO_OPEN, 0,
-	  NO_MAX, NULL, NULL },
-	{ "min_change", BF_CFG__DOUBLE, DOFF(min_change), 0, 0, NO_MAX, NULL,
-	  NULL },
-	{ "max_pvalue", BF_CFG__DOUBLE, DOFF(max_pvalue),
-	  BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1, NULL, NULL },
-	{ "variant", BF_CFG__FN, 0, 0, 0, 0, NULL, load_variant },
-	/* skia computes in float32: the largest float32 */
-	{ "stddev_threshold", BF_CFG__DOUBLE, DOFF(stddev_threshold),
-	  BF_CFG__LO_OPEN, 0, 3.4028234663852886e38, NULL, NULL },
-};
-static const struct bf_cfg__table detector_table = TABLE(detector_fields);
-
-static bool has_word(const char *const *words, const char *s)
-{
-	for (; *words; words++) {
-		if (!strcmp(*words, s))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Each known key of a detector mapping must be one its detector uses;
- * unknown keys are left to bf_cfg__load_map, which suggests a spelling.
- */
-static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
-                               const struct bf_cfg__detector_def *def)
-{
-	yaml_node_t *key;
-	const char *k;
-	bool known;
-
-	for (size_t i = 0; i < bf_cfg__map_size(map); i++) {
-		key = bf_cfg__pair_key(ld, map, i);
-		k = (const char *)key->data.scalar.value;
-		known = false;
-		for (size_t j = 0; j < detector_table.n; j++)
-			known = known || !strcmp(detector_fields[j].key, k);
-		if (known && !has_word(def->keys, k))
-			return bf_cfg__error(
-			        ld, key, "'%s' does not apply to detector '%s'",
-			        k, def->name);
-	}
-	return 0;
-}
-
-/*
- * A skia variant other than original scores on its own scale: without a
- * threshold it takes its variant's default, absolute (in the metric's
- * unit) has none, and mannwhitneyu's is a p-value below 1.
- */
-int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d, bool have_threshold)
-{
-	double def;
-
-	if (!d->variant)
-		return 0;
-	def = bf_skia_default_interesting(
-	        (enum bf_skia_algo)bf_skia_algo_from_name(d->variant));
-	if (!have_threshold && def == 0)
-		return BF_CFG__NEEDS_THRESHOLD;
-	if (!have_threshold)
-		d->threshold = def;
-	else if (!strcmp(d->variant, "mannwhitneyu") && d->threshold >= 1)
-		return BF_CFG__NOT_A_P_VALUE;
-	return 0;
-}
-
-static int skia_variant_threshold(struct bf_cfg__ld *ld, yaml_node_t *map,
-                                  const char *path, struct bf_cfg_detector *d)
-{
-	yaml_node_t *v = bf_cfg__find_key(ld, map, "variant");
-	yaml_node_t *t = bf_cfg__find_key(ld, map, "threshold");
-
-	if (!v)
-		return 0;
-	switch (bf_cfg__skia_threshold_rule(d, t != NULL)) {
-	case BF_CFG__NEEDS_THRESHOLD:
-		return bf_cfg__error(ld, v,
-		                     "skia variant '%s' needs a 'threshold' in "
-		                     "'%s' (a step in the metric's unit)",
-		                     d->variant, path);
-	case BF_CFG__NOT_A_P_VALUE:
-		return bf_cfg__error(ld, t,
-		                     "'%s.threshold' of skia variant "
-		                     "'mannwhitneyu' is a p-value: it must be "
-		                     "less than 1, not %g",
-		                     path, d->threshold);
-	}
-	return 0;
-}
-
-int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
-                         struct bf_err *err)
-{
-	int i = bf_detector_from_name(name);
-
-	if (i < 0)
-		return bf_err_set(err, BF_EINVAL,
-		                  "unknown detector '%s' (jetpack, skia, "
-		                  "perfherder or edivisive)",
-		                  name);
-	memset(d, 0, sizeof(*d));
-	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
-	return 0;
-}
-
-int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
-                           const char *value, struct bf_err *err)
-{
-	const struct bf_cfg__detector_def *def =
-	        &bf_cfg__detectors[bf_detector_from_name(d->name)];
-	const struct bf_cfg__field *f = NULL;
-	char range[96];
-	double v;
-	int i;
-
-	for (size_t j = 0; j < detector_table.n; j++)
-		if (!strcmp(detector_fields[j].key, key))
-			f = &detector_fields[j];
-	if (!f || !strcmp(key, "name"))
-		return bf_err_set(err, BF_EINVAL, "no detector parameter '%s'",
-		                  key);
-	if (!has_word(def->keys, key))
-		return bf_err_set(err, BF_EINVAL,
-		                  "does not apply to detector '%s'", def->name);
-	if (f->type == BF_CFG__FN) { /* variant */
-		if ((i = bf_skia_algo_from_name(value)) < 0)
-			return bf_err_set(
-			        err, BF_EINVAL,
-			        "unknown skia variant '%s' (original, "
-			        "absolute, percent, cohen, "
-			        "mannwhitneyu)",
-			        value);
-		free(d->variant);
-		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
-		return 0;
-	}
-	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range), err)) {
-	case BF_CFG__NOT_A_NUMBER:
-		return BF_EINVAL; /* err says why: not a number, out of range */
-	case BF_CFG__OUT_OF_RANGE:
-		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
-		                  value);
-	}
-	if (f->type == BF_CFG__INT)
-		*(int *)((char *)d + f->off) = (int)v;
-	else
-		*(double *)((char *)d + f->off) = v;
-	return 0;
-}
-
-int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
-                           struct bf_err *err)
-{
-	switch (bf_cfg__skia_threshold_rule(d, have_threshold)) {
-	case BF_CFG__NEEDS_THRESHOLD:
-		return bf_err_set(err, BF_EINVAL,
-		                  "skia variant '%s' needs a threshold (a "
-		                  "step in the metric's unit)",
-		                  d->variant);
-	case BF_CFG__NOT_A_P_VALUE:
-		return bf_err_set(err, BF_EINVAL,
-		                  "the threshold of skia variant "
-		                  "'mannwhitneyu' is a p-value: it must be "
-		                  "less than 1, not %g",
-		                  d->threshold);
-	}
-	return 0;
-}
-
-/* A detector: a name, or a mapping with a name and its parameters. */
-static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
-                              const char *path, struct bf_cfg_detector *d)
-{
-	yaml_node_t *name = node;
-	char sub[PATH_SIZE];
-	size_t i;
-	int ret;
-
-	if (node->type == YAML_MAPPING_NODE) {
-		ret = bf_cfg__check_keys(ld, node, path);
-		if (ret)
-			return ret;
-		name = bf_cfg__find_key(ld, node, "name");
-		if (!name)
-			return bf_cfg__error(
-			        ld, node, "missing required key 'name' in '%s'",
-			        path);
-	}
-	bf_cfg__join(sub, sizeof(sub), path, name == node ? "" : "name");
-	ret = bf_cfg__get_word(ld, name, name == node ? path : sub,
-	                       bf_detector_names, "detector", &i);
-	if (ret)
-		return ret;
-	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
-	if (name == node)
-		return 0;
-	ret = check_detector_keys(ld, node, &bf_cfg__detectors[i]);
-	if (!ret)
-		ret = bf_cfg__load_map(ld, node, path, &detector_table, d);
-	if (!ret && d->variant)
-		ret = skia_variant_threshold(ld, node, path, d);
-	return ret;
-}
-
 static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                          const char *path)
 {
 	struct bf_cfg *cfg = obj;
 
-	return load_detector_into(ld, node, path, &cfg->postsubmit.detector);
+	return bf_cfg__load_detector(ld, node, path, &cfg->postsubmit.detector);
 }
 
 static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
@@ -529,7 +299,7 @@ static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
 {
 	struct bf_cfg_benchmark *b = obj;
 
-	return load_detector_into(ld, node, path, &b->detector);
+	return bf_cfg__load_detector(ld, node, path, &b->detector);
 }
 
 static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
@@ -537,8 +307,10 @@ static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
 {
 	struct bf_cfg_metric *m = obj;
 
-	return load_detector_into(ld, node, path, &m->detector);
+	return bf_cfg__load_detector(ld, node, path, &m->detector);
 }
+
+#define NO_MAX HUGE_VAL
 
 static const struct bf_cfg__field project_fields[] = {
 	{ "repo", BF_CFG__STR, OFF(project.repo), BF_CFG__REQUIRED, 0, 0, NULL,

@@ -9,7 +9,6 @@
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
 
-#define PATH_SIZE 160
 #define DESC_SIZE 64
 
 int bf_cfg__error(struct bf_cfg__ld *ld, const yaml_node_t *node,
@@ -360,7 +359,7 @@ static int unknown_key(struct bf_cfg__ld *ld, yaml_node_t *key,
 {
 	const char *keys[33];
 	const char *k = scalar(key), *near;
-	char where[PATH_SIZE + 8] = "";
+	char where[BF_CFG__PATH_SIZE + 8] = "";
 
 	for (size_t i = 0; i < t->n; i++)
 		keys[i] = t->fields[i].key;
@@ -400,7 +399,7 @@ static int load_pair(struct bf_cfg__ld *ld, yaml_node_t *map, size_t i,
                      uint32_t *seen)
 {
 	yaml_node_t *key = bf_cfg__pair_key(ld, map, i);
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 
 	for (size_t j = 0; j < t->n; j++) {
 		if (strcmp(scalar(key), t->fields[j].key))
