@@ -45,18 +45,17 @@ static int load_variant(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 }
 
 static const struct bf_cfg__field detector_fields[] = {
-	{ "name", BF_CFG__STR, DOFF(name), 0, 0, 0, NULL, NULL },
-	{ "width", BF_CFG__INT, DOFF(width), 0, 1, 100000, NULL, NULL },
-	{ "threshold", BF_CFG__DOUBLE, DOFF(threshold), BF_CFG__LO_OPEN, 0,
-	  NO_MAX, NULL, NULL },
-	{ "min_change", BF_CFG__DOUBLE, DOFF(min_change), 0, 0, NO_MAX, NULL,
-	  NULL },
-	{ "max_pvalue", BF_CFG__DOUBLE, DOFF(max_pvalue),
-	  BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1, NULL, NULL },
-	{ "variant", BF_CFG__FN, 0, 0, 0, 0, NULL, load_variant },
+	BF_CFG__STR_KEY("name", DOFF(name), 0),
+	BF_CFG__INT_KEY("width", DOFF(width), 1, 100000),
+	BF_CFG__DOUBLE_KEY("threshold", DOFF(threshold), BF_CFG__LO_OPEN, 0,
+	                   NO_MAX),
+	BF_CFG__DOUBLE_KEY("min_change", DOFF(min_change), 0, 0, NO_MAX),
+	BF_CFG__DOUBLE_KEY("max_pvalue", DOFF(max_pvalue),
+	                   BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1),
+	BF_CFG__FN_KEY("variant", 0, 0, load_variant),
 	/* skia computes in float32: the largest float32 */
-	{ "stddev_threshold", BF_CFG__DOUBLE, DOFF(stddev_threshold),
-	  BF_CFG__LO_OPEN, 0, 3.4028234663852886e38, NULL, NULL },
+	BF_CFG__DOUBLE_KEY("stddev_threshold", DOFF(stddev_threshold),
+	                   BF_CFG__LO_OPEN, 0, 3.4028234663852886e38),
 };
 static const struct bf_cfg__table detector_table = TABLE(detector_fields);
 
@@ -161,8 +160,6 @@ int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
 	const struct bf_cfg__detector_def *def =
 	        &bf_cfg__detectors[bf_detector_from_name(d->name)];
 	const struct bf_cfg__field *f = NULL;
-	char range[96];
-	double v;
 	int i;
 
 	for (size_t j = 0; j < detector_table.n; j++)
@@ -186,18 +183,7 @@ int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
 		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
 		return 0;
 	}
-	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range), err)) {
-	case BF_CFG__NOT_A_NUMBER:
-		return BF_EINVAL; /* err says why: not a number, out of range */
-	case BF_CFG__OUT_OF_RANGE:
-		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
-		                  value);
-	}
-	if (f->type == BF_CFG__INT)
-		*(int *)((char *)d + f->off) = (int)v;
-	else
-		*(double *)((char *)d + f->off) = v;
-	return 0;
+	return bf_cfg__set_number((char *)d + f->off, f, value, NULL, err);
 }
 
 int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
@@ -219,9 +205,10 @@ int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
 	return 0;
 }
 
-int bf_cfg__load_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
-                          const char *path, struct bf_cfg_detector *d)
+int bf_cfg__load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                          const char *path)
 {
+	struct bf_cfg_detector *d = obj;
 	yaml_node_t *name = node;
 	char sub[BF_CFG__PATH_SIZE];
 	size_t i;

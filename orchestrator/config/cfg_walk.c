@@ -163,6 +163,19 @@ yaml_node_t *bf_cfg__find_key(struct bf_cfg__ld *ld, yaml_node_t *map,
 	return NULL;
 }
 
+int bf_cfg__get_names(struct bf_cfg__ld *ld, yaml_node_t *node,
+                      const char *path, const char *what, size_t *n)
+{
+	*n = 0;
+	if (bf_cfg__is_null(node))
+		return 0;
+	if (node->type != YAML_MAPPING_NODE)
+		return bf_cfg__error(ld, node, "'%s' must be a mapping of %s",
+		                     path, what);
+	*n = bf_cfg__map_size(node);
+	return bf_cfg__check_keys(ld, node, path);
+}
+
 int bf_cfg__want(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
                  const char *what)
 {
@@ -216,6 +229,8 @@ static int get_bool(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 	return 0;
 }
 
+enum { NOT_A_NUMBER = 1, OUT_OF_RANGE = 2 };
+
 /* "between 2 and 10000", "greater than 0 and less than 1", ... */
 static void range_text(char *out, size_t size, const struct bf_cfg__field *f)
 {
@@ -242,9 +257,14 @@ static bool in_range(double v, const struct bf_cfg__field *f)
 	return true;
 }
 
-int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
-                         double *out, char *range, size_t size,
-                         struct bf_err *err)
+/*
+ * text as the INT or DOUBLE field f's value: 0, NOT_A_NUMBER (err, which
+ * may be NULL, says why: not a number, out of range), or OUT_OF_RANGE
+ * with f's range in words ("between 1 and 100000") in range.
+ */
+static int parse_number(const struct bf_cfg__field *f, const char *text,
+                        double *out, char *range, size_t size,
+                        struct bf_err *err)
 {
 	int64_t i;
 	int ret;
@@ -257,11 +277,41 @@ int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
 		ret = bf_parse_double(out, text, false, err);
 	}
 	if (ret)
-		return BF_CFG__NOT_A_NUMBER;
+		return NOT_A_NUMBER;
 	if (in_range(*out, f))
 		return 0;
 	range_text(range, size, f);
-	return BF_CFG__OUT_OF_RANGE;
+	return OUT_OF_RANGE;
+}
+
+/* v into the INT or DOUBLE field f's member at p. */
+static void store_number(void *p, const struct bf_cfg__field *f, double v)
+{
+	if (f->type == BF_CFG__INT)
+		*(int *)p = (int)v;
+	else
+		*(double *)p = v;
+}
+
+int bf_cfg__set_number(void *out, const struct bf_cfg__field *f,
+                       const char *text, const char *name, struct bf_err *err)
+{
+	char range[96];
+	double v;
+
+	switch (parse_number(f, text, &v, range, sizeof(range), err)) {
+	case NOT_A_NUMBER:
+		return BF_EINVAL; /* err says why: not a number, out of range */
+	case OUT_OF_RANGE:
+		if (name)
+			return bf_err_set(err, BF_EINVAL,
+			                  "must be %s (as %s), not %s", range,
+			                  name, text);
+		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
+		                  text);
+	}
+	store_number(out, f, v);
+	return 0;
 }
 
 static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
@@ -273,11 +323,11 @@ static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	switch (bf_cfg__parse_number(f, scalar(node), out, range, sizeof(range),
-	                             NULL)) {
+	switch (parse_number(f, scalar(node), out, range, sizeof(range),
+	                     NULL)) {
 	case 0:
 		return 0;
-	case BF_CFG__NOT_A_NUMBER:
+	case NOT_A_NUMBER:
 		return bf_cfg__want(ld, node, path, what);
 	default:
 		return bf_cfg__error(ld, node, "'%s' must be %s, not %s", path,
@@ -321,10 +371,9 @@ int bf_cfg__get_argv(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 	return 0;
 }
 
-static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
-                      yaml_node_t *node, void *obj, const char *path)
+int bf_cfg__get_value(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
+                      yaml_node_t *node, void *p, const char *path)
 {
-	char *p = (char *)obj + f->off;
 	double v;
 	int ret;
 
@@ -334,10 +383,8 @@ static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
 	case BF_CFG__INT:
 	case BF_CFG__DOUBLE:
 		ret = get_number(ld, node, path, f, &v);
-		if (!ret && f->type == BF_CFG__INT)
-			*(int *)p = (int)v;
-		else if (!ret)
-			*(double *)p = v;
+		if (!ret)
+			store_number(p, f, v);
 		return ret;
 	case BF_CFG__U64:
 		return get_u64(ld, node, path, (uint64_t *)p);
@@ -346,94 +393,7 @@ static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
 	case BF_CFG__ARGV:
 		return bf_cfg__get_argv(ld, node, path, f->flags,
 		                        (struct bf_argv *)p);
-	case BF_CFG__MAP:
-		return bf_cfg__load_map(ld, node, path, f->sub, obj);
-	case BF_CFG__FN:
-		return f->fn(ld, node, obj, path);
+	default:
+		BF_BUG("field '%s' is not a value", f->key);
 	}
-	BF_BUG("unknown field type %d", (int)f->type);
-}
-
-static int unknown_key(struct bf_cfg__ld *ld, yaml_node_t *key,
-                       const char *path, const struct bf_cfg__table *t)
-{
-	const char *keys[33];
-	const char *k = scalar(key), *near;
-	char where[BF_CFG__PATH_SIZE + 8] = "";
-
-	for (size_t i = 0; i < t->n; i++)
-		keys[i] = t->fields[i].key;
-	keys[t->n] = NULL;
-	near = bf_cfg__suggest(k, keys);
-	if (*path)
-		snprintf(where, sizeof(where), " in '%s'", path);
-	if (near)
-		return bf_cfg__error(ld, key,
-		                     "unknown key '%s'%s (did you mean '%s'?)",
-		                     k, where, near);
-	return bf_cfg__error(ld, key, "unknown key '%s'%s", k, where);
-}
-
-static int check_required(struct bf_cfg__ld *ld, yaml_node_t *node,
-                          const char *path, const struct bf_cfg__table *t,
-                          uint32_t seen)
-{
-	const struct bf_cfg__field *f;
-
-	for (size_t i = 0; i < t->n; i++) {
-		f = &t->fields[i];
-		if (!(f->flags & BF_CFG__REQUIRED) || (seen & (1u << i)))
-			continue;
-		if (!*path)
-			return bf_cfg__error(
-			        ld, node, "missing required key '%s'", f->key);
-		return bf_cfg__error(ld, node,
-		                     "missing required key '%s' in '%s'",
-		                     f->key, path);
-	}
-	return 0;
-}
-
-static int load_pair(struct bf_cfg__ld *ld, yaml_node_t *map, size_t i,
-                     const char *path, const struct bf_cfg__table *t, void *obj,
-                     uint32_t *seen)
-{
-	yaml_node_t *key = bf_cfg__pair_key(ld, map, i);
-	char sub[BF_CFG__PATH_SIZE];
-
-	for (size_t j = 0; j < t->n; j++) {
-		if (strcmp(scalar(key), t->fields[j].key))
-			continue;
-		*seen |= 1u << j;
-		bf_cfg__join(sub, sizeof(sub), path, t->fields[j].key);
-		return load_field(ld, &t->fields[j],
-		                  bf_cfg__pair_value(ld, map, i), obj, sub);
-	}
-	return unknown_key(ld, key, path, t);
-}
-
-int bf_cfg__load_map(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
-                     const struct bf_cfg__table *t, void *obj)
-{
-	uint32_t seen = 0;
-	int ret = 0;
-
-	if (t->n > 32)
-		BF_BUG("table for '%s' has %zu keys", path, t->n);
-	if (bf_cfg__is_null(node))
-		return check_required(ld, node, path, t, seen);
-	if (node->type != YAML_MAPPING_NODE)
-		return bf_cfg__want(ld, node, *path ? path : "the config",
-		                    "a mapping of keys");
-	if ((ret = bf_cfg__check_keys(ld, node, path)))
-		return ret;
-	/* every key, so that one run names every error (the first returns) */
-	for (size_t i = 0; i < bf_cfg__map_size(node); i++) {
-		int r = load_pair(ld, node, i, path, t, obj, &seen);
-
-		ret = ret ? ret : r;
-	}
-	if (check_required(ld, node, path, t, seen) && !ret)
-		ret = BF_EINVAL;
-	return ret;
 }

@@ -3,6 +3,7 @@ CFG_OBJS := orchestrator/config/cfg.o
 CFG_OBJS += orchestrator/config/cfg_load.o
 CFG_OBJS += orchestrator/config/cfg_json.o
 CFG_OBJS += orchestrator/config/cfg_walk.o
+CFG_OBJS += orchestrator/config/cfg_table.o
 CFG_OBJS += orchestrator/config/cfg_words.o
 CFG_OBJS += orchestrator/config/cfg_suggest.o
 CFG_OBJS += orchestrator/config/cfg_schema.o
