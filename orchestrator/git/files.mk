@@ -2,3 +2,4 @@ ORCH_OBJS += orchestrator/git/workspace.o
 ORCH_OBJS += orchestrator/git/buildcache.o
 ORCH_OBJS += orchestrator/git/artifacts.o
 ORCH_OBJS += orchestrator/git/gitrepo.o
+ORCH_OBJS += orchestrator/git/gitrepo_export.o
