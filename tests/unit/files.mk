@@ -3,7 +3,11 @@
 UNIT_TESTS += tests/unit/core/test_core
 UNIT_TESTS += tests/unit/spawn/test_spawn
 UNIT_TESTS += tests/unit/cfg/test_cfg
-tests/unit/cfg/test_cfg_OBJS := $(CFG_OBJS)
+tests/unit/cfg/test_cfg_OBJS := $(CFG_OBJS) tests/unit/cfg/expect.o
+UNIT_TESTS += tests/unit/cfg/test_cfg_json
+tests/unit/cfg/test_cfg_json_OBJS := $(CFG_OBJS) tests/unit/cfg/expect.o
+UNIT_TESTS += tests/unit/cfg/test_cfg_keys
+tests/unit/cfg/test_cfg_keys_OBJS := $(CFG_OBJS) tests/unit/cfg/expect.o
 UNIT_TESTS += tests/unit/store/test_store
 tests/unit/store/test_store_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o orchestrator/store/store_run.o orchestrator/store/store_alert.o
 UNIT_TESTS += tests/unit/commands/test_commands
