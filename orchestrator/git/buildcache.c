@@ -170,10 +170,19 @@ static bool is_make_flags(const char *name, size_t len)
 	       (len == 12 && !strncmp(name, "GNUMAKEFLAGS", 12));
 }
 
+static json_t *argv_json(const struct bf_argv *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->argc; i++)
+		json_array_append_new(arr, json_string(a->argv[i]));
+	return arr;
+}
+
 static json_t *env_inputs(void)
 {
 	struct bf_argv vars = BF_ARGV_INIT;
-	json_t *env = json_array();
+	json_t *env;
 
 	for (char **e = environ; e && *e; e++) {
 		const char *eq = strchr(*e, '=');
@@ -191,19 +200,9 @@ static json_t *env_inputs(void)
 	}
 	if (vars.argc)
 		qsort(vars.argv, vars.argc, sizeof(*vars.argv), cmp_str);
-	for (size_t i = 0; i < vars.argc; i++)
-		json_array_append_new(env, json_string(vars.argv[i]));
+	env = argv_json(&vars);
 	bf_argv_release(&vars);
 	return env;
-}
-
-static json_t *argv_json(const struct bf_argv *a)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < a->argc; i++)
-		json_array_append_new(arr, json_string(a->argv[i]));
-	return arr;
 }
 
 json_t *bf_buildcache_inputs(const char *tree, const struct bf_cfg *cfg)
