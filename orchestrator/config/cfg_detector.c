@@ -81,7 +81,7 @@ static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
 
 	for (size_t i = 0; i < bf_cfg__map_size(map); i++) {
 		key = bf_cfg__pair_key(ld, map, i);
-		k = (const char *)key->data.scalar.value;
+		k = bf_cfg__scalar(key);
 		known = false;
 		for (size_t j = 0; j < detector_table.n; j++)
 			known = known || !strcmp(detector_fields[j].key, k);

@@ -213,6 +213,12 @@ size_t bf_cfg__map_size(const yaml_node_t *map);
 yaml_node_t *bf_cfg__item(struct bf_cfg__ld *ld, yaml_node_t *seq, size_t i);
 size_t bf_cfg__seq_size(const yaml_node_t *seq);
 
+/* A scalar node's text. Borrowed. */
+static inline const char *bf_cfg__scalar(const yaml_node_t *node)
+{
+	return (const char *)node->data.scalar.value;
+}
+
 /* A null scalar: empty, "~" or "null" written plain. */
 bool bf_cfg__is_null(const yaml_node_t *node);
 /* Describes node for messages ("'ten'", "a list"); returns buf. */

@@ -35,7 +35,7 @@ static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 	if (node->type != YAML_SCALAR_NODE ||
 	    node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    strcmp((const char *)node->data.scalar.value, "1"))
+	    strcmp(bf_cfg__scalar(node), "1"))
 		return bf_cfg__error(
 		        ld, node,
 		        "unsupported config %s %s (this benchfarm reads version 1)",
@@ -67,8 +67,7 @@ static int load_metrics(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	b->metrics = bf_xcalloc(n, sizeof(*b->metrics));
 	for (size_t i = 0; !ret && i < n; i++, b->nmetrics++) {
 		key = bf_cfg__pair_key(ld, node, i);
-		b->metrics[i].name =
-		        bf_xstrdup((const char *)key->data.scalar.value);
+		b->metrics[i].name = bf_xstrdup(bf_cfg__scalar(key));
 		b->metrics[i].better = BF_BETTER_LOWER;
 		bf_cfg__join(sub, sizeof(sub), path, b->metrics[i].name);
 		ret = bf_cfg__load_map(ld, bf_cfg__pair_value(ld, node, i), sub,
@@ -104,7 +103,7 @@ static int load_env(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 	for (size_t i = 0; !ret && i < n; i++) {
 		yaml_node_t *key = bf_cfg__pair_key(ld, node, i);
-		const char *name = (const char *)key->data.scalar.value;
+		const char *name = bf_cfg__scalar(key);
 		char *value = NULL;
 
 		if (!is_env_name(name))

@@ -10,11 +10,6 @@
  * unknown keys (with a suggestion), missing required ones.
  */
 
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
 static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
                       yaml_node_t *node, void *obj, const char *path)
 {
@@ -45,7 +40,7 @@ static int unknown_key(struct bf_cfg__ld *ld, yaml_node_t *key,
                        const char *path, const struct bf_cfg__table *t)
 {
 	const char *keys[33];
-	const char *k = scalar(key), *near;
+	const char *k = bf_cfg__scalar(key), *near;
 	char where[BF_CFG__PATH_SIZE + 8] = "";
 
 	for (size_t i = 0; i < t->n; i++)
@@ -89,7 +84,7 @@ static int load_pair(struct bf_cfg__ld *ld, yaml_node_t *map, size_t i,
 	char sub[BF_CFG__PATH_SIZE];
 
 	for (size_t j = 0; j < t->n; j++) {
-		if (strcmp(scalar(key), t->fields[j].key))
+		if (strcmp(bf_cfg__scalar(key), t->fields[j].key))
 			continue;
 		*seen |= 1u << j;
 		bf_cfg__join(sub, sizeof(sub), path, t->fields[j].key);

@@ -62,11 +62,6 @@ yaml_node_t *bf_cfg__item(struct bf_cfg__ld *ld, yaml_node_t *seq, size_t i)
 	                              seq->data.sequence.items.start[i]);
 }
 
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
 bool bf_cfg__is_null(const yaml_node_t *node)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
@@ -75,7 +70,7 @@ bool bf_cfg__is_null(const yaml_node_t *node)
 	    node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	for (size_t i = 0; i < BF_ARRAY_SIZE(nulls); i++) {
-		if (!strcmp(scalar(node), nulls[i]))
+		if (!strcmp(bf_cfg__scalar(node), nulls[i]))
 			return true;
 	}
 	return false;
@@ -93,7 +88,7 @@ const char *bf_cfg__describe(const yaml_node_t *node, char *buf, size_t size)
 	if (bf_cfg__is_null(node))
 		return "an empty value";
 	/* Quote the value, without controls, cut at a character boundary. */
-	s = scalar(node);
+	s = bf_cfg__scalar(node);
 	buf[n++] = '\'';
 	for (; *s && n < max; s++)
 		buf[n++] = (unsigned char)*s < 0x20 ? '?' : *s;
@@ -129,19 +124,20 @@ int bf_cfg__check_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
 	for (size_t i = 0; i < n; i++) {
 		key = bf_cfg__pair_key(ld, map, i);
 		if (key->type != YAML_SCALAR_NODE || bf_cfg__is_null(key) ||
-		    strlen(scalar(key)) != key->data.scalar.length)
+		    strlen(bf_cfg__scalar(key)) != key->data.scalar.length)
 			return bf_cfg__error(
 			        ld, key,
 			        "keys in '%s' must be non-empty strings",
 			        *path ? path : "the config");
 		for (size_t j = 0; j < i; j++) {
 			prev = bf_cfg__pair_key(ld, map, j);
-			if (strcmp(scalar(prev), scalar(key)))
+			if (strcmp(bf_cfg__scalar(prev), bf_cfg__scalar(key)))
 				continue;
 			return bf_cfg__error(
 			        ld, key,
 			        "duplicate key '%s' in '%s' (first at line %zu)",
-			        scalar(key), *path ? path : "the config",
+			        bf_cfg__scalar(key),
+			        *path ? path : "the config",
 			        prev->start_mark.line + 1);
 		}
 	}
@@ -157,7 +153,8 @@ yaml_node_t *bf_cfg__find_key(struct bf_cfg__ld *ld, yaml_node_t *map,
 		return NULL;
 	for (size_t i = 0; i < bf_cfg__map_size(map); i++) {
 		k = bf_cfg__pair_key(ld, map, i);
-		if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
+		if (k->type == YAML_SCALAR_NODE &&
+		    !strcmp(bf_cfg__scalar(k), key))
 			return bf_cfg__pair_value(ld, map, i);
 	}
 	return NULL;
@@ -195,7 +192,7 @@ static int plain(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 		return bf_cfg__error(
 		        ld, node,
 		        "'%s' must be %s, not the quoted string '%s' (remove the quotes)",
-		        path, what, scalar(node));
+		        path, what, bf_cfg__scalar(node));
 	return 0;
 }
 
@@ -203,13 +200,13 @@ int bf_cfg__get_str(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
                     char **out)
 {
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node) ||
-	    !*scalar(node))
+	    !*bf_cfg__scalar(node))
 		return bf_cfg__want(ld, node, path, "a non-empty string");
-	if (strlen(scalar(node)) != node->data.scalar.length)
+	if (strlen(bf_cfg__scalar(node)) != node->data.scalar.length)
 		return bf_cfg__error(
 		        ld, node, "'%s' must not contain NUL characters", path);
 	free(*out);
-	*out = bf_xstrdup(scalar(node));
+	*out = bf_xstrdup(bf_cfg__scalar(node));
 	return 0;
 }
 
@@ -220,9 +217,9 @@ static int get_bool(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	if (!strcmp(scalar(node), "true"))
+	if (!strcmp(bf_cfg__scalar(node), "true"))
 		*out = true;
-	else if (!strcmp(scalar(node), "false"))
+	else if (!strcmp(bf_cfg__scalar(node), "false"))
 		*out = false;
 	else
 		return bf_cfg__want(ld, node, path, what);
@@ -323,7 +320,7 @@ static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	switch (parse_number(f, scalar(node), out, range, sizeof(range),
+	switch (parse_number(f, bf_cfg__scalar(node), out, range, sizeof(range),
 	                     NULL)) {
 	case 0:
 		return 0;
@@ -331,7 +328,7 @@ static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
 		return bf_cfg__want(ld, node, path, what);
 	default:
 		return bf_cfg__error(ld, node, "'%s' must be %s, not %s", path,
-		                     range, scalar(node));
+		                     range, bf_cfg__scalar(node));
 	}
 }
 
@@ -342,7 +339,7 @@ static int get_u64(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	if (bf_parse_u64(out, scalar(node), NULL))
+	if (bf_parse_u64(out, bf_cfg__scalar(node), NULL))
 		return bf_cfg__want(ld, node, path, what);
 	return 0;
 }
@@ -363,10 +360,10 @@ int bf_cfg__get_argv(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 	for (size_t i = 0; i < n; i++) {
 		item = bf_cfg__item(ld, node, i);
 		if (item->type != YAML_SCALAR_NODE || bf_cfg__is_null(item) ||
-		    strlen(scalar(item)) != item->data.scalar.length)
+		    strlen(bf_cfg__scalar(item)) != item->data.scalar.length)
 			return bf_cfg__want(ld, item, path,
 			                    "a list of strings");
-		bf_argv_push(out, scalar(item));
+		bf_argv_push(out, bf_cfg__scalar(item));
 	}
 	return 0;
 }

@@ -9,11 +9,6 @@
  * misspelt one gets a suggestion (cfg_suggest.c).
  */
 
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
 /* "a, b or c" from words, plus extra (if not NULL) as the last one. */
 static void word_list(char *out, size_t size, const char *const *words,
                       const char *extra)
@@ -43,15 +38,15 @@ static int word_error(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node))
 		return bf_cfg__want(ld, node, path, "a word");
-	near = bf_cfg__suggest(scalar(node), words);
+	near = bf_cfg__suggest(bf_cfg__scalar(node), words);
 	if (near)
 		return bf_cfg__error(
 		        ld, node,
 		        "unknown %s '%s' for '%s' (did you mean '%s'?)", what,
-		        scalar(node), path, near);
+		        bf_cfg__scalar(node), path, near);
 	word_list(list, sizeof(list), words, extra);
 	return bf_cfg__error(ld, node, "unknown %s '%s' for '%s' (expected %s)",
-	                     what, scalar(node), path, list);
+	                     what, bf_cfg__scalar(node), path, list);
 }
 
 static bool find_word(const yaml_node_t *node, const char *const *words,
@@ -60,7 +55,7 @@ static bool find_word(const yaml_node_t *node, const char *const *words,
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node))
 		return false;
 	for (size_t i = 0; words[i]; i++) {
-		if (!strcmp(scalar(node), words[i])) {
+		if (!strcmp(bf_cfg__scalar(node), words[i])) {
 			*idx_out = i;
 			return true;
 		}
