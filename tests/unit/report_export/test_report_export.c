@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "benchfarm/plugin.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
 #include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_junit;

@@ -18,8 +18,8 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/plugin.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
 
 extern const struct bf_plugin bf_plugin_gerrit;
 

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "benchfarm/plugin.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
 #include "report_markdown.h"
 #include "report_util.h"
 
