@@ -20,10 +20,10 @@
 #include "benchfarm/plugin.h"
 #include "benchfarm/report.h"
 #include "mocks/host_mock.h"
+#include "mocks/report_fixture.h"
 
 extern const struct bf_plugin bf_plugin_gerrit;
 
-#define FX    "tests/fixtures/report/"
 #define LINK  "https://ci.example.com/7"
 #define SHA2  "2222222222222222222222222222222222222222"
 #define QUERY "gerrit query --format JSON --patch-sets --files "
@@ -120,17 +120,6 @@ static void rec_release(struct rec *r)
 
 /* ---- helpers ---- */
 
-static json_t *load(const char *name)
-{
-	char path[256];
-	json_t *d;
-
-	snprintf(path, sizeof(path), FX "%s.json", name);
-	d = json_load_file(path, 0, NULL);
-	assert_non_null(d);
-	return d;
-}
-
 static void opts_init(struct bf_report_opts *o)
 {
 	struct bf_report_opts init = BF_REPORT_OPTS_INIT;
@@ -186,7 +175,7 @@ static json_t *review_of(const json_t *d, const struct bf_report_opts *o)
 static json_t *review_of_fixture(const char *name,
                                  const struct bf_report_opts *o)
 {
-	json_t *d = load(name), *rv = review_of(d, o);
+	json_t *d = report_fixture(name), *rv = review_of(d, o);
 
 	json_decref(d);
 	return rv;
@@ -383,7 +372,7 @@ static void test_gerrit__votes(void **state)
 	                                   "was compared\n"));
 	json_decref(rv);
 	/* a result too noisy to judge earns no pass vote, and says so */
-	d = load("compare-clean");
+	d = report_fixture("compare-clean");
 	json_object_set_new(json_array_get(json_object_get(d, "results"), 0),
 	                    "verdict", json_string("unknown"));
 	rv = review_of(d, &o);
@@ -396,7 +385,7 @@ static void test_gerrit__votes(void **state)
 	/* a regression among infrastructure failures still votes */
 	assert_int_equal(vote_of("compare-hostile", &o), -2);
 	/* fail_on: never makes a regression a number, not a gate */
-	d = load("compare-regressed");
+	d = report_fixture("compare-regressed");
 	json_object_set_new(json_object_get(d, "settings"), "fail_on",
 	                    json_string("never"));
 	rv = review_of(d, &o);
@@ -459,7 +448,7 @@ static void test_gerrit__hostile_names_stay_in_indented_lines(void **state)
 /* A result with n regressions, n errors, n improvements, n devices. */
 static json_t *huge(size_t n)
 {
-	json_t *d = load("compare-regressed");
+	json_t *d = report_fixture("compare-regressed");
 	json_t *results = json_array(), *errors = json_array();
 	json_t *devices = json_array();
 	char name[300];
@@ -554,7 +543,7 @@ static void test_gerrit__message_stays_under_gerrit_limit(void **state)
 static void test_gerrit__comment_paths(void **state)
 {
 	struct bf_report_opts o;
-	json_t *d = load("compare-regressed"), *rv, *rc, *r, *c;
+	json_t *d = report_fixture("compare-regressed"), *rv, *rc, *r, *c;
 	const char *files[] = { "./bench/x.cc", "/etc/passwd", "../up.cc",
 		                "bench/../../up.cc" };
 
@@ -617,7 +606,7 @@ static int review_with_env(const json_t *d, const char *v, json_t **rv,
 static void test_gerrit__robot_comments_on_request(void **state)
 {
 	struct bf_err err = BF_ERR_INIT;
-	json_t *d = load("compare-regressed"), *rv, *want;
+	json_t *d = report_fixture("compare-regressed"), *rv, *want;
 
 	(void)state;
 	/* "robot": the comments of a server before 3.12, same places */
@@ -664,7 +653,7 @@ static void test_gerrit__bad_input(void **state)
 	host_mock_release(&m);
 	json_decref(d);
 	/* a detect result is not for Gerrit */
-	d = load("detect");
+	d = report_fixture("detect");
 	assert_int_equal(render(d, &o, host_mock_init(&m), NULL, &err),
 	                 BF_EINVAL);
 	assert_non_null(strstr(err.msg, "detect"));
@@ -672,7 +661,7 @@ static void test_gerrit__bad_input(void **state)
 	host_mock_release(&m);
 	json_decref(d);
 	/* a check name from the command line that is not UTF-8 */
-	d = load("compare-clean");
+	d = report_fixture("compare-clean");
 	o.check_name = "perf\xff";
 	assert_int_equal(render(d, &o, host_mock_init(&m), NULL, &err),
 	                 BF_EINVAL);
@@ -722,7 +711,7 @@ static char *post(const char *fixture, const char *change, struct rec *r,
 {
 	struct bf_report_opts o;
 	struct bf_err err = BF_ERR_INIT;
-	json_t *d = load(fixture);
+	json_t *d = report_fixture(fixture);
 	char *text = NULL;
 	int ret;
 
@@ -879,7 +868,7 @@ static char *posted_change(const char *fixture, const char *num, const char *ps)
 	struct bf_err err = BF_ERR_INIT;
 	struct host_mock m;
 	const struct bf_host *h = host_mock_init(&m);
-	json_t *d = load(fixture);
+	json_t *d = report_fixture(fixture);
 	char *argv;
 
 	opts_init(&o);
@@ -928,7 +917,7 @@ static void test_gerrit__refuses_a_change_that_is_not_one(void **state)
 	};
 	struct bf_report_opts o;
 	struct host_mock m;
-	json_t *d = load("compare-regressed");
+	json_t *d = report_fixture("compare-regressed");
 
 	(void)state;
 	opts_init(&o);

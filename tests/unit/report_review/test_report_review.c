@@ -18,24 +18,12 @@
 #include "benchfarm/plugin.h"
 #include "benchfarm/report.h"
 #include "mocks/host_mock.h"
+#include "mocks/report_fixture.h"
 #include "report_markdown.h"
 #include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_github;
 extern const struct bf_plugin bf_plugin_gitlab;
-
-#define FX "tests/fixtures/report/"
-
-static json_t *load(const char *name)
-{
-	char path[256];
-	json_t *d;
-
-	snprintf(path, sizeof(path), FX "%s.json", name);
-	d = json_load_file(path, 0, NULL);
-	assert_non_null(d);
-	return d;
-}
 
 /* Every output of p on d, as NUL-terminated strings, in order. */
 struct outputs {
@@ -126,15 +114,6 @@ static size_t nannotations(const json_t *c)
 	return json_array_size(a);
 }
 
-static size_t count(const char *s, const char *needle)
-{
-	size_t n = 0;
-
-	for (; (s = strstr(s, needle)); s++)
-		n++;
-	return n;
-}
-
 static size_t utf8_chars(const char *s)
 {
 	size_t n = 0;
@@ -147,7 +126,7 @@ static size_t utf8_chars(const char *s)
 static void test_github__outputs_and_check_fields(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed"), *c;
+	json_t *d = report_fixture("compare-regressed"), *c;
 	const json_t *a;
 	struct outputs o;
 
@@ -224,7 +203,7 @@ static void test_github__outputs_and_check_fields(void **state)
 static void test_github__clean_is_a_success(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-clean"), *c;
+	json_t *d = report_fixture("compare-clean"), *c;
 	struct outputs o;
 
 	(void)state;
@@ -265,21 +244,24 @@ static const char *conclusion(json_t *d, const char *fail_on)
 static void test_github__conclusion_follows_fail_on(void **state)
 {
 	(void)state;
-	assert_string_equal(conclusion(load("compare-regressed"), NULL),
-	                    "failure 1 regression, 1 improvement");
-	assert_string_equal(conclusion(load("compare-regressed"), "never"),
-	                    "neutral 1 regression, 1 improvement");
+	assert_string_equal(
+	        conclusion(report_fixture("compare-regressed"), NULL),
+	        "failure 1 regression, 1 improvement");
+	assert_string_equal(
+	        conclusion(report_fixture("compare-regressed"), "never"),
+	        "neutral 1 regression, 1 improvement");
 	/* a word from another version is not a gate */
-	assert_string_equal(conclusion(load("compare-regressed"), "always"),
-	                    "neutral 1 regression, 1 improvement");
-	assert_string_equal(conclusion(load("compare-clean"), NULL),
+	assert_string_equal(
+	        conclusion(report_fixture("compare-regressed"), "always"),
+	        "neutral 1 regression, 1 improvement");
+	assert_string_equal(conclusion(report_fixture("compare-clean"), NULL),
 	                    "success No regressions");
 	/* never "no regressions" when something was not measured */
-	assert_string_equal(conclusion(load("compare-infra"), NULL),
+	assert_string_equal(conclusion(report_fixture("compare-infra"), NULL),
 	                    "neutral Incomplete: 1 result not measured, 4 "
 	                    "runs failed; nothing regressed among what was "
 	                    "measured");
-	assert_string_equal(conclusion(load("compare-hostile"), NULL),
+	assert_string_equal(conclusion(report_fixture("compare-hostile"), NULL),
 	                    "failure Incomplete: 1 run failed; 2 "
 	                    "regressions, 1 improvement");
 	assert_string_equal(
@@ -289,7 +271,7 @@ static void test_github__conclusion_follows_fail_on(void **state)
 	        "neutral Incomplete: infrastructure failures; nothing was "
 	        "compared");
 	/* nothing compared is no success and no "No regressions" */
-	assert_string_equal(conclusion(load("compare-empty"), NULL),
+	assert_string_equal(conclusion(report_fixture("compare-empty"), NULL),
 	                    "neutral Nothing was compared");
 }
 
@@ -301,7 +283,7 @@ static void test_github__conclusion_follows_fail_on(void **state)
  */
 static void test_github__unknown_alone_is_not_a_success(void **state)
 {
-	json_t *d = load("compare-clean");
+	json_t *d = report_fixture("compare-clean");
 	json_t *r = json_array_get(json_object_get(d, "results"), 0);
 
 	(void)state;
@@ -309,13 +291,13 @@ static void test_github__unknown_alone_is_not_a_success(void **state)
 	assert_string_equal(conclusion(d, NULL),
 	                    "neutral Not conclusive: too few or too noisy "
 	                    "samples to tell");
-	d = load("compare-clean");
+	d = report_fixture("compare-clean");
 	r = json_deep_copy(json_array_get(json_object_get(d, "results"), 0));
 	json_object_set_new(r, "verdict", json_string("unknown"));
 	json_array_append_new(json_object_get(d, "results"), r);
 	assert_string_equal(conclusion(d, NULL),
 	                    "success No regressions, 1 not conclusive");
-	d = load("compare-clean");
+	d = report_fixture("compare-clean");
 	r = json_deep_copy(json_array_get(json_object_get(d, "results"), 0));
 	json_object_set_new(r, "verdict", json_string("unknown"));
 	json_array_append_new(json_object_get(d, "results"), r);
@@ -330,7 +312,7 @@ static void test_github__unknown_alone_is_not_a_success(void **state)
 static void test_github__fail_on_never_warns(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed"), *c;
+	json_t *d = report_fixture("compare-regressed"), *c;
 	struct outputs o;
 
 	(void)state;
@@ -357,7 +339,7 @@ static void test_github__fail_on_never_warns(void **state)
 static void test_github__infra_failures_are_warnings(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-infra"), *c;
+	json_t *d = report_fixture("compare-infra"), *c;
 	const json_t *a;
 	struct outputs o;
 
@@ -436,7 +418,7 @@ static void test_github__commands_cannot_be_injected(void **state)
 
 	(void)state;
 	render_ok(&o, &bf_plugin_github, d, &opts);
-	assert_int_equal(count(o.text[2], "\n"), 1);
+	assert_int_equal(report_count(o.text[2], "\n"), 1);
 	assert_null(strchr(o.text[2], '\r'));
 	assert_string_equal(
 	        o.text[2],
@@ -648,7 +630,7 @@ static void test_github__annotations_in_batches_of_50(void **state)
 	/* nothing left out, nothing said about it */
 	assert_null(strstr(str(output_of(c), "summary"), "left out"));
 	/* the commands are not capped: all 177 */
-	assert_int_equal(count(o.text[2], "\n"), 177);
+	assert_int_equal(report_count(o.text[2], "\n"), 177);
 	json_decref(u);
 	json_decref(c);
 	outputs_free(&o);
@@ -717,7 +699,8 @@ static void assert_cut_well(const char *md, const char *note)
 	assert_non_null(at);
 	/* after the last whole line, every <details> closed, then the note */
 	assert_string_equal(at, note);
-	assert_int_equal(count(md, "<details>"), count(md, "</details>"));
+	assert_int_equal(report_count(md, "<details>"),
+	                 report_count(md, "</details>"));
 	assert_int_equal(strncmp(at - 12, "\n</details>\n", 12), 0);
 	assert_int_equal(strncmp(md, "<!-- benchfarm:report name=", 27), 0);
 }
@@ -818,7 +801,7 @@ static void test_review__bad_documents_are_errors(void **state)
 	struct bf_err err = BF_ERR_INIT;
 	json_t *d = json_pack("{s:s}", "kind", "compare");
 	json_t *s = json_pack("{s:s, s:s}", "kind", "compare", "results", "x");
-	json_t *det = load("detect");
+	json_t *det = report_fixture("detect");
 	const struct bf_plugin *p[] = { &bf_plugin_github, &bf_plugin_gitlab };
 	struct outputs o;
 
@@ -850,7 +833,7 @@ static void test_review__bad_documents_are_errors(void **state)
 static void test_github__text_not_utf8_is_an_error(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed"), *res;
+	json_t *d = report_fixture("compare-regressed"), *res;
 	struct bf_err err = BF_ERR_INIT;
 	struct outputs o;
 	size_t i;
@@ -863,7 +846,7 @@ static void test_github__text_not_utf8_is_an_error(void **state)
 	assert_non_null(strstr(err.msg, "github-check.json"));
 	bf_err_clear(&err);
 	json_decref(d);
-	d = load("compare-regressed");
+	d = report_fixture("compare-regressed");
 	json_array_foreach(json_object_get(d, "results"), i, res)
 	{
 		json_object_set_new(
@@ -881,7 +864,7 @@ static void test_github__text_not_utf8_is_an_error(void **state)
 static void test_gitlab__note_and_metrics(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed");
+	json_t *d = report_fixture("compare-regressed");
 	struct outputs o;
 	const char *labels[] = {
 		"{suite=\"micro\",benchmark=\"BM_parse/64\",metric=\"real_time\","
@@ -1062,7 +1045,7 @@ static void test_gitlab__metrics_rounded_to_the_interval(void **state)
 static void test_github__detect_result(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("detect"), *c, *a;
+	json_t *d = report_fixture("detect"), *c, *a;
 	struct outputs o;
 	char *md;
 
@@ -1116,7 +1099,7 @@ static void test_github__detect_result(void **state)
 static void test_gitlab__detect_result(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("detect");
+	json_t *d = report_fixture("detect");
 	struct outputs o;
 	char *md;
 
@@ -1162,7 +1145,7 @@ static void test_gitlab__detect_result(void **state)
 static void test_review__bisect_result(void **state)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("bisect"), *c;
+	json_t *d = report_fixture("bisect"), *c;
 	struct outputs o;
 
 	(void)state;
