@@ -1,4 +1,6 @@
 PLUGIN_OBJS += plugins/report_markdown.o
+PLUGIN_OBJS += plugins/report_markdown_table.o
+PLUGIN_OBJS += plugins/report_markdown_text.o
 PLUGIN_OBJS += plugins/report_exec.o
 PLUGIN_OBJS += plugins/report_json.o
 PLUGIN_OBJS += plugins/report_github.o
