@@ -1,7 +1,8 @@
 /*
- * The exporters: junit (a regression is a failure, what was not measured
- * an error), skia-perf (Perf's format version 1) and bmf (Bencher Metric
- * Format), from the fixtures and from hand-made documents.
+ * The exporters skia-perf (Perf's format version 1) and bmf (Bencher
+ * Metric Format), from the fixtures and from hand-made documents, and
+ * what every exporter (junit's included) refuses. JUnit's XML is
+ * test_report_junit's.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -35,64 +36,6 @@ static char *render(const struct bf_plugin *p, json_t *d, const char *name)
 
 	opts.gerrit_change = "4711,3";
 	return report_render_primary(p, d, &opts, name);
-}
-
-static void test_junit__failures_and_errors(void **state)
-{
-	json_t *d = report_fixture("compare-regressed");
-	char *x = render(&bf_plugin_junit, d, "junit.xml");
-
-	(void)state;
-	assert_int_equal(strncmp(x,
-	                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-	                         "\n<testsuites name=\"benchfarm\" "
-	                         "tests=\"4\" failures=\"1\" errors=\"0\" "
-	                         "time=\"12.500\">",
-	                         116),
-	                 0);
-	assert_int_equal(report_count(x, "<testcase "), 4);
-	assert_int_equal(report_count(x, "<failure "), 1);
-	assert_non_null(strstr(x, "<testcase classname=\"micro\" "
-	                          "name=\"BM_sort/1024 real_time\" "
-	                          "time=\"0.000\">\n      "
-	                          "<failure type=\"regression\" "
-	                          "message=\"regressed: +12.3% [+8.0%, "
-	                          "+17.0%], p 0.002\">"));
-	assert_null(strstr(x, "<error"));
-	free(x);
-	json_decref(d);
-	/* infrastructure: errors, never failures, in their own suite */
-	d = report_fixture("compare-infra");
-	x = render(&bf_plugin_junit, d, "junit.xml");
-	assert_non_null(strstr(x, "tests=\"4\" failures=\"0\" errors=\"3\" "
-	                          "time="));
-	assert_int_equal(report_count(x, "<failure"), 0);
-	assert_int_equal(report_count(x, "<error type=\"infrastructure\""), 2);
-	assert_non_null(strstr(x, "<testsuite name=\"benchfarm."
-	                          "infrastructure\" tests=\"2\" "
-	                          "failures=\"0\" errors=\"2\""));
-	assert_non_null(strstr(x, "<error type=\"infra\" message=\"connection "
-	                          "to &apos;pixel-7&apos; lost\"/>"));
-	free(x);
-	json_decref(d);
-}
-
-static void test_junit__escapes_hostile_names(void **state)
-{
-	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind",
-	                      "compare", "results", "benchmark", "s]]>", "name",
-	                      "a<b>&\"c'\x01\t\xef\xbf\xbe", "metric", "m",
-	                      "verdict", "regressed");
-	char *x = render(&bf_plugin_junit, d, "junit.xml");
-
-	(void)state;
-	assert_non_null(strstr(x, "name=\"a&lt;b&gt;&amp;&quot;c&apos;"
-	                          "\xef\xbf\xbd&#9;\xef\xbf\xbd m\""));
-	assert_non_null(strstr(x, "classname=\"s]]&gt;\""));
-	assert_null(strstr(x, "\x01"));
-	assert_null(strstr(x, "\xef\xbf\xbe"));
-	free(x);
-	json_decref(d);
 }
 
 static void test_skia_perf__format_version_1(void **state)
@@ -579,8 +522,6 @@ static void test_bmf__run_result_and_honest_units(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_junit__failures_and_errors),
-		cmocka_unit_test(test_junit__escapes_hostile_names),
 		cmocka_unit_test(test_skia_perf__format_version_1),
 		cmocka_unit_test(test_skia_perf__presubmit_is_a_trybot_result),
 		cmocka_unit_test(test_skia_perf__run_result),
