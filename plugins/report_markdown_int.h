@@ -26,11 +26,6 @@ void bf_md_commit(struct bf_buf *b, const char *c);
 void bf_md_value(struct bf_buf *b, double v, const char *unit);
 /* A fraction as "+12.3%"; "–" when not finite. */
 void bf_md_percent(struct bf_buf *b, double f);
-/*
- * The change in o as "+12.3% [+8.0%, +17.0%]": o's "effect", then its
- * 95% interval ("ci_low", "ci_high") when both are numbers.
- */
-void bf_md_change(struct bf_buf *b, const json_t *o);
 /* o's string at key as a name, "?" when absent, then " | ": one cell. */
 void bf_md_cell(struct bf_buf *b, const json_t *o, const char *key);
 

@@ -70,7 +70,7 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 	bf_buf_addstr(b, " | ");
 	bf_md_value(b, bf_rep_num(json_object_get(r, "patch"), "median"), unit);
 	bf_buf_addstr(b, " | ");
-	bf_md_change(b, r);
+	bf_rep_add_effect(b, r, "–");
 	bf_buf_addstr(b, " | ");
 	if (isfinite(bf_rep_num(r, "p_adjusted")))
 		bf_buf_addf(b, "%.3g", bf_rep_num(r, "p_adjusted"));
@@ -159,7 +159,7 @@ void bf_md_probes_table(struct bf_buf *b, const json_t *probes)
 		bf_md_commit(b, bf_json_str_or(p, "commit", "?"));
 		bf_buf_addstr(b, " | ");
 		bf_md_cell(b, p, "verdict");
-		bf_md_change(b, json_object_get(p, "series"));
+		bf_rep_add_effect(b, json_object_get(p, "series"), "–");
 		bf_buf_addstr(b, " | ");
 		bf_md_name(b, bf_json_str_or(p, "outcome", "?"));
 		if (json_is_string(json_object_get(p, "reason"))) {

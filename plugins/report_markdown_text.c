@@ -2,13 +2,11 @@
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "benchfarm/json.h"
 #include "benchfarm/text.h"
-#include "report_util.h"
 
 /*
  * The markdown reporter's text: every string from the result document
@@ -113,19 +111,6 @@ void bf_md_percent(struct bf_buf *b, double f)
 		bf_buf_addf(b, "%+.1f%%", 100 * f);
 	else
 		bf_buf_addstr(b, "–");
-}
-
-void bf_md_change(struct bf_buf *b, const json_t *o)
-{
-	bf_md_percent(b, bf_rep_num(o, "effect"));
-	if (isfinite(bf_rep_num(o, "ci_low")) &&
-	    isfinite(bf_rep_num(o, "ci_high"))) {
-		bf_buf_addstr(b, " [");
-		bf_md_percent(b, bf_rep_num(o, "ci_low"));
-		bf_buf_addstr(b, ", ");
-		bf_md_percent(b, bf_rep_num(o, "ci_high"));
-		bf_buf_addch(b, ']');
-	}
 }
 
 void bf_md_cell(struct bf_buf *b, const json_t *o, const char *key)
