@@ -348,23 +348,50 @@ double bf_store__col_real(sqlite3_stmt *st, int col)
 	return sqlite3_column_double(st, col);
 }
 
-int bf_store__update_row(struct bf_store *store, const char *what,
-                         const char *sql, int64_t id, const char *text,
-                         int64_t i3, struct bf_err *err)
+int bf_store__write(struct bf_store *store, const char *sql,
+                    const struct bf_store__val *vals, size_t n,
+                    bool must_change, struct bf_err *err, const char *fmt, ...)
 {
+	char what[BF_ERR_SIZE];
 	sqlite3_stmt *st = NULL;
+	size_t nparams;
+	va_list ap;
 	int rc;
 
 	rc = bf_store__prepare(&st, store, -1, sql, err);
 	if (rc)
-		goto out;
-	sqlite3_bind_int64(st, 1, id);
-	bf_store__bind_text(st, 2, text);
-	if (sqlite3_bind_parameter_count(st) >= 3)
-		sqlite3_bind_int64(st, 3, i3);
-	rc = bf_store__changed(store, sqlite3_step(st), err, "%s %lld", what,
-	                       (long long)id);
-out:
+		return rc;
+	nparams = (size_t)sqlite3_bind_parameter_count(st);
+	for (size_t k = 0; k < n && k < nparams; k++)
+		if (vals[k].is_int)
+			sqlite3_bind_int64(st, (int)k + 1, vals[k].i);
+		else
+			bf_store__bind_text(st, (int)k + 1, vals[k].text);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE && (!must_change || sqlite3_changes(store->db)))
+		rc = 0;
+	else {
+		va_start(ap, fmt);
+		vsnprintf(what, sizeof(what), fmt, ap);
+		va_end(ap);
+		if (rc == SQLITE_DONE)
+			rc = bf_err_set(err, BF_ENOTFOUND, "no %s", what);
+		else
+			rc = bf_store__err(store, rc, err, "cannot update %s",
+			                   what);
+	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int bf_store__update_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         int64_t i3, struct bf_err *err)
+{
+	const struct bf_store__val vals[] = { BF_STORE__INT(id),
+		                              BF_STORE__TEXT(text),
+		                              BF_STORE__INT(i3) };
+
+	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), true, err,
+	                       "%s %lld", what, (long long)id);
 }

@@ -133,6 +133,26 @@ int bf_store__write_begin(int *token, struct bf_store *store,
 int bf_store__write_end(struct bf_store *store, int token, int rc,
                         struct bf_err *err);
 
+/* One value to bind: a text (NULL binds NULL), or an integer. */
+struct bf_store__val {
+	const char *text;
+	int64_t i;
+	bool is_int;
+};
+#define BF_STORE__TEXT(s) ((struct bf_store__val){ .text = (s) })
+#define BF_STORE__INT(v)  ((struct bf_store__val){ .i = (v), .is_int = true })
+
+/*
+ * Run the write sql once with vals[0..n) bound to ?1, ?2, ... (as many
+ * as sql has; the rest are not bound). With must_change, a write that
+ * changes no row is BF_ENOTFOUND "no WHAT"; a failed one is the store's
+ * error "cannot update WHAT", WHAT formatted from fmt.
+ */
+int bf_store__write(struct bf_store *store, const char *sql,
+                    const struct bf_store__val *vals, size_t n,
+                    bool must_change, struct bf_err *err, const char *fmt, ...)
+        BF_PRINTF(7, 8);
+
 /*
  * The end of an UPDATE or DELETE of one row: step_rc is its step's
  * result. 0 when it changed a row, BF_ENOTFOUND "no WHAT" when it

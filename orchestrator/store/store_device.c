@@ -204,26 +204,13 @@ static int device_write(struct bf_store *store, const char *sql,
                         const char *name, const char *t2, const char *t3,
                         int64_t i4, struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
-	int nparams;
-	int rc;
+	const struct bf_store__val vals[] = { BF_STORE__TEXT(name),
+		                              BF_STORE__TEXT(t2),
+		                              BF_STORE__TEXT(t3),
+		                              BF_STORE__INT(i4) };
 
-	rc = bf_store__prepare(&st, store, -1, sql, err);
-	if (rc)
-		goto out;
-	nparams = sqlite3_bind_parameter_count(st);
-	bf_store__bind_text(st, 1, name);
-	if (nparams >= 2)
-		bf_store__bind_text(st, 2, t2);
-	if (nparams >= 3)
-		bf_store__bind_text(st, 3, t3);
-	if (nparams >= 4)
-		sqlite3_bind_int64(st, 4, i4);
-	rc = bf_store__changed(store, sqlite3_step(st), err, "device '%s'",
-	                       name);
-out:
-	sqlite3_finalize(st);
-	return rc;
+	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), true, err,
+	                       "device '%s'", name);
 }
 
 int bf_store_device_remove(struct bf_store *store, const char *name,

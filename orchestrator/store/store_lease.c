@@ -90,34 +90,18 @@ static int lease_write(struct bf_store *store, const char *sql,
                        const struct lease *l, const char *holder, int64_t t3,
                        int64_t t4, struct bf_err *err)
 {
+	struct bf_store__val vals[6];
 	char host[256];
-	sqlite3_stmt *st = NULL;
-	int nparams;
-	int rc;
 
-	rc = bf_store__prepare(&st, store, -1, sql, err);
-	if (rc)
-		goto out;
-	nparams = sqlite3_bind_parameter_count(st);
-	sqlite3_bind_int64(st, 1, l->dev.id);
-	if (nparams >= 2)
-		bf_store__bind_text(st, 2, holder);
-	if (nparams >= 3)
-		sqlite3_bind_int64(st, 3, t3);
-	if (nparams >= 4)
-		sqlite3_bind_int64(st, 4, t4);
-	if (nparams >= 6) {
-		self_host(host, sizeof(host)); /* bound until the step */
-		bf_store__bind_text(st, 5, *host ? host : NULL);
-		sqlite3_bind_int64(st, 6, (int64_t)getpid());
-	}
-	rc = sqlite3_step(st);
-	rc = rc == SQLITE_DONE
-	             ? 0
-	             : bf_store__err(store, rc, err, "cannot update a lease");
-out:
-	sqlite3_finalize(st);
-	return rc;
+	self_host(host, sizeof(host)); /* bound until the step */
+	vals[0] = BF_STORE__INT(l->dev.id);
+	vals[1] = BF_STORE__TEXT(holder);
+	vals[2] = BF_STORE__INT(t3);
+	vals[3] = BF_STORE__INT(t4);
+	vals[4] = BF_STORE__TEXT(*host ? host : NULL);
+	vals[5] = BF_STORE__INT((int64_t)getpid());
+	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), false,
+	                       err, "a lease");
 }
 
 /* This process's liveness lock as a lease holder, held until it exits. */
