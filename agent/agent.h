@@ -13,17 +13,10 @@ struct bf_agent_ctx {
 
 typedef int bf_agent_cmd_fn(int argc, char **argv, struct bf_agent_ctx *ctx);
 
-enum bf_agent_cmd_flags {
-	BF_AGENT_CMD_STUB = 1 << 0, /* not implemented yet */
-};
-
 struct bf_agent_cmd {
 	const char *name;
 	bf_agent_cmd_fn *fn;
-	unsigned flags;
-	const char *help;
-	const char *usage;
-	int issue; /* for stubs: the issue that brings it */
+	const char *help; /* one line, for the list of commands */
 };
 
 extern const struct bf_agent_cmd bf_agent_commands[];
