@@ -142,6 +142,12 @@ void bf_probe_sys(struct bf_probe *p, struct bf_devfs *fs);
  */
 void bf_probe_load(struct bf_probe *p, struct bf_devfs *fs);
 
+/*
+ * Device text as a JSON string (null for NULL); bytes that do not form
+ * UTF-8 become '?'. A new reference. Cannot fail.
+ */
+json_t *bf_probe_json_text(const char *s);
+
 /* The number of online cores, or -1 when unknown. */
 int bf_probe_online_count(const struct bf_probe *p);
 
@@ -156,8 +162,8 @@ int bf_probe_open(struct bf_devfs **fs_out, unsigned *flags_out, char **key_out,
                   const struct bf_agent_ctx *ctx, struct bf_err *err);
 
 /*
- * For the probe_*.c files: read through fs, recording a missing file in
- * p->unavailable and any other failure in p->errors. Each returns 0,
+ * For the probe_*.c files (probe_read.c): read through fs, recording a missing
+ * file in p->unavailable and any other failure in p->errors. Each returns 0,
  * BF_ENOTFOUND (missing) or another negative code (recorded).
  */
 int bf_probe__line(char **out, struct bf_probe *p, struct bf_devfs *fs,
