@@ -29,9 +29,6 @@ static int clocks_cmd(int argc, char **argv, struct bf_agent_ctx *ctx,
                       const char *usage, clocks_fn *fn)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "root", required_argument, NULL, 'R' },
-		{ "adb", required_argument, NULL, 'A' },
 		{ "state-dir", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
