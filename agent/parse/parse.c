@@ -6,6 +6,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/index.h"
+#include "benchfarm/json.h"
 
 static const struct bf_parser parsers[] = {
 	{ "gbench", bf_parse_gbench },
@@ -87,9 +88,14 @@ static bool is_blank(const char *text, size_t len)
 	return true;
 }
 
-int bf_parse__check_input(const char *text, size_t len, const char *what,
-                          const char *expected, struct bf_err *err)
+int bf_parse__json(json_t **root, const char *text, size_t len,
+                   const char *what, const char *expected,
+                   bf_parse__fix_fn *fix, struct bf_err *err)
 {
+	char *fixed = NULL;
+	int ret;
+
+	*root = NULL;
 	if (len > BF_PARSE_INPUT_MAX)
 		return bf_err_set(err, BF_ETOOBIG,
 		                  "%s: %zu bytes exceed the limit of %zu bytes",
@@ -98,7 +104,11 @@ int bf_parse__check_input(const char *text, size_t len, const char *what,
 		return bf_err_set(err, BF_EINVAL,
 		                  "%s: empty output, expected %s", what,
 		                  expected);
-	return 0;
+	if (fix)
+		fixed = fix(text, len);
+	ret = bf_json_parse(root, fixed ? fixed : text, len, what, err);
+	free(fixed);
+	return ret;
 }
 
 /* One slot of the open-addressing table behind struct bf_parse__counter. */

@@ -1,6 +1,8 @@
 #ifndef BF_AGENT_PARSE_H
 #define BF_AGENT_PARSE_H
 
+#include <jansson.h>
+
 #include "benchfarm/common.h"
 #include "benchfarm/sample.h"
 
@@ -156,13 +158,20 @@ int bf_parse__counter_next(struct bf_parse__counter *c, const char *name);
 /* Frees the samples beyond the first n, restoring an earlier state. */
 void bf_parse__samples_truncate(struct bf_samples *s, size_t n);
 
+/* Rewrites a text before it is parsed as JSON; NULL when unchanged. */
+typedef char *bf_parse__fix_fn(const char *text, size_t len);
+
 /*
- * The checks every JSON format starts with: BF_ETOOBIG over
+ * The opening every JSON format shares: BF_ETOOBIG over
  * BF_PARSE_INPUT_MAX, BF_EINVAL "WHAT: empty output, expected EXPECTED"
- * for empty or all-whitespace input. 0 when the text may be parsed.
+ * for empty or all-whitespace input, then the text (as fix rewrites it,
+ * when fix is not NULL: a copy of the same length, freed here) parsed
+ * into *root, a new reference the caller decrefs (NULL on failure), with
+ * bf_json_parse's messages naming what.
  */
-int bf_parse__check_input(const char *text, size_t len, const char *what,
-                          const char *expected, struct bf_err *err);
+int bf_parse__json(json_t **root, const char *text, size_t len,
+                   const char *what, const char *expected,
+                   bf_parse__fix_fn *fix, struct bf_err *err);
 
 /*
  * Nanoseconds per time unit ("ns", "us", "µs", "ms", "s"); 0 when unit

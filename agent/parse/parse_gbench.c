@@ -376,27 +376,19 @@ int bf_parse_gbench(struct bf_samples *out, const char *text, size_t len,
 {
 	struct gb_state st = { .out = out, .seen = BF_PARSE__COUNTER_INIT };
 	size_t n0 = out->n;
-	char *fixed = NULL;
 	json_t *root = NULL;
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what, "Google Benchmark JSON",
-	                            err);
-	if (ret)
-		goto out;
-	fixed = replace_nonfinite(text, len);
-	ret = bf_json_parse(&root, fixed ? fixed : text, len, st.what, err);
-	if (ret)
-		goto out;
-	ret = parse_rows(&st, root, err);
+	ret = bf_parse__json(&root, text, len, st.what, "Google Benchmark JSON",
+	                     replace_nonfinite, err);
+	if (!ret)
+		ret = parse_rows(&st, root, err);
 	if (!ret && !st.kept)
 		ret = no_results(&st, err);
-out:
 	if (ret)
 		bf_parse__samples_truncate(out, n0);
 	bf_parse__counter_release(&st.seen);
 	json_decref(root);
-	free(fixed);
 	return ret;
 }

@@ -205,15 +205,11 @@ int bf_parse_hyperfine(struct bf_samples *out, const char *text, size_t len,
 
 	st.what = what ? what : "output";
 	/* hyperfine leaves the file empty when a run fails without -i. */
-	ret = bf_parse__check_input(text, len, st.what,
-	                            "hyperfine --export-json (did a run fail?)",
-	                            err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
+	ret = bf_parse__json(&root, text, len, st.what,
+	                     "hyperfine --export-json (did a run fail?)", NULL,
+	                     err);
 	if (!ret)
 		ret = parse_results(&st, root, err);
-out:
 	if (ret)
 		bf_parse__samples_truncate(out, n0);
 	bf_parse__counter_release(&st.runs);

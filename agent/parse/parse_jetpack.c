@@ -302,18 +302,14 @@ int bf_parse_jetpack(struct bf_samples *out, const char *text, size_t len,
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what,
-	                            "Jetpack benchmark JSON", err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
+	ret = bf_parse__json(&root, text, len, st.what,
+	                     "Jetpack benchmark JSON", NULL, err);
 	if (!ret)
 		ret = parse_benchmarks(&st, root, err);
 	if (!ret && out->n == n0)
 		ret = bf_err_set(err, BF_EINVAL,
 		                 "%s: no benchmark results (no 'runs' values)",
 		                 st.what);
-out:
 	if (ret)
 		bf_parse__samples_truncate(out, n0);
 	jp_state_release(&st);

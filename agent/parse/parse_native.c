@@ -282,14 +282,10 @@ int bf_parse_native(struct bf_samples *out, const char *text, size_t len,
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what, "benchfarm-native JSON",
-	                            err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
+	ret = bf_parse__json(&root, text, len, st.what, "benchfarm-native JSON",
+	                     NULL, err);
 	if (!ret)
 		ret = parse_document(&st, root, err);
-out:
 	if (ret)
 		bf_parse__samples_truncate(out, n0);
 	bf_parse__counter_release(&st.seen);
