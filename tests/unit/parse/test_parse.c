@@ -21,107 +21,10 @@
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
 #include "parse/parse.h"
+#include "unit/parse/parse_helpers.h"
 
 #define GBENCH_DIR "tests/fixtures/gbench/"
 #define LINES_DIR  "tests/fixtures/lines/"
-
-static void read_fixture(struct bf_buf *b, const char *path)
-{
-	struct bf_err err = BF_ERR_INIT;
-
-	bf_buf_init(b, 0);
-	if (bf_buf_read_file(b, path, &err))
-		fail_msg(
-		        "cannot read fixture (run from the repository root): %s",
-		        err.msg);
-}
-
-static const struct bf_sample *find_sample(const struct bf_samples *s,
-                                           const char *bench,
-                                           const char *metric, int iteration)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i].benchmark, bench) &&
-		    !strcmp(s->v[i].metric, metric) &&
-		    s->v[i].iteration == iteration)
-			return &s->v[i];
-	return NULL;
-}
-
-static size_t count_benchmark(const struct bf_samples *s, const char *bench)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		n += !strcmp(s->v[i].benchmark, bench);
-	return n;
-}
-
-/* Exact comparison: the parser and the test do the same arithmetic. */
-static void expect_sample(const struct bf_samples *s, const char *bench,
-                          const char *metric, const char *unit, int iteration,
-                          double value)
-{
-	const struct bf_sample *x = find_sample(s, bench, metric, iteration);
-
-	if (!x)
-		fail_msg("no sample %s %s #%d", bench, metric, iteration);
-	assert_string_equal(x->unit, unit);
-	if (x->value != value)
-		fail_msg("%s %s #%d: got %.17g, expected %.17g", bench, metric,
-		         iteration, x->value, value);
-}
-
-static void parse_ok(struct bf_samples *out, const char *format,
-                     const char *text, size_t len)
-{
-	struct bf_err err = BF_ERR_INIT;
-	int ret = bf_parse_output(out, format, text, len, "test", &err);
-
-	if (ret)
-		fail_msg("parse failed (%d): %s", ret, err.msg);
-}
-
-static void parse_fixture(struct bf_samples *out, const char *format,
-                          const char *path)
-{
-	struct bf_buf b;
-	struct bf_err err = BF_ERR_INIT;
-	int ret;
-
-	read_fixture(&b, path);
-	ret = bf_parse_output(out, format, b.buf, b.len, path, &err);
-	bf_buf_release(&b);
-	if (ret)
-		fail_msg("parse of %s failed (%d): %s", path, ret, err.msg);
-}
-
-/*
- * Parses text and expects failure with code and a message containing
- * want; out starts with one sample that must survive untouched.
- */
-static void expect_fail(const char *format, const char *text, size_t len,
-                        const char *what, int code, const char *want)
-{
-	struct bf_samples out = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	int ret;
-
-	bf_samples_add(&out, "keep", "value", "", 1.0, 0);
-	ret = bf_parse_output(&out, format, text, len, what, &err);
-	if (ret != code || err.code != code || !strstr(err.msg, want))
-		fail_msg("%s: got %d '%s', expected %d with '%s'", format, ret,
-		         err.msg, code, want);
-	assert_int_equal(out.n, 1);
-	assert_string_equal(out.v[0].benchmark, "keep");
-	bf_samples_release(&out);
-}
-
-static void expect_einval(const char *format, const char *text,
-                          const char *want)
-{
-	expect_fail(format, text, strlen(text), "test", BF_EINVAL, want);
-}
 
 static void test_parse__finds_known_formats(void **state)
 {
@@ -178,10 +81,10 @@ static void test_parse__gbench_repetitions_fixture(void **state)
 	expect_sample(&s, "BM_Slow", "frames_per_second", "/s", 1,
 	              2.0256063557011508e+04);
 	assert_null(find_sample(&s, "BM_Sum/64", "real_time", 3));
-	assert_int_equal(count_benchmark(&s, "BM_Sum/64"), 9);
-	assert_int_equal(count_benchmark(&s, "BM_Sum/64_mean"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Slow_cv"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Broken"), 0);
+	assert_int_equal(count_samples(&s, "BM_Sum/64", NULL), 9);
+	assert_int_equal(count_samples(&s, "BM_Sum/64_mean", NULL), 0);
+	assert_int_equal(count_samples(&s, "BM_Slow_cv", NULL), 0);
+	assert_int_equal(count_samples(&s, "BM_Broken", NULL), 0);
 	for (size_t i = 0; i < s.n; i++) {
 		assert_string_not_equal(s.v[i].metric, "iterations");
 		assert_string_not_equal(s.v[i].metric, "repetition_index");
@@ -219,9 +122,9 @@ static void test_parse__gbench_old_format_without_run_type(void **state)
 	(void)state;
 	parse_fixture(&s, "gbench", GBENCH_DIR "old_format.json");
 	/* Aggregates are known by their suffix on a name seen before... */
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8"), 6);
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8_mean"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8_stddev"), 0);
+	assert_int_equal(count_samples(&s, "BM_Copy/8", NULL), 6);
+	assert_int_equal(count_samples(&s, "BM_Copy/8_mean", NULL), 0);
+	assert_int_equal(count_samples(&s, "BM_Copy/8_stddev", NULL), 0);
 	expect_sample(&s, "BM_Copy/8", "real_time", "ns", 0, 1.5 * 1e3);
 	expect_sample(&s, "BM_Copy/8", "cpu_time", "ns", 1, 2.0 * 1e3);
 	expect_sample(&s, "BM_Copy/8", "bytes_per_second", "/s", 1, 4e6);
@@ -247,7 +150,7 @@ static void test_parse__gbench_nonfinite_counter_is_left_out(void **state)
 	assert_int_equal(s.n, 5);
 	expect_sample(&s, "BM_NonFinite", "real_time", "ns", 0,
 	              2.9499727511197134e+00);
-	assert_int_equal(count_benchmark(&s, "BM_NonFinite"), 2);
+	assert_int_equal(count_samples(&s, "BM_NonFinite", NULL), 2);
 	assert_null(find_sample(&s, "BM_NonFinite", "hits_per_miss", 0));
 	bf_samples_release(&s);
 
@@ -296,15 +199,6 @@ static void test_parse__gbench_truncated_json(void **state)
 	expect_fail("gbench", b.buf, b.len - 3, "x", BF_EINVAL,
 	            "x:428:3: '}' expected near end of file");
 	bf_buf_release(&b);
-}
-
-/* xorshift64: reproducible noise without rand() state. */
-static uint64_t next_random(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
 }
 
 static void test_parse__random_bytes_are_rejected(void **state)
@@ -678,11 +572,11 @@ static void check_against_json(const struct bf_samples *s, json_t *root)
 		assert_non_null(type);
 		if (!strcmp(type, "aggregate")) {
 			aggregates++;
-			assert_int_equal(count_benchmark(s, name), 0);
+			assert_int_equal(count_samples(s, name, NULL), 0);
 		} else if (json_is_true(
 		                   json_object_get(row, "error_occurred"))) {
 			failed++;
-			assert_int_equal(count_benchmark(s, name), 0);
+			assert_int_equal(count_samples(s, name, NULL), 0);
 		} else {
 			assert_string_equal(type, "iteration");
 			kept++;
@@ -696,27 +590,6 @@ static void check_against_json(const struct bf_samples *s, json_t *root)
 	assert_int_equal(s->n, expected);
 	assert_non_null(find_sample(s, "BM_Sum/1024", "items_per_second", 2));
 	assert_non_null(find_sample(s, "BM_Slow", "widgets", 2));
-}
-
-static void run_or_fail(struct bf_spawn_result *res, const char *const *argv,
-                        double timeout_s, const char *hint)
-{
-	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	char how[64];
-	int ret;
-
-	opts.argv = argv;
-	opts.timeout_s = timeout_s;
-	opts.out_max = 16 * 1024 * 1024;
-	ret = bf_spawn_run(res, &opts, &err);
-	if (ret)
-		fail_msg("%s: %s", err.msg, hint);
-	if (!bf_spawn_is_success(res)) {
-		bf_spawn_describe(res, timeout_s, how, sizeof(how));
-		fail_msg("'%s' %s: %s\n%.2000s", argv[0], how, hint,
-		         res->err.buf);
-	}
 }
 
 /*
