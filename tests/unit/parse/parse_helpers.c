@@ -15,6 +15,20 @@
 #include "benchfarm/err.h"
 #include "parse/parse.h"
 
+const struct parse_fixture fixtures[] = {
+	{ "jetpack", "tests/fixtures/jetpack/g5_example.json" },
+	{ "jetpack", "tests/fixtures/jetpack/g3_example.json" },
+	{ "jetpack", "tests/fixtures/jetpack/g1_minimal.json" },
+	{ "jetpack", "tests/fixtures/jetpack/sampled_metrics.json" },
+	{ "hyperfine", "tests/fixtures/hyperfine/two_commands.json" },
+	{ "hyperfine", "tests/fixtures/hyperfine/params_failures.json" },
+	{ "hyperfine", "tests/fixtures/hyperfine/single_run.json" },
+	{ "native", "tests/fixtures/native/basic.json" },
+	{ "gbench", "tests/fixtures/gbench/repetitions.json" },
+	{ "lines", "tests/fixtures/lines/basic.txt" },
+};
+const size_t nfixtures = BF_ARRAY_SIZE(fixtures);
+
 void read_fixture(struct bf_buf *b, const char *path)
 {
 	struct bf_err err = BF_ERR_INIT;

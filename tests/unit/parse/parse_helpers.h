@@ -15,6 +15,15 @@
  * (the tests run from there).
  */
 
+/* A fixture document and the format that reads it. */
+struct parse_fixture {
+	const char *format;
+	const char *path;
+};
+/* Every fixture document of tests/fixtures/{jetpack,hyperfine,...}. */
+extern const struct parse_fixture fixtures[];
+extern const size_t nfixtures;
+
 /* Read a fixture into b (initialised here; the caller releases it). */
 void read_fixture(struct bf_buf *b, const char *path);
 /* A fixture as jansson reads it: a new reference. */
