@@ -101,6 +101,14 @@ void expect_nth(const struct bf_samples *s, size_t i, const char *bench,
 		         s->v[i].value, value);
 }
 
+void expect_iterations(const struct bf_samples *s, size_t from,
+                       const char *bench, const char *metric, const char *unit,
+                       const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		expect_nth(s, from + i, bench, metric, unit, (int)i, v[i]);
+}
+
 void parse_ok(struct bf_samples *out, const char *format, const char *text,
               size_t len)
 {

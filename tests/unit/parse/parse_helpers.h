@@ -48,6 +48,14 @@ void expect_nth(const struct bf_samples *s, size_t i, const char *bench,
                 const char *metric, const char *unit, int iteration,
                 double value);
 
+/*
+ * Samples from, from + 1, ... (in order) are iterations 0, 1, ... of
+ * bench and metric in unit with exactly the values v[0..n).
+ */
+void expect_iterations(const struct bf_samples *s, size_t from,
+                       const char *bench, const char *metric, const char *unit,
+                       const double *v, size_t n);
+
 /* Parse text in format into out ("test" names it); it must succeed. */
 void parse_ok(struct bf_samples *out, const char *format, const char *text,
               size_t len);

@@ -103,9 +103,8 @@ static void test_parse_hyperfine__repeated_command(void **state)
 	(void)state;
 	parse_ok(&s, "hyperfine", text, strlen(text));
 	assert_int_equal(s.n, 4);
-	expect_nth(&s, 0, "x", "wall_time", "ns", 0, 1e9);
-	expect_nth(&s, 1, "x", "wall_time", "ns", 1, 2e9);
-	expect_nth(&s, 2, "x", "wall_time", "ns", 2, 3e9);
+	expect_iterations(&s, 0, "x", "wall_time", "ns",
+	                  (const double[]){ 1e9, 2e9, 3e9 }, 3);
 	expect_nth(&s, 3, "x", "user_time_mean", "ns", 1, 0.5e9);
 	bf_samples_release(&s);
 }

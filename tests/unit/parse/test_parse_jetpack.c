@@ -225,9 +225,8 @@ static void test_parse_jetpack__repeated_benchmark_counts_on(void **state)
 	(void)state;
 	parse_ok(&s, "jetpack", text, strlen(text));
 	assert_int_equal(s.n, 3);
-	expect_nth(&s, 0, "C.a", "timeNs", "ns", 0, 1);
-	expect_nth(&s, 1, "C.a", "timeNs", "ns", 1, 2);
-	expect_nth(&s, 2, "C.a", "timeNs", "ns", 2, 3);
+	expect_iterations(&s, 0, "C.a", "timeNs", "ns",
+	                  (const double[]){ 1, 2, 3 }, 3);
 	bf_samples_release(&s);
 }
 
