@@ -241,22 +241,30 @@ static void test_throttle__forced_and_skipped(void **state)
 	bf_probe_release(&p);
 }
 
-/* Injected time: sleeping advances the clock; the device cools down
- * (its zone is rewritten) after cool_after sleeps. */
+/*
+ * Injected time: sleeping advances the clock, and after change_after
+ * sleeps the device changes: the device file path is rewritten with
+ * text (the device cools down, or a build ends).
+ */
 struct clockwork {
 	double now;
-	int sleeps, cool_after;
+	int sleeps, change_after;
 	const char *root;
+	const char *path, *text;
 };
+
+#define ZONE0_TEMP  "/sys/class/thermal/thermal_zone0/temp"
+#define COOLED_DOWN "45000\n"
+#define LOADAVG     "/proc/loadavg"
+#define SETTLED     "2.90 1.70 0.80 1/180 4242\n"
 
 static void fake_sleep(double seconds, void *hook)
 {
 	struct clockwork *c = hook;
 
 	c->now += seconds;
-	if (++c->sleeps == c->cool_after)
-		put(c->root, "/sys/class/thermal/thermal_zone0/temp",
-		    "45000\n");
+	if (++c->sleeps == c->change_after)
+		put(c->root, c->path, c->text);
 }
 
 static double fake_now(void *hook)
@@ -282,7 +290,7 @@ static void test_throttle__wait_for_cool_down(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
 	struct tmp *t = *state;
-	struct clockwork c = { 0, 0, 2, t->dir };
+	struct clockwork c = { 0, 0, 2, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	struct bf_check_result res;
 
 	o.state_dir = t->dir;
@@ -297,7 +305,7 @@ static void test_throttle__wait_for_cool_down(void **state)
 
 	/* the cap: 5 s, then the 2 s left, then give up */
 	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
-	c = (struct clockwork){ 0, 0, 100, t->dir };
+	c = (struct clockwork){ 0, 0, 100, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	o.wait_max_s = 7;
 	run_wait(&res, &c, &o);
 	assert_false(res.fit);
@@ -309,7 +317,7 @@ static void test_throttle__wait_for_cool_down(void **state)
 	/* no waiting when the device cannot get fit by waiting */
 	put(t->dir, "/sys/devices/system/cpu/possible", "0-1\n");
 	put(t->dir, "/sys/devices/system/cpu/online", "0\n");
-	c = (struct clockwork){ 0, 0, 100, t->dir };
+	c = (struct clockwork){ 0, 0, 100, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	run_wait(&res, &c, &o);
 	assert_false(res.fit);
 	assert_int_equal(res.probes, 1);
@@ -326,47 +334,11 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 }
 
-/* Injected time again; the build ends (loadavg is rewritten) after
- * settle_after sleeps. */
-struct loadwork {
-	double now;
-	int sleeps, settle_after;
-	const char *root;
-};
-
-static void load_sleep(double seconds, void *hook)
-{
-	struct loadwork *l = hook;
-
-	l->now += seconds;
-	if (++l->sleeps == l->settle_after)
-		put(l->root, "/proc/loadavg", "2.90 1.70 0.80 1/180 4242\n");
-}
-
-static double load_now(void *hook)
-{
-	return ((struct loadwork *)hook)->now;
-}
-
-static void run_load_wait(struct bf_check_result *res, struct loadwork *l,
-                          const struct bf_check_opts *o)
-{
-	struct bf_check_env env = { 0 };
-
-	assert_int_equal(bf_devfs_open_local(&env.fs, l->root, NULL), 0);
-	env.sleep = load_sleep;
-	env.now = load_now;
-	env.hook = l;
-	env.device_key = "local";
-	assert_int_equal(bf_check_run(res, o, &env, NULL), 0);
-	bf_devfs_free(env.fs);
-}
-
 static void test_throttle__wait_for_load_to_settle(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
 	struct tmp *t = *state;
-	struct loadwork l = { 0, 0, 3, t->dir };
+	struct clockwork l = { 0, 0, 3, t->dir, LOADAVG, SETTLED };
 	struct bf_check_result res;
 	const struct bf_check_item *it = &res.items[BF_CHECK_LOAD];
 
@@ -374,7 +346,7 @@ static void test_throttle__wait_for_load_to_settle(void **state)
 	o.state_dir = t->dir;
 	put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
 	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
-	run_load_wait(&res, &l, &o);
+	run_wait(&res, &l, &o);
 	assert_true(res.fit);
 	/* polled every second, by default; one full probe once settled */
 	assert_int_equal(l.sleeps, 3);
@@ -388,9 +360,9 @@ static void test_throttle__wait_for_load_to_settle(void **state)
 	/* load_wait is its own budget: wait_max still has all its time */
 	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
 	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
-	l = (struct loadwork){ 0, 0, 3, t->dir };
+	l = (struct clockwork){ 0, 0, 3, t->dir, LOADAVG, SETTLED };
 	o.wait_max_s = 7;
-	run_load_wait(&res, &l, &o);
+	run_wait(&res, &l, &o);
 	assert_false(res.fit);
 	assert_int_equal(res.items[BF_CHECK_THERMAL].status, BF_CHECK_FAIL);
 	assert_int_equal(it->status, BF_CHECK_PASS);
