@@ -23,37 +23,9 @@
 #include "check/throttle.h"
 #include "probe/devfs.h"
 #include "probe/probe.h"
+#include "unit/probe/tmptree.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
-
-/* A temporary directory: a sysroot or a state directory. */
-struct tmp {
-	char dir[64];
-};
-
-static int tmp_setup(void **state)
-{
-	struct tmp *t = bf_xcalloc(1, sizeof(*t));
-
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bf-check.XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	unsetenv(BF_THROTTLE_ENV);
-	*state = t;
-	return 0;
-}
-
-static int tmp_teardown(void **state)
-{
-	struct tmp *t = *state;
-
-	bf_fs_rmtree(t->dir, NULL);
-	free(t);
-	unsetenv(BF_THROTTLE_ENV);
-	return 0;
-}
 
 /* Hand-built facts. */
 static void core(struct bf_probe *p, int cpu, bool online, int64_t set,
@@ -525,7 +497,7 @@ static void run_fixture(struct bf_check_result *res, const char *name,
 
 static void test_check__fixture_trees(void **state)
 {
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	char *baseline = bf_throttle_baseline_path(t->dir, "local");
 
 	for (size_t i = 0; i < BF_ARRAY_SIZE(fixtures); i++) {
@@ -556,7 +528,7 @@ static void test_check__fixture_trees(void **state)
 static void test_check__fixture_thresholds(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	struct bf_check_result res;
 
 	o.state_dir = t->dir;
@@ -586,7 +558,7 @@ static void test_check__fixture_thresholds(void **state)
 static void test_check__fixture_load(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	struct bf_check_result res;
 	const struct bf_check_item *it = &res.items[BF_CHECK_LOAD];
 
@@ -628,7 +600,7 @@ static void test_check__fixture_load(void **state)
 static void test_check__result_json(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	struct bf_check_result res;
 	const json_t *c;
 	json_t *j;
@@ -672,13 +644,17 @@ int main(void)
 		cmocka_unit_test(test_check__suppress),
 		cmocka_unit_test(test_check__opts_from_json),
 		cmocka_unit_test_setup_teardown(test_check__fixture_trees,
-		                                tmp_setup, tmp_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_check__fixture_thresholds,
-		                                tmp_setup, tmp_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_check__fixture_load,
-		                                tmp_setup, tmp_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_check__result_json,
-		                                tmp_setup, tmp_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
