@@ -1,9 +1,9 @@
 /*
  * Unit tests for lock-clocks / unlock-clocks (agent/check/clocks.c,
- * agent/cmd_clocks.c): Jetpack's frequency rule, and locking and
- * restoring on copies of the sysroot trees in tests/fixtures/clocks/
- * (run from the repository root, as make check does). Files made
- * unwritable are replaced by directories, which stops root too.
+ * clocks_state.c, agent/cmd_clocks.c): Jetpack's frequency rule, and locking
+ * and restoring on copies of the sysroot trees in tests/fixtures/clocks/ (run
+ * from the repository root, as make check does). Files made unwritable are
+ * replaced by directories, which stops root too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
