@@ -160,18 +160,29 @@ void bf_parse__samples_truncate(struct bf_samples *s, size_t n);
 
 /* Rewrites a text before it is parsed as JSON; NULL when unchanged. */
 typedef char *bf_parse__fix_fn(const char *text, size_t len);
+/* Reads a parsed document into samples; state is the parser's own. */
+typedef int bf_parse__doc_fn(void *state, const json_t *root,
+                             struct bf_err *err);
+
+/* A JSON format, for bf_parse__json. */
+struct bf_parse__json_format {
+	const char *expected; /* "Google Benchmark JSON", for empty input */
+	bf_parse__fix_fn *fix; /* NULL, or a rewrite of the text first */
+	bf_parse__doc_fn *doc; /* appends the document's samples to out */
+};
 
 /*
- * The opening every JSON format shares: BF_ETOOBIG over
- * BF_PARSE_INPUT_MAX, BF_EINVAL "WHAT: empty output, expected EXPECTED"
- * for empty or all-whitespace input, then the text (as fix rewrites it,
- * when fix is not NULL: a copy of the same length, freed here) parsed
- * into *root, a new reference the caller decrefs (NULL on failure), with
- * bf_json_parse's messages naming what.
+ * What every JSON format's parser does around its own reading: BF_ETOOBIG
+ * over BF_PARSE_INPUT_MAX, BF_EINVAL "WHAT: empty output, expected
+ * EXPECTED" for empty or all-whitespace input, then the text (as
+ * format->fix rewrites it: a copy of the same length, freed here) parsed
+ * with bf_json_parse's messages naming what, then format->doc(state,
+ * root) appending to out. On any failure out is truncated back to what
+ * it held before (bf_parse_fn's rule). Returns 0 or the first error.
  */
-int bf_parse__json(json_t **root, const char *text, size_t len,
-                   const char *what, const char *expected,
-                   bf_parse__fix_fn *fix, struct bf_err *err);
+int bf_parse__json(struct bf_samples *out, const char *text, size_t len,
+                   const char *what, const struct bf_parse__json_format *format,
+                   void *state, struct bf_err *err);
 
 /*
  * Nanoseconds per time unit ("ns", "us", "µs", "ms", "s"); 0 when unit

@@ -20,14 +20,15 @@ static bool is_blank(const char *text, size_t len)
 	return true;
 }
 
-int bf_parse__json(json_t **root, const char *text, size_t len,
-                   const char *what, const char *expected,
-                   bf_parse__fix_fn *fix, struct bf_err *err)
+/* The text of a JSON format parsed into *root, after the input checks. */
+static int open_json(json_t **root, const char *text, size_t len,
+                     const char *what,
+                     const struct bf_parse__json_format *format,
+                     struct bf_err *err)
 {
 	char *fixed = NULL;
 	int ret;
 
-	*root = NULL;
 	if (len > BF_PARSE_INPUT_MAX)
 		return bf_err_set(err, BF_ETOOBIG,
 		                  "%s: %zu bytes exceed the limit of %zu bytes",
@@ -35,11 +36,27 @@ int bf_parse__json(json_t **root, const char *text, size_t len,
 	if (is_blank(text, len))
 		return bf_err_set(err, BF_EINVAL,
 		                  "%s: empty output, expected %s", what,
-		                  expected);
-	if (fix)
-		fixed = fix(text, len);
+		                  format->expected);
+	if (format->fix)
+		fixed = format->fix(text, len);
 	ret = bf_json_parse(root, fixed ? fixed : text, len, what, err);
 	free(fixed);
+	return ret;
+}
+
+int bf_parse__json(struct bf_samples *out, const char *text, size_t len,
+                   const char *what, const struct bf_parse__json_format *format,
+                   void *state, struct bf_err *err)
+{
+	size_t n0 = out->n;
+	json_t *root = NULL;
+	int ret = open_json(&root, text, len, what, format, err);
+
+	if (!ret)
+		ret = format->doc(state, root, err);
+	if (ret)
+		bf_parse__samples_truncate(out, n0);
+	json_decref(root);
 	return ret;
 }
 
