@@ -26,6 +26,10 @@ struct adb_standin {
  */
 int adb_standin_setup(void **state);
 int adb_standin_teardown(void **state);
+/* A cmocka test f run with the stand-in. */
+#define ADB_STANDIN_TEST(f)                                   \
+	cmocka_unit_test_setup_teardown(f, adb_standin_setup, \
+	                                adb_standin_teardown)
 
 /* The calls the stand-in received so far, one argv per line; caller frees. */
 char *adb_log(const struct adb_standin *e);

@@ -401,25 +401,21 @@ static void test_android__local_devfs_has_no_adb(void **state)
 	bf_devfs_free(fs);
 }
 
-#define T(f)                                                  \
-	cmocka_unit_test_setup_teardown(f, adb_standin_setup, \
-	                                adb_standin_teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_android__battery),
-		T(test_android__thermal_status),
-		T(test_android__props),
-		T(test_android__garbage_output),
-		T(test_android__truncated_output),
-		T(test_android__devfs_read_and_list),
-		T(test_android__devfs_errors),
-		T(test_android__devfs_write_rooted),
-		T(test_android__rejects_unsafe_input),
-		T(test_android__disconnected),
-		T(test_android__adb_missing),
-		T(test_android__local_devfs_has_no_adb),
+		ADB_STANDIN_TEST(test_android__battery),
+		ADB_STANDIN_TEST(test_android__thermal_status),
+		ADB_STANDIN_TEST(test_android__props),
+		ADB_STANDIN_TEST(test_android__garbage_output),
+		ADB_STANDIN_TEST(test_android__truncated_output),
+		ADB_STANDIN_TEST(test_android__devfs_read_and_list),
+		ADB_STANDIN_TEST(test_android__devfs_errors),
+		ADB_STANDIN_TEST(test_android__devfs_write_rooted),
+		ADB_STANDIN_TEST(test_android__rejects_unsafe_input),
+		ADB_STANDIN_TEST(test_android__disconnected),
+		ADB_STANDIN_TEST(test_android__adb_missing),
+		ADB_STANDIN_TEST(test_android__local_devfs_has_no_adb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

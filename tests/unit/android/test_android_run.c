@@ -230,18 +230,14 @@ static void test_android__jetpack_bad_arguments(void **state)
 	bf_devfs_free(fs);
 }
 
-#define T(f)                                                  \
-	cmocka_unit_test_setup_teardown(f, adb_standin_setup, \
-	                                adb_standin_teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_android__jetpack_run),
-		T(test_android__jetpack_legacy_no_stale_results),
-		T(test_android__jetpack_mid_run_disconnect),
-		T(test_android__jetpack_failures),
-		T(test_android__jetpack_bad_arguments),
+		ADB_STANDIN_TEST(test_android__jetpack_run),
+		ADB_STANDIN_TEST(test_android__jetpack_legacy_no_stale_results),
+		ADB_STANDIN_TEST(test_android__jetpack_mid_run_disconnect),
+		ADB_STANDIN_TEST(test_android__jetpack_failures),
+		ADB_STANDIN_TEST(test_android__jetpack_bad_arguments),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
