@@ -49,7 +49,7 @@ static int clocks_cmd(int argc, char **argv, struct bf_agent_ctx *ctx,
 	}
 	if (!dir_opt && bf_throttle_state_dir(&dir, &err))
 		goto out;
-	if (bf_probe_open(&fs, &flags, &key, ctx, &err) ||
+	if (bf_probe_open(&fs, &flags, &key, ctx->root, ctx->adb, &err) ||
 	    bf_fs_mkdirs(dir_opt ? dir_opt : dir, 0700, &err))
 		goto out;
 	path = bf_xasprintf("%s/clocks-%s.json", dir_opt ? dir_opt : dir, key);

@@ -20,7 +20,7 @@ static int open_device(struct bf_devfs **fs, unsigned *flags, char **key,
 {
 	struct bf_err err = BF_ERR_INIT;
 
-	if (!bf_probe_open(fs, flags, key, ctx, &err))
+	if (!bf_probe_open(fs, flags, key, ctx->root, ctx->adb, &err))
 		return 0;
 	fprintf(stderr, "benchfarm-agent: %s: %s\n", cmd, err.msg);
 	return ctx->adb ? BF_EXIT_INFRA : BF_EXIT_USAGE;

@@ -2,7 +2,6 @@
 
 #include <math.h>
 
-#include "agent.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
@@ -150,21 +149,21 @@ static char *adb_key(const char *serial)
 }
 
 int bf_probe_open(struct bf_devfs **fs_out, unsigned *flags_out, char **key_out,
-                  const struct bf_agent_ctx *ctx, struct bf_err *err)
+                  const char *root, const char *adb, struct bf_err *err)
 {
 	int ret;
 
 	*flags_out = 0;
-	if (ctx->adb) {
-		ret = bf_devfs_open_adb(fs_out, ctx->adb, err);
+	if (adb) {
+		ret = bf_devfs_open_adb(fs_out, adb, err);
 		if (!ret && key_out)
-			*key_out = adb_key(ctx->adb);
+			*key_out = adb_key(adb);
 		return ret;
 	}
-	ret = bf_devfs_open_local(fs_out, ctx->root, err);
+	ret = bf_devfs_open_local(fs_out, root, err);
 	if (ret)
 		return ret;
-	if (root_is_slash(ctx->root))
+	if (root_is_slash(root))
 		*flags_out = BF_PROBE_HOST;
 	if (key_out)
 		*key_out = bf_xstrdup("local");

@@ -7,7 +7,6 @@
 #include "benchfarm/common.h"
 #include "probe/probe_android.h"
 
-struct bf_agent_ctx;
 struct bf_devfs;
 struct bf_err;
 
@@ -152,14 +151,14 @@ json_t *bf_probe_json_text(const char *s);
 int bf_probe_online_count(const struct bf_probe *p);
 
 /*
- * The device the agent's options name: the sysroot ctx->root, or the
- * adb device ctx->adb. *fs_out is the caller's (bf_devfs_free);
- * *flags_out gets BF_PROBE_HOST when the sysroot is "/"; *key_out (may
- * be NULL) a new string naming the device in per-device state
- * ("local", "adb-SERIAL"), caller frees.
+ * The device the agent's options name: the adb device adb, or when adb
+ * is NULL the sysroot root (NULL or "/": this machine). *fs_out is the
+ * caller's (bf_devfs_free); *flags_out gets BF_PROBE_HOST when the
+ * sysroot is "/"; *key_out (may be NULL) a new string naming the device
+ * in per-device state ("local", "adb-SERIAL"), caller frees.
  */
 int bf_probe_open(struct bf_devfs **fs_out, unsigned *flags_out, char **key_out,
-                  const struct bf_agent_ctx *ctx, struct bf_err *err);
+                  const char *root, const char *adb, struct bf_err *err);
 
 /*
  * For the probe_*.c files (probe_read.c): read through fs, recording a missing

@@ -453,19 +453,22 @@ static void test_probe__open_names_the_device(void **state)
 	char *key = NULL;
 
 	(void)state;
-	assert_int_equal(bf_probe_open(&fs, &flags, &key, &ctx, NULL), 0);
+	assert_int_equal(
+	        bf_probe_open(&fs, &flags, &key, ctx.root, ctx.adb, NULL), 0);
 	assert_int_equal(flags, BF_PROBE_HOST);
 	assert_string_equal(key, "local");
 	bf_devfs_free(fs);
 	free(key);
 	key = NULL;
 	ctx.root = FIXTURES "healthy-locked";
-	assert_int_equal(bf_probe_open(&fs, &flags, &key, &ctx, NULL), 0);
+	assert_int_equal(
+	        bf_probe_open(&fs, &flags, &key, ctx.root, ctx.adb, NULL), 0);
 	assert_int_equal(flags, 0);
 	bf_devfs_free(fs);
 	free(key);
 	ctx.root = FIXTURES "no-such-fixture";
-	assert_int_not_equal(bf_probe_open(&fs, &flags, NULL, &ctx, &err), 0);
+	assert_int_not_equal(
+	        bf_probe_open(&fs, &flags, NULL, ctx.root, ctx.adb, &err), 0);
 	assert_non_null(strstr(err.msg, "no-such-fixture"));
 }
 
