@@ -22,6 +22,7 @@
 #include "benchfarm/spawn.h"
 #include "parse/parse.h"
 #include "unit/parse/parse_helpers.h"
+#include "unit/testutil.h"
 
 #define HYPERFINE_DIR "tests/fixtures/hyperfine/"
 
@@ -103,8 +104,7 @@ static void test_parse_hyperfine__repeated_command(void **state)
 	(void)state;
 	parse_ok(&s, "hyperfine", text, strlen(text));
 	assert_int_equal(s.n, 4);
-	expect_iterations(&s, 0, "x", "wall_time", "ns",
-	                  (const double[]){ 1e9, 2e9, 3e9 }, 3);
+	expect_iterations(&s, 0, "x", "wall_time", "ns", VALUES(1e9, 2e9, 3e9));
 	expect_nth(&s, 3, "x", "user_time_mean", "ns", 1, 0.5e9);
 	bf_samples_release(&s);
 }

@@ -23,6 +23,7 @@
 #include "benchfarm/spawn.h"
 #include "parse/parse.h"
 #include "unit/parse/parse_helpers.h"
+#include "unit/testutil.h"
 
 #define JETPACK_DIR "tests/fixtures/jetpack/"
 
@@ -225,8 +226,7 @@ static void test_parse_jetpack__repeated_benchmark_counts_on(void **state)
 	(void)state;
 	parse_ok(&s, "jetpack", text, strlen(text));
 	assert_int_equal(s.n, 3);
-	expect_iterations(&s, 0, "C.a", "timeNs", "ns",
-	                  (const double[]){ 1, 2, 3 }, 3);
+	expect_iterations(&s, 0, "C.a", "timeNs", "ns", VALUES(1, 2, 3));
 	bf_samples_release(&s);
 }
 

@@ -21,6 +21,7 @@
 #include "benchfarm/spawn.h"
 #include "parse/parse.h"
 #include "unit/parse/parse_helpers.h"
+#include "unit/testutil.h"
 
 #define NATIVE_DIR "tests/fixtures/native/"
 
@@ -32,7 +33,7 @@ static void test_parse_native__fixture(void **state)
 	parse_fixture(&s, "native", NATIVE_DIR "basic.json");
 	assert_int_equal(s.n, 8);
 	expect_iterations(&s, 0, "decode/small", "time", "ns",
-	                  (const double[]){ 1250, 1.5 * 1e3, 1300 }, 3);
+	                  VALUES(1250, 1.5 * 1e3, 1300));
 	/* Without "iteration", samples count per benchmark and metric. */
 	expect_nth(&s, 3, "decode/large", "time", "ns", 0, 2.5 * 1e6);
 	expect_nth(&s, 4, "decode/large", "time", "ns", 1, 0.003 * 1e9);
