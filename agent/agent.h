@@ -13,17 +13,10 @@ struct bf_agent_ctx {
 
 typedef int bf_agent_cmd_fn(int argc, char **argv, struct bf_agent_ctx *ctx);
 
-enum bf_agent_cmd_flags {
-	BF_AGENT_CMD_STUB = 1 << 0, /* not implemented yet */
-};
-
 struct bf_agent_cmd {
 	const char *name;
 	bf_agent_cmd_fn *fn;
-	unsigned flags;
-	const char *help;
-	const char *usage;
-	int issue; /* for stubs: the issue that brings it */
+	const char *help; /* one line, for the list of commands */
 };
 
 extern const struct bf_agent_cmd bf_agent_commands[];
@@ -41,9 +34,14 @@ int bf_agent_cmd_lock_clocks(int argc, char **argv, struct bf_agent_ctx *ctx);
 int bf_agent_cmd_unlock_clocks(int argc, char **argv, struct bf_agent_ctx *ctx);
 
 /*
- * Parses the options every command accepts (--root, --adb, -h) plus
- * the command's own short options in extra (getopt syntax) through cb.
- * Returns -1 to go on, or an exit code.
+ * Parses the options every command accepts (-h/--help, -R/--root DIR,
+ * -A/--adb SERIAL) plus the command's own: short ones in extra (getopt
+ * syntax), long ones in longopts (ended by a NULL name; NULL for none),
+ * each handed to cb with its argument (cb NULL: no options of its own).
+ * cb returns -1 to go on or an exit code to stop with. Prints the usage
+ * for -h (exit 0) and for an unknown option (BF_EXIT_USAGE). Returns -1
+ * when the command should go on (its operands from optind), else the
+ * exit code. Implemented in options.c.
  */
 typedef int bf_agent_opt_fn(int opt, const char *arg, void *payload);
 int bf_agent_getopt(int argc, char **argv, struct bf_agent_ctx *ctx,

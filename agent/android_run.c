@@ -4,6 +4,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
 #include "parse/parse.h"

@@ -1,7 +1,6 @@
 #ifndef BF_ANDROID_RUN_H
 #define BF_ANDROID_RUN_H
 
-#include "benchfarm/buf.h"
 #include "benchfarm/common.h"
 #include "benchfarm/sample.h"
 
@@ -49,16 +48,5 @@ int bf_android_run_jetpack(struct bf_samples *out, struct bf_devfs *fs,
                            const char *test_runner,
                            const char *const *extra_args, double timeout_s,
                            struct bf_err *err);
-
-/*
- * Part of the adb backend (devfs_adb.c): bf_devfs_command() with a
- * caller-chosen timeout, for commands longer than the backend's 30 s
- * (a benchmark run), and an output cap of out->max (0: 1 MiB). Each
- * argv word must be of [A-Za-z0-9_./:=,+@%-] (BF_EINVAL before adb
- * runs). BF_EINVAL when fs is not an adb devfs.
- */
-int bf_devfs_adb_command(struct bf_devfs *fs, const char *const *argv,
-                         double timeout_s, struct bf_buf *out,
-                         struct bf_err *err);
 
 #endif /* BF_ANDROID_RUN_H */

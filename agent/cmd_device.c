@@ -14,28 +14,13 @@
 
 #define EXIT_UNFIT 1 /* check: the device is not fit to measure */
 
-#define COMMON_LONGOPTS                                   \
-	{ "help", no_argument, NULL, 'h' },               \
-	        { "root", required_argument, NULL, 'R' }, \
-	{                                                 \
-		"adb", required_argument, NULL, 'A'       \
-	}
-
-static int no_opts(int opt, const char *arg, void *payload)
-{
-	(void)opt;
-	(void)arg;
-	(void)payload;
-	return BF_EXIT_USAGE;
-}
-
 /* Open the device the options name; prints the error. */
 static int open_device(struct bf_devfs **fs, unsigned *flags, char **key,
                        const char *cmd, const struct bf_agent_ctx *ctx)
 {
 	struct bf_err err = BF_ERR_INIT;
 
-	if (!bf_probe_open(fs, flags, key, ctx, &err))
+	if (!bf_probe_open(fs, flags, key, ctx->root, ctx->adb, &err))
 		return 0;
 	fprintf(stderr, "benchfarm-agent: %s: %s\n", cmd, err.msg);
 	return ctx->adb ? BF_EXIT_INFRA : BF_EXIT_USAGE;
@@ -58,13 +43,10 @@ int bf_agent_cmd_info(int argc, char **argv, struct bf_agent_ctx *ctx)
 	        "benchfarm-agent info [--root DIR] [--adb SERIAL]\n\n"
 	        "Prints the device's facts as JSON: CPU, cores, cpufreq, boost,\n"
 	        "thermal zones, power supplies, memory, load, kernel, ASLR.";
-	static const struct option longopts[] = { COMMON_LONGOPTS,
-		                                  { NULL, 0, NULL, 0 } };
 	struct bf_devfs *fs = NULL;
 	struct bf_probe p;
 	unsigned flags;
-	int ret = bf_agent_getopt(argc, argv, ctx, usage, "", longopts, no_opts,
-	                          NULL);
+	int ret = bf_agent_getopt(argc, argv, ctx, usage, "", NULL, NULL, NULL);
 
 	if (ret >= 0)
 		return ret;
@@ -178,7 +160,6 @@ static const char check_usage[] =
 int bf_agent_cmd_check(int argc, char **argv, struct bf_agent_ctx *ctx)
 {
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
 		{ "battery-min", required_argument, NULL, 'b' },
 		{ "require-charging", no_argument, NULL, 'c' },
 		{ "thermal-max", required_argument, NULL, 't' },

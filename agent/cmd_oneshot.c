@@ -14,57 +14,13 @@
 
 #define PARSE_FILE_MAX (64u * 1024 * 1024)
 
-int bf_agent_getopt(int argc, char **argv, struct bf_agent_ctx *ctx,
-                    const char *usage, const char *extra,
-                    const struct option *longopts, bf_agent_opt_fn *cb,
-                    void *payload)
-{
-	char shortopts[64];
-	int c, ret;
-
-	snprintf(shortopts, sizeof(shortopts), "+hR:A:%s", extra);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		if (c == 'h') {
-			printf("usage: %s\n", usage);
-			return BF_EXIT_OK;
-		} else if (c == 'R') {
-			ctx->root = optarg;
-		} else if (c == 'A') {
-			ctx->adb = optarg;
-		} else if (c == '?' || (ret = cb(c, optarg, payload)) >= 0) {
-			if (c == '?')
-				fprintf(stderr, "usage: %s\n", usage);
-			return c == '?' ? BF_EXIT_USAGE : ret;
-		}
-	}
-	return -1;
-}
-
-#define COMMON_LONGOPTS                                   \
-	{ "help", no_argument, NULL, 'h' },               \
-	        { "root", required_argument, NULL, 'R' }, \
-	{                                                 \
-		"adb", required_argument, NULL, 'A'       \
-	}
-
-static int no_opts(int opt, const char *arg, void *payload)
-{
-	(void)opt;
-	(void)arg;
-	(void)payload;
-	return BF_EXIT_USAGE;
-}
-
 int bf_agent_cmd_serve(int argc, char **argv, struct bf_agent_ctx *ctx)
 {
-	static const struct option longopts[] = { COMMON_LONGOPTS,
-		                                  { NULL, 0, NULL, 0 } };
 	int ret = bf_agent_getopt(
 	        argc, argv, ctx,
 	        "benchfarm-agent serve [--root DIR] [--adb SERIAL]\n\n"
 	        "Speaks the JSON-lines agent protocol on stdin/stdout.",
-	        "", longopts, no_opts, NULL);
+	        "", NULL, NULL, NULL);
 
 	if (ret >= 0)
 		return ret;
@@ -118,7 +74,6 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 	        "as protocol\nlines, then one result, or one error and exit "
 	        "status 3 (2 for a\nbad request).";
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ "cwd", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -185,7 +140,6 @@ int bf_agent_cmd_parse(int argc, char **argv, struct bf_agent_ctx *ctx)
 	        "Prints the samples FILE holds as JSON. Formats: gbench, jetpack, "
 	        "hyperfine, native, lines.";
 	static const struct option longopts[] = {
-		COMMON_LONGOPTS,
 		{ "format", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};

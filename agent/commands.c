@@ -7,27 +7,18 @@
 #include "benchfarm/log.h"
 
 const struct bf_agent_cmd bf_agent_commands[] = {
-	{ "serve", bf_agent_cmd_serve, 0,
-	  "speak the JSON-lines protocol on stdin/stdout",
-	  "benchfarm-agent serve [--root DIR] [--adb SERIAL]", 3 },
-	{ "info", bf_agent_cmd_info, 0, "describe the device as JSON",
-	  "benchfarm-agent info [--root DIR] [--adb SERIAL]", 4 },
-	{ "check", bf_agent_cmd_check, 0, "check the device is fit to measure",
-	  "benchfarm-agent check [--root DIR] [--adb SERIAL] [THRESHOLDS]", 4 },
-	{ "run", bf_agent_cmd_run, 0,
-	  "run a benchmark command and report samples",
-	  "benchfarm-agent run --format F [--timeout S] [--cwd DIR] -- CMD "
-	  "ARGS...",
-	  3 },
-	{ "parse", bf_agent_cmd_parse, 0,
-	  "parse a benchmark output file into samples",
-	  "benchfarm-agent parse --format F FILE", 3 },
-	{ "lock-clocks", bf_agent_cmd_lock_clocks, 0,
-	  "pin CPU clocks for stable numbers (root)",
-	  "benchfarm-agent lock-clocks [--root DIR]", 4 },
-	{ "unlock-clocks", bf_agent_cmd_unlock_clocks, 0,
-	  "restore CPU clocks saved by lock-clocks",
-	  "benchfarm-agent unlock-clocks [--root DIR]", 4 },
+	{ "serve", bf_agent_cmd_serve,
+	  "speak the JSON-lines protocol on stdin/stdout" },
+	{ "info", bf_agent_cmd_info, "describe the device as JSON" },
+	{ "check", bf_agent_cmd_check, "check the device is fit to measure" },
+	{ "run", bf_agent_cmd_run,
+	  "run a benchmark command and report samples" },
+	{ "parse", bf_agent_cmd_parse,
+	  "parse a benchmark output file into samples" },
+	{ "lock-clocks", bf_agent_cmd_lock_clocks,
+	  "pin CPU clocks for stable numbers (root)" },
+	{ "unlock-clocks", bf_agent_cmd_unlock_clocks,
+	  "restore CPU clocks saved by lock-clocks" },
 };
 const size_t bf_agent_ncommands = BF_ARRAY_SIZE(bf_agent_commands);
 
@@ -44,11 +35,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: benchfarm-agent [--version] COMMAND [--root DIR] "
 	           "[--adb SERIAL] [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < bf_agent_ncommands; i++)
-		fprintf(f, "  %-14s %s%s\n", bf_agent_commands[i].name,
-		        bf_agent_commands[i].help,
-		        bf_agent_commands[i].flags & BF_AGENT_CMD_STUB
-		                ? " (planned)"
-		                : "");
+		fprintf(f, "  %-14s %s\n", bf_agent_commands[i].name,
+		        bf_agent_commands[i].help);
 }
 
 int bf_agent_main(int argc, char **argv)

@@ -6,24 +6,6 @@
 #include "check/check.h"
 #include "probe/probe.h"
 
-json_t *bf_info_string(const char *s)
-{
-	json_t *v;
-	char *copy;
-
-	if (!s)
-		return json_null();
-	if ((v = json_string(s)))
-		return v;
-	copy = bf_xstrdup(s);
-	for (char *c = copy; *c; c++)
-		if ((unsigned char)*c >= 0x80)
-			*c = '?';
-	v = json_string(copy);
-	free(copy);
-	return v;
-}
-
 static json_t *int_or_null(int64_t v)
 {
 	return v < 0 ? json_null() : json_integer((json_int_t)v);
@@ -57,7 +39,7 @@ static json_t *strings(const struct bf_argv *a)
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < a->argc; i++)
-		json_array_append_new(arr, bf_info_string(a->argv[i]));
+		json_array_append_new(arr, bf_probe_json_text(a->argv[i]));
 	return arr;
 }
 
@@ -70,7 +52,7 @@ static json_t *core_json(const struct bf_probe_core *c)
 		        avail, json_integer((json_int_t)c->avail_khz[i]));
 	return json_pack("{s:i, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
 	                 "cpu", c->cpu, "online", c->online, "governor",
-	                 bf_info_string(c->governor), "scaling_min_khz",
+	                 bf_probe_json_text(c->governor), "scaling_min_khz",
 	                 int_or_null(c->min_khz), "scaling_max_khz",
 	                 int_or_null(c->max_khz), "scaling_cur_khz",
 	                 int_or_null(c->cur_khz), "scaling_setspeed_khz",
@@ -86,11 +68,11 @@ static json_t *cpu_json(const struct bf_probe *p)
 	for (size_t i = 0; i < p->ncores; i++)
 		json_array_append_new(cores, core_json(&p->cores[i]));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}",
-	                 "model", bf_info_string(p->cpu_model), "possible",
+	                 "model", bf_probe_json_text(p->cpu_model), "possible",
 	                 cpulist(&p->possible), "present", cpulist(&p->present),
 	                 "online", cpulist(&p->online), "isolated",
 	                 cpulist(&p->isolated), "boost", tristate(p->boost),
-	                 "boost_source", bf_info_string(p->boost_source),
+	                 "boost_source", bf_probe_json_text(p->boost_source),
 	                 "clocks_locked",
 	                 p->ncores && bf_check_clocks_are_locked(p, NULL, 0),
 	                 "governor_performance",
@@ -107,8 +89,8 @@ static json_t *thermal_json(const struct bf_probe *p)
 		json_array_append_new(
 		        arr,
 		        json_pack("{s:o, s:o, s:o, s:b}", "zone",
-		                  bf_info_string(z->name), "type",
-		                  bf_info_string(z->type), "temp_c",
+		                  bf_probe_json_text(z->name), "type",
+		                  bf_probe_json_text(z->type), "temp_c",
 		                  real_or_null(z->temp_c), "valid", z->valid));
 	}
 	return arr;
@@ -123,10 +105,10 @@ static json_t *power_json(const struct bf_probe *p)
 
 		json_array_append_new(
 		        arr, json_pack("{s:o, s:o, s:o, s:o, s:o}", "name",
-		                       bf_info_string(s->name), "type",
-		                       bf_info_string(s->type), "capacity",
+		                       bf_probe_json_text(s->name), "type",
+		                       bf_probe_json_text(s->type), "capacity",
 		                       int_or_null(s->capacity), "status",
-		                       bf_info_string(s->status), "online",
+		                       bf_probe_json_text(s->status), "online",
 		                       tristate(s->online)));
 	}
 	return arr;
@@ -141,7 +123,7 @@ static json_t *android_json(const struct bf_probe *p)
 		battery = json_pack(
 		        "{s:b, s:o, s:b, s:o, s:o}", "present", b->present,
 		        "capacity", int_or_null(b->capacity), "charging",
-		        b->charging, "status", bf_info_string(b->status),
+		        b->charging, "status", bf_probe_json_text(b->status),
 		        "temp_c", real_or_null(b->temp_c));
 	return json_pack("{s:o, s:o, s:O}", "battery", battery,
 	                 "thermal_status", int_or_null(p->thermal_status),
@@ -150,14 +132,15 @@ static json_t *android_json(const struct bf_probe *p)
 
 json_t *bf_info_json(const struct bf_probe *p, const char *root)
 {
-	json_t *info = json_pack(
-	        "{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "agent", BF_VERSION,
-	        "device", bf_info_string(p->device), "root",
-	        bf_info_string(root), "hostname", bf_info_string(p->hostname),
-	        "kernel", bf_info_string(p->kernel), "arch",
-	        bf_info_string(p->arch), "cpus_online",
-	        int_or_null(bf_probe_online_count(p)), "aslr",
-	        int_or_null(p->aslr));
+	json_t *info =
+	        json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "agent",
+	                  BF_VERSION, "device", bf_probe_json_text(p->device),
+	                  "root", bf_probe_json_text(root), "hostname",
+	                  bf_probe_json_text(p->hostname), "kernel",
+	                  bf_probe_json_text(p->kernel), "arch",
+	                  bf_probe_json_text(p->arch), "cpus_online",
+	                  int_or_null(bf_probe_online_count(p)), "aslr",
+	                  int_or_null(p->aslr));
 
 	json_object_set_new(info, "cpu", cpu_json(p));
 	json_object_set_new(info, "thermal", thermal_json(p));

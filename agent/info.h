@@ -21,12 +21,6 @@ struct bf_probe;
  * unavailable [device paths], errors [messages naming files].
  */
 
-/*
- * Device text as a JSON string (null for NULL); bytes that do not form
- * UTF-8 become '?'. A new reference. Cannot fail.
- */
-json_t *bf_info_string(const char *s);
-
 /* The info object of p; root as given (NULL for adb). A new reference. */
 json_t *bf_info_json(const struct bf_probe *p, const char *root);
 

@@ -29,7 +29,8 @@ int bf_req_check(int out_fd, const json_t *req, int64_t id,
 	bf_check_result_init(&res);
 	if (bf_check_opts_from_json(&opts, req, &err))
 		return bf_req_error(out_fd, id, "bad_request", "%s", err.msg);
-	if (bf_probe_open(&env.fs, &env.probe_flags, &key, ctx, &err))
+	if (bf_probe_open(&env.fs, &env.probe_flags, &key, ctx->root, ctx->adb,
+	                  &err))
 		return bf_req_error(out_fd, id, "device", "check: %s", err.msg);
 	env.device_key = key;
 	if (bf_check_run(&res, &opts, &env, &err)) {

@@ -19,7 +19,7 @@ int bf_req_info(int out_fd, const json_t *req, int64_t id,
 	int ret;
 
 	(void)req;
-	if (bf_probe_open(&fs, &flags, NULL, ctx, &err))
+	if (bf_probe_open(&fs, &flags, NULL, ctx->root, ctx->adb, &err))
 		return bf_req_error(out_fd, id, "device", "info: %s", err.msg);
 	bf_probe_all(&p, fs, flags, NULL);
 	msg = json_pack("{s:s, s:I, s:o}", "type", "result", "id",

@@ -317,24 +317,6 @@ static const char *tail_lines(const struct bf_buf *b, int lines)
 	return *p == '\n' ? p + 1 : p;
 }
 
-int bf_req_send_samples(int out_fd, int64_t id, const struct bf_samples *s)
-{
-	int ret = 0;
-
-	for (size_t i = 0; i < s->n && !ret; i++) {
-		const struct bf_sample *x = &s->v[i];
-		json_t *msg = json_pack("{s:s, s:I, s:s, s:s, s:s, s:f, s:i}",
-		                        "type", "sample", "id", (json_int_t)id,
-		                        "benchmark", x->benchmark, "metric",
-		                        x->metric, "unit", x->unit, "value",
-		                        x->value, "iteration", x->iteration);
-
-		ret = bf_proto_write(out_fd, msg, NULL);
-		json_decref(msg);
-	}
-	return ret;
-}
-
 static int send_result(int out_fd, int64_t id,
                        const struct bf_spawn_result *res, size_t nsamples,
                        struct run_cpu *c)

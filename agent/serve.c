@@ -1,6 +1,5 @@
 #include "serve.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "agent.h"
@@ -29,36 +28,6 @@ static int req_shutdown(int out_fd, const json_t *req, int64_t id,
 
 	(void)req;
 	(void)ctx;
-	json_decref(msg);
-	return ret;
-}
-
-/* The code of the last error answered (one-shot commands' exit codes). */
-static char last_error[32];
-
-const char *bf_req_last_error(void)
-{
-	return last_error[0] ? last_error : NULL;
-}
-
-void bf_req_clear_error(void)
-{
-	last_error[0] = '\0';
-}
-
-int bf_req_error(int out_fd, int64_t id, const char *code, const char *fmt, ...)
-{
-	char message[1024];
-	va_list ap;
-	json_t *msg;
-	int ret;
-
-	snprintf(last_error, sizeof(last_error), "%s", code);
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-	msg = bf_proto_error(id, code, message);
-	ret = bf_proto_write(out_fd, msg, NULL);
 	json_decref(msg);
 	return ret;
 }

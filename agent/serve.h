@@ -39,8 +39,11 @@ int bf_req_check(int out_fd, const json_t *req, int64_t id,
 int bf_req_instrument(int out_fd, const json_t *req, int64_t id,
                       struct bf_agent_ctx *ctx);
 
+/*
+ * The answers every handler may write (req_reply.c). One "sample"
+ * event per sample.
+ */
 struct bf_samples;
-/* One "sample" event per sample (req_run.c). */
 int bf_req_send_samples(int out_fd, int64_t id, const struct bf_samples *s);
 
 /* Send an error message; returns bf_proto_write's result. */

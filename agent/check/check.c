@@ -9,7 +9,6 @@
 #include "benchfarm/err.h"
 #include "benchfarm/spawn.h"
 #include "check/throttle.h"
-#include "info.h"
 #include "probe/probe.h"
 
 static const char *const id_names[BF_CHECK_NIDS] = {
@@ -394,7 +393,7 @@ json_t *bf_check_result_json(const struct bf_check_result *res)
 		                      bf_check_status_name(it->status), "value",
 		                      num_or_null(it->value), "threshold",
 		                      num_or_null(it->threshold), "message",
-		                      bf_info_string(it->message));
+		                      bf_probe_json_text(it->message));
 
 		if (it->suppressed) {
 			json_object_set_new(c, "suppressed", json_true());
@@ -405,9 +404,9 @@ json_t *bf_check_result_json(const struct bf_check_result *res)
 	}
 	for (size_t i = 0; i < res->errors.argc; i++)
 		json_array_append_new(errors,
-		                      bf_info_string(res->errors.argv[i]));
+		                      bf_probe_json_text(res->errors.argv[i]));
 	return json_pack("{s:b, s:o, s:o, s:o, s:o, s:i, s:o}", "fit", res->fit,
-	                 "device", bf_info_string(res->device), "checks",
+	                 "device", bf_probe_json_text(res->device), "checks",
 	                 checks, "suppressed", suppressed, "waited_s",
 	                 num_or_null(res->waited_s), "probes", res->probes,
 	                 "errors", errors);

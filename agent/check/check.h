@@ -204,7 +204,7 @@ void bf_check_load(struct bf_check_item *it, const struct bf_probe *p,
 void bf_check_boost(struct bf_check_item *it, const struct bf_probe *p,
                     const struct bf_check_opts *opts);
 
-/* For the check_*.c files: set an item's outcome and message. */
+/* For the check_*.c files (check_item.c): an item's outcome and message. */
 void bf_check__set(struct bf_check_item *it, enum bf_check_status status,
                    double value, double threshold, const char *fmt, ...)
         BF_PRINTF(5, 6);

@@ -7,8 +7,9 @@
 
 /*
  * The clocks check, with Jetpack's "locked" decision (CpuInfo.kt, G3
- * onward) as the reference describes it, plus the issue's alternative:
- * every online core on the "performance" governor.
+ * onward) as the reference describes it, and one more way to pass:
+ * every online core on the "performance" governor, which holds each
+ * core at its highest allowed frequency (scaling_max_freq).
  */
 
 /* Jetpack reads a missing list as [-1] and a missing speed as -1. */

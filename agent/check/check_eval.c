@@ -1,7 +1,6 @@
 #include "check/check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "benchfarm/alloc.h"
@@ -12,27 +11,6 @@
  * decide because its input is bad fails and quotes the bad file; one
  * that can decide from the rest warns about the bad part.
  */
-
-void bf_check__set(struct bf_check_item *it, enum bf_check_status status,
-                   double value, double threshold, const char *fmt, ...)
-{
-	va_list ap;
-
-	it->status = status;
-	it->value = value;
-	it->threshold = threshold;
-	va_start(ap, fmt);
-	vsnprintf(it->message, sizeof(it->message), fmt, ap);
-	va_end(ap);
-}
-
-const char *bf_check__probe_error(const struct bf_probe *p, const char *needle)
-{
-	for (size_t i = 0; i < p->errors.argc; i++)
-		if (strstr(p->errors.argv[i], needle))
-			return p->errors.argv[i];
-	return "";
-}
 
 static bool supply_is_battery(const struct bf_probe_supply *s)
 {

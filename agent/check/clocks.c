@@ -93,35 +93,6 @@ static int core_write_i64(struct bf_devfs *fs, int cpu, const char *name,
 	return core_write(fs, cpu, name, text, err);
 }
 
-void bf_clocks_state_init(struct bf_clocks_state *st)
-{
-	memset(st, 0, sizeof(*st));
-}
-
-void bf_clocks_state_release(struct bf_clocks_state *st)
-{
-	if (!st)
-		return;
-	for (size_t i = 0; i < st->n; i++)
-		free(st->cores[i].governor);
-	free(st->cores);
-	free(st->device);
-	bf_clocks_state_init(st);
-}
-
-struct bf_clocks_core *bf_clocks_state_add(struct bf_clocks_state *st, int cpu)
-{
-	struct bf_clocks_core *c;
-
-	st->cores = bf_xreallocarray(st->cores, st->n + 1, sizeof(*c));
-	c = &st->cores[st->n++];
-	memset(c, 0, sizeof(*c));
-	c->cpu = cpu;
-	c->online = -1;
-	c->setspeed_khz = -1;
-	return c;
-}
-
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -524,6 +495,78 @@ out:
 		json_object_set_new(l.report, "error", json_string(e.msg));
 	bf_clocks_state_release(&l.now);
 	bf_clocks_state_release(&l.saved);
+	if (ret && err)
+		*err = e;
+	return ret;
+}
+
+/* Restore every core, cpufreq first (offline cores cannot take it). */
+static int restore_all(struct bf_devfs *fs, const struct bf_clocks_state *st,
+                       json_t *cores, struct bf_err *err)
+{
+	struct bf_err e = BF_ERR_INIT;
+	int first = 0, ret;
+
+	for (size_t i = 0; i < st->n; i++) {
+		json_t *o = bf_clocks_core_json(&st->cores[i], "restored_to");
+
+		ret = bf_clocks_restore_core(fs, &st->cores[i], &e);
+		json_object_set_new(o, "restored", json_boolean(!ret));
+		json_array_append_new(cores, o);
+		if (ret && !first) {
+			*err = e;
+			first = ret;
+		}
+	}
+	for (size_t i = 0; i < st->n; i++) {
+		if (st->cores[i].online != 0)
+			continue;
+		ret = bf_clocks_set_online(fs, st->cores[i].cpu, false, &e);
+		json_object_set_new(json_array_get(cores, i), "offlined",
+		                    json_boolean(!ret));
+		if (ret && !first) {
+			*err = e;
+			first = ret;
+		}
+	}
+	return first;
+}
+
+int bf_clocks_unlock(json_t **report, struct bf_devfs *fs,
+                     const char *state_path, struct bf_err *err)
+{
+	struct bf_clocks_state st;
+	struct bf_err e = BF_ERR_INIT;
+	json_t *cores = json_array();
+	int ret;
+
+	*report = json_pack("{s:s, s:s, s:s, s:o}", "action", "unlock-clocks",
+	                    "device", fs->desc, "state_file", state_path,
+	                    "cores", cores);
+	ret = bf_clocks_state_load(&st, state_path, &e);
+	if (ret == BF_ENOTFOUND) {
+		json_object_set_new(*report, "restored", json_false());
+		json_object_set_new(
+		        *report, "message",
+		        json_string("nothing to restore: the clocks "
+		                    "were not locked by "
+		                    "benchfarm-agent"));
+		return 0;
+	}
+	if (!ret && strcmp(st.device, fs->desc))
+		ret = bf_err_set(&e, BF_EINVAL,
+		                 "'%s' holds the clocks of %s, not %s",
+		                 state_path, st.device, fs->desc);
+	if (!ret && !(ret = restore_all(fs, &st, cores, &e)) &&
+	    unlink(state_path) < 0 && errno != ENOENT)
+		ret = bf_err_sys(&e, "cannot remove '%s'", state_path);
+	if (ret)
+		bf_err_prefix(&e, "cannot unlock clocks (state kept in '%s')",
+		              state_path);
+	json_object_set_new(*report, "restored", json_boolean(!ret));
+	if (ret)
+		json_object_set_new(*report, "error", json_string(e.msg));
+	bf_clocks_state_release(&st);
 	if (ret && err)
 		*err = e;
 	return ret;

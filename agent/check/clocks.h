@@ -61,6 +61,7 @@ struct bf_clocks_state {
 	size_t n;
 };
 
+/* The state in memory and in its file: clocks_state.c. */
 void bf_clocks_state_init(struct bf_clocks_state *st);
 /* Frees everything; NULL is ok. */
 void bf_clocks_state_release(struct bf_clocks_state *st);
@@ -113,12 +114,9 @@ int bf_clocks_lock(json_t **report, struct bf_devfs *fs, const char *state_path,
                    struct bf_err *err);
 
 /*
- * The state file and unlocking: implemented in cmd_clocks.c, which owns
- * the file.
- *
- * The state file is JSON, written atomically with mode 0600. Load is
- * BF_ENOTFOUND when there is none and BF_ECORRUPT, naming the file, when
- * it is not one of ours.
+ * The state file (clocks_state.c) is JSON, written atomically with mode 0600.
+ * Load is BF_ENOTFOUND when there is none and BF_ECORRUPT, naming the file,
+ * when it is not one of ours.
  */
 int bf_clocks_state_load(struct bf_clocks_state *st, const char *path,
                          struct bf_err *err);

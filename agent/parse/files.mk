@@ -1,4 +1,5 @@
 AGENT_OBJS += agent/parse/parse.o
+AGENT_OBJS += agent/parse/parse_util.o
 AGENT_OBJS += agent/parse/parse_gbench.o
 AGENT_OBJS += agent/parse/parse_lines.o
 AGENT_OBJS += agent/parse/parse_jetpack.o

@@ -1,6 +1,8 @@
 #ifndef BF_AGENT_PARSE_H
 #define BF_AGENT_PARSE_H
 
+#include <jansson.h>
+
 #include "benchfarm/common.h"
 #include "benchfarm/sample.h"
 
@@ -156,13 +158,31 @@ int bf_parse__counter_next(struct bf_parse__counter *c, const char *name);
 /* Frees the samples beyond the first n, restoring an earlier state. */
 void bf_parse__samples_truncate(struct bf_samples *s, size_t n);
 
+/* Rewrites a text before it is parsed as JSON; NULL when unchanged. */
+typedef char *bf_parse__fix_fn(const char *text, size_t len);
+/* Reads a parsed document into samples; state is the parser's own. */
+typedef int bf_parse__doc_fn(void *state, const json_t *root,
+                             struct bf_err *err);
+
+/* A JSON format, for bf_parse__json. */
+struct bf_parse__json_format {
+	const char *expected; /* "Google Benchmark JSON", for empty input */
+	bf_parse__fix_fn *fix; /* NULL, or a rewrite of the text first */
+	bf_parse__doc_fn *doc; /* appends the document's samples to out */
+};
+
 /*
- * The checks every JSON format starts with: BF_ETOOBIG over
- * BF_PARSE_INPUT_MAX, BF_EINVAL "WHAT: empty output, expected EXPECTED"
- * for empty or all-whitespace input. 0 when the text may be parsed.
+ * What every JSON format's parser does around its own reading: BF_ETOOBIG
+ * over BF_PARSE_INPUT_MAX, BF_EINVAL "WHAT: empty output, expected
+ * EXPECTED" for empty or all-whitespace input, then the text (as
+ * format->fix rewrites it: a copy of the same length, freed here) parsed
+ * with bf_json_parse's messages naming what, then format->doc(state,
+ * root) appending to out. On any failure out is truncated back to what
+ * it held before (bf_parse_fn's rule). Returns 0 or the first error.
  */
-int bf_parse__check_input(const char *text, size_t len, const char *what,
-                          const char *expected, struct bf_err *err);
+int bf_parse__json(struct bf_samples *out, const char *text, size_t len,
+                   const char *what, const struct bf_parse__json_format *format,
+                   void *state, struct bf_err *err);
 
 /*
  * Nanoseconds per time unit ("ns", "us", "µs", "ms", "s"); 0 when unit

@@ -371,32 +371,28 @@ static int no_results(const struct gb_state *st, struct bf_err *err)
 	return bf_err_set(err, BF_EINVAL, "%s: no benchmark results", st->what);
 }
 
+static int gb_doc(void *state, const json_t *root, struct bf_err *err)
+{
+	struct gb_state *st = state;
+	int ret = parse_rows(st, root, err);
+
+	return ret || st->kept ? ret : no_results(st, err);
+}
+
+static const struct bf_parse__json_format gbench_json = {
+	"Google Benchmark JSON",
+	replace_nonfinite,
+	gb_doc,
+};
+
 int bf_parse_gbench(struct bf_samples *out, const char *text, size_t len,
                     const char *what, struct bf_err *err)
 {
 	struct gb_state st = { .out = out, .seen = BF_PARSE__COUNTER_INIT };
-	size_t n0 = out->n;
-	char *fixed = NULL;
-	json_t *root = NULL;
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what, "Google Benchmark JSON",
-	                            err);
-	if (ret)
-		goto out;
-	fixed = replace_nonfinite(text, len);
-	ret = bf_json_parse(&root, fixed ? fixed : text, len, st.what, err);
-	if (ret)
-		goto out;
-	ret = parse_rows(&st, root, err);
-	if (!ret && !st.kept)
-		ret = no_results(&st, err);
-out:
-	if (ret)
-		bf_parse__samples_truncate(out, n0);
+	ret = bf_parse__json(out, text, len, st.what, &gbench_json, &st, err);
 	bf_parse__counter_release(&st.seen);
-	json_decref(root);
-	free(fixed);
 	return ret;
 }

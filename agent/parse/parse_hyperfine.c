@@ -193,31 +193,30 @@ static int parse_results(struct hf_state *st, const json_t *root,
 	return ret;
 }
 
+static int hf_doc(void *state, const json_t *root, struct bf_err *err)
+{
+	return parse_results(state, root, err);
+}
+
+/* hyperfine leaves the file empty when a run fails without -i. */
+static const struct bf_parse__json_format hyperfine_json = {
+	"hyperfine --export-json (did a run fail?)",
+	NULL,
+	hf_doc,
+};
+
 int bf_parse_hyperfine(struct bf_samples *out, const char *text, size_t len,
                        const char *what, struct bf_err *err)
 {
 	struct hf_state st = { .out = out,
 		               .runs = BF_PARSE__COUNTER_INIT,
 		               .results = BF_PARSE__COUNTER_INIT };
-	size_t n0 = out->n;
-	json_t *root = NULL;
 	int ret;
 
 	st.what = what ? what : "output";
-	/* hyperfine leaves the file empty when a run fails without -i. */
-	ret = bf_parse__check_input(text, len, st.what,
-	                            "hyperfine --export-json (did a run fail?)",
-	                            err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
-	if (!ret)
-		ret = parse_results(&st, root, err);
-out:
-	if (ret)
-		bf_parse__samples_truncate(out, n0);
+	ret = bf_parse__json(out, text, len, st.what, &hyperfine_json, &st,
+	                     err);
 	bf_parse__counter_release(&st.runs);
 	bf_parse__counter_release(&st.results);
-	json_decref(root);
 	return ret;
 }

@@ -293,30 +293,33 @@ static int parse_benchmarks(struct jp_state *st, const json_t *root,
 	return ret;
 }
 
+static int jp_doc(void *state, const json_t *root, struct bf_err *err)
+{
+	struct jp_state *st = state;
+	size_t n0 = st->out->n;
+	int ret = parse_benchmarks(st, root, err);
+
+	if (!ret && st->out->n == n0)
+		ret = bf_err_set(err, BF_EINVAL,
+		                 "%s: no benchmark results (no 'runs' values)",
+		                 st->what);
+	return ret;
+}
+
+static const struct bf_parse__json_format jetpack_json = {
+	"Jetpack benchmark JSON",
+	NULL,
+	jp_doc,
+};
+
 int bf_parse_jetpack(struct bf_samples *out, const char *text, size_t len,
                      const char *what, struct bf_err *err)
 {
 	struct jp_state st = { .out = out, .seen = BF_PARSE__COUNTER_INIT };
-	size_t n0 = out->n;
-	json_t *root = NULL;
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what,
-	                            "Jetpack benchmark JSON", err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
-	if (!ret)
-		ret = parse_benchmarks(&st, root, err);
-	if (!ret && out->n == n0)
-		ret = bf_err_set(err, BF_EINVAL,
-		                 "%s: no benchmark results (no 'runs' values)",
-		                 st.what);
-out:
-	if (ret)
-		bf_parse__samples_truncate(out, n0);
+	ret = bf_parse__json(out, text, len, st.what, &jetpack_json, &st, err);
 	jp_state_release(&st);
-	json_decref(root);
 	return ret;
 }

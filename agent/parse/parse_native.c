@@ -273,29 +273,28 @@ static int parse_document(struct nv_state *st, const json_t *root,
 	return ret;
 }
 
+static int nv_doc(void *state, const json_t *root, struct bf_err *err)
+{
+	return parse_document(state, root, err);
+}
+
+static const struct bf_parse__json_format native_json = {
+	"benchfarm-native JSON",
+	NULL,
+	nv_doc,
+};
+
 int bf_parse_native(struct bf_samples *out, const char *text, size_t len,
                     const char *what, struct bf_err *err)
 {
 	struct nv_state st = { .out = out, .seen = BF_PARSE__COUNTER_INIT };
-	size_t n0 = out->n;
-	json_t *root = NULL;
 	int ret;
 
 	st.what = what ? what : "output";
-	ret = bf_parse__check_input(text, len, st.what, "benchfarm-native JSON",
-	                            err);
-	if (ret)
-		goto out;
-	ret = bf_json_parse(&root, text, len, st.what, err);
-	if (!ret)
-		ret = parse_document(&st, root, err);
-out:
-	if (ret)
-		bf_parse__samples_truncate(out, n0);
+	ret = bf_parse__json(out, text, len, st.what, &native_json, &st, err);
 	bf_parse__counter_release(&st.seen);
 	for (size_t i = 0; i < st.nkeys; i++)
 		free(st.keys[i]);
 	free(st.keys);
-	json_decref(root);
 	return ret;
 }

@@ -57,6 +57,17 @@ int bf_devfs_open_local(struct bf_devfs **out, const char *root,
 int bf_devfs_open_adb(struct bf_devfs **out, const char *serial,
                       struct bf_err *err);
 
+/*
+ * bf_devfs_command() on an adb devfs with a caller-chosen timeout, for
+ * commands longer than the backend's 30 s (a benchmark run), and an
+ * output cap of out->max (0: 1 MiB). Each argv word must be of
+ * [A-Za-z0-9_./:=,+@%-] (BF_EINVAL before adb runs). BF_EINVAL when fs
+ * is not an adb devfs. Implemented in devfs_adb.c.
+ */
+int bf_devfs_adb_command(struct bf_devfs *fs, const char *const *argv,
+                         double timeout_s, struct bf_buf *out,
+                         struct bf_err *err);
+
 void bf_devfs_free(struct bf_devfs *fs);
 
 /* The ops, with messages naming fs->desc and the path. */

@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 
-#include "android_run.h"
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/spawn.h"

@@ -7,7 +7,6 @@
 #include "benchfarm/common.h"
 #include "probe/probe_android.h"
 
-struct bf_agent_ctx;
 struct bf_devfs;
 struct bf_err;
 
@@ -142,22 +141,28 @@ void bf_probe_sys(struct bf_probe *p, struct bf_devfs *fs);
  */
 void bf_probe_load(struct bf_probe *p, struct bf_devfs *fs);
 
+/*
+ * Device text as a JSON string (null for NULL); bytes that do not form
+ * UTF-8 become '?'. A new reference. Cannot fail.
+ */
+json_t *bf_probe_json_text(const char *s);
+
 /* The number of online cores, or -1 when unknown. */
 int bf_probe_online_count(const struct bf_probe *p);
 
 /*
- * The device the agent's options name: the sysroot ctx->root, or the
- * adb device ctx->adb. *fs_out is the caller's (bf_devfs_free);
- * *flags_out gets BF_PROBE_HOST when the sysroot is "/"; *key_out (may
- * be NULL) a new string naming the device in per-device state
- * ("local", "adb-SERIAL"), caller frees.
+ * The device the agent's options name: the adb device adb, or when adb
+ * is NULL the sysroot root (NULL or "/": this machine). *fs_out is the
+ * caller's (bf_devfs_free); *flags_out gets BF_PROBE_HOST when the
+ * sysroot is "/"; *key_out (may be NULL) a new string naming the device
+ * in per-device state ("local", "adb-SERIAL"), caller frees.
  */
 int bf_probe_open(struct bf_devfs **fs_out, unsigned *flags_out, char **key_out,
-                  const struct bf_agent_ctx *ctx, struct bf_err *err);
+                  const char *root, const char *adb, struct bf_err *err);
 
 /*
- * For the probe_*.c files: read through fs, recording a missing file in
- * p->unavailable and any other failure in p->errors. Each returns 0,
+ * For the probe_*.c files (probe_read.c): read through fs, recording a missing
+ * file in p->unavailable and any other failure in p->errors. Each returns 0,
  * BF_ENOTFOUND (missing) or another negative code (recorded).
  */
 int bf_probe__line(char **out, struct bf_probe *p, struct bf_devfs *fs,

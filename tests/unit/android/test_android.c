@@ -1,6 +1,7 @@
 /*
- * Unit tests for the Android path: the adb devfs backend, the dumpsys
- * and getprop probes, and Jetpack runs through `am instrument`.
+ * Unit tests for the Android path: the adb devfs backend
+ * (agent/probe/devfs_adb.c) and the dumpsys and getprop probes
+ * (agent/probe/probe_android.c); Jetpack runs are test_android_run.c's.
  *
  * No Android device can be attached where these tests run. They put
  * the stand-in adb (tests/fixtures/adb/adb) first through
@@ -30,90 +31,9 @@
 #include "parse/parse.h"
 #include "probe/devfs.h"
 #include "probe/probe_android.h"
+#include "unit/android/adb_standin.h"
 
-#define STANDIN "tests/fixtures/adb/adb"
-#define RUNNER  "/androidx.benchmark.junit4.AndroidBenchmarkRunner"
-
-/* Per test: a temporary directory for the stand-in's state and log. */
-struct env {
-	char dir[64];
-	char log[96];
-};
-
-static int setup(void **state)
-{
-	struct env *e = bf_xcalloc(1, sizeof(*e));
-	char cwd[PATH_MAX], *adb;
-
-	if (!getcwd(cwd, sizeof(cwd)) || access(STANDIN, X_OK)) {
-		fprintf(stderr,
-		        "cannot find %s (run from the repository root)\n",
-		        STANDIN);
-		free(e);
-		return -1;
-	}
-	snprintf(e->dir, sizeof(e->dir), "/tmp/bf-android.XXXXXX");
-	if (!mkdtemp(e->dir)) {
-		free(e);
-		return -1;
-	}
-	snprintf(e->log, sizeof(e->log), "%s/log", e->dir);
-	adb = bf_fs_join(cwd, STANDIN);
-	setenv("BENCHFARM_ADB", adb, 1);
-	free(adb);
-	setenv("BF_ADB_STATE", e->dir, 1);
-	setenv("BF_ADB_LOG", e->log, 1);
-	unsetenv("BF_ADB_SCENARIO");
-	*state = e;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct env *e = *state;
-
-	bf_fs_rmtree(e->dir, NULL);
-	free(e);
-	return 0;
-}
-
-/* The calls the stand-in received so far, one argv per line. */
-static char *adb_log(const struct env *e)
-{
-	struct bf_buf b = BF_BUF_INIT;
-
-	bf_buf_read_file(&b, e->log, NULL);
-	return bf_buf_detach(&b, NULL);
-}
-
-static size_t adb_calls(const struct env *e)
-{
-	char *log = adb_log(e);
-	size_t n = 0;
-
-	for (const char *s = log; *s; s++)
-		n += *s == '\n';
-	free(log);
-	return n;
-}
-
-static struct bf_devfs *open_adb(const char *serial)
-{
-	struct bf_err err = BF_ERR_INIT;
-	struct bf_devfs *fs = NULL;
-
-	if (bf_devfs_open_adb(&fs, serial, &err))
-		fail_msg("cannot open adb device '%s': %s", serial, err.msg);
-	return fs;
-}
-
-static void assert_err(int ret, int code, const struct bf_err *err,
-                       const char *needle)
-{
-	if (ret != code || !strstr(err->msg, needle))
-		fail_msg("expected %d with '%s', got %d: '%s'", code, needle,
-		         ret, err->msg);
-}
+#define RUNNER "/androidx.benchmark.junit4.AndroidBenchmarkRunner"
 
 static void test_android__battery(void **state)
 {
@@ -459,201 +379,6 @@ static void test_android__adb_missing(void **state)
 	assert_null(fs);
 }
 
-/* The samples the jetpack parser gives for a fixture file. */
-static void parse_file(struct bf_samples *out, const char *path)
-{
-	struct bf_buf b = BF_BUF_INIT;
-	struct bf_err err = BF_ERR_INIT;
-
-	assert_int_equal(bf_buf_read_file(&b, path, &err), 0);
-	assert_int_equal(
-	        bf_parse_output(out, "jetpack", b.buf, b.len, path, &err), 0);
-	bf_buf_release(&b);
-}
-
-static void assert_same_samples(const struct bf_samples *got, size_t from,
-                                const struct bf_samples *want)
-{
-	assert_int_equal(got->n - from, want->n);
-	for (size_t i = 0; i < want->n; i++) {
-		const struct bf_sample *g = &got->v[from + i], *w = &want->v[i];
-
-		assert_string_equal(g->benchmark, w->benchmark);
-		assert_string_equal(g->metric, w->metric);
-		assert_string_equal(g->unit, w->unit);
-		assert_float_equal(g->value, w->value, 0);
-		assert_int_equal(g->iteration, w->iteration);
-	}
-}
-
-static void test_android__jetpack_run(void **state)
-{
-	struct bf_devfs *fs = open_adb("pixel-healthy");
-	struct bf_samples s = BF_SAMPLES_INIT, want = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	char *log;
-
-	bf_samples_add(&s, "earlier", "x", "", 1, 0);
-	assert_int_equal(bf_android_run_jetpack(
-	                         &s, fs, "com.example.benchmark.test" RUNNER,
-	                         NULL, 60, &err),
-	                 0);
-	parse_file(&want,
-	           "tests/fixtures/adb/pixel-healthy/benchmarkData.json");
-	assert_same_samples(&s, 1, &want);
-	assert_int_equal(s.n, 11); /* 5 timeNs + 5 allocationCount + earlier */
-	assert_string_equal(
-	        s.v[1].benchmark,
-	        "com.example.bench.JsonBenchmark.parseJson[size=1024]");
-	assert_string_equal(s.v[1].metric, "timeNs");
-	assert_string_equal(s.v[1].unit, "ns");
-	assert_float_equal(s.v[1].value, 1203.4, 1e-9);
-	log = adb_log(*state);
-	assert_non_null(strstr(
-	        log, "-s pixel-healthy shell am instrument -w -r -e "
-	             "androidx.benchmark.output.enable true "
-	             "com.example.benchmark.test" RUNNER "\n"
-	             "-s pixel-healthy shell cat /storage/emulated/0/Android/"
-	             "media/com.example.benchmark.test/"
-	             "com_example_benchmark_test-benchmarkData.json\n"));
-	free(log);
-	bf_samples_release(&want);
-	bf_samples_release(&s);
-	bf_devfs_free(fs);
-}
-
-static void test_android__jetpack_legacy_no_stale_results(void **state)
-{
-	struct bf_devfs *fs = open_adb("jetpack-legacy");
-	struct bf_samples s = BF_SAMPLES_INIT, want = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	char *log, *rm, *run;
-
-	assert_int_equal(
-	        bf_android_run_jetpack(&s, fs, "com.example.legacy.test" RUNNER,
-	                               NULL, 60, &err),
-	        0);
-	parse_file(&want,
-	           "tests/fixtures/adb/jetpack-legacy/benchmarkData.json");
-	assert_same_samples(&s, 0, &want);
-	assert_float_equal(s.v[0].value, 1203, 0); /* G3: integers */
-	log = adb_log(*state);
-	rm = strstr(log, "shell rm -f /sdcard/Android/media/"
-	                 "com.example.legacy.test/"
-	                 "com.example.legacy.test-benchmarkData.json\n");
-	run = strstr(log, "shell am instrument");
-	assert_non_null(rm);
-	assert_non_null(run);
-	assert_true(rm < run);
-	free(log);
-	bf_samples_release(&want);
-	bf_samples_release(&s);
-	bf_devfs_free(fs);
-}
-
-static void test_android__jetpack_mid_run_disconnect(void **state)
-{
-	struct bf_devfs *fs = open_adb("mid-run-disconnect");
-	struct bf_samples s = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-
-	(void)state;
-	bf_samples_add(&s, "earlier", "x", "", 1, 0);
-	assert_err(bf_android_run_jetpack(&s, fs,
-	                                  "com.example.benchmark.test" RUNNER,
-	                                  NULL, 60, &err),
-	           BF_EPROTO, &err,
-	           "disconnected during 'am instrument' (in test "
-	           "'com.example.bench.JsonBenchmark#parseJson[size=4096]'); "
-	           "partial results discarded");
-	assert_int_equal(s.n, 1);
-	bf_samples_release(&s);
-	bf_devfs_free(fs);
-	/* Without state the device stays: still no result, still EPROTO. */
-	unsetenv("BF_ADB_STATE");
-	fs = open_adb("mid-run-disconnect");
-	assert_err(bf_android_run_jetpack(&s, fs,
-	                                  "com.example.benchmark.test" RUNNER,
-	                                  NULL, 60, &err),
-	           BF_EPROTO, &err, "ended before INSTRUMENTATION_CODE");
-	assert_int_equal(s.n, 0);
-	bf_devfs_free(fs);
-}
-
-static void run_fails(struct bf_devfs *fs, const char *pkg,
-                      const char *const *extra, double timeout_s, int code,
-                      const char *needle)
-{
-	struct bf_samples s = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	char runner[160];
-
-	snprintf(runner, sizeof(runner), "%s%s", pkg, RUNNER);
-	assert_err(
-	        bf_android_run_jetpack(&s, fs, runner, extra, timeout_s, &err),
-	        code, &err, needle);
-	assert_int_equal(s.n, 0);
-}
-
-static void test_android__jetpack_failures(void **state)
-{
-	static const char *const dry[] = {
-		"androidx.benchmark.dryRunMode.enable", "true", NULL
-	};
-	struct bf_devfs *fs = open_adb("jetpack-failures");
-	char *log;
-
-	run_fails(fs, "com.example.failing.test", NULL, 60, BF_ERROR,
-	          "benchmark 'com.example.bench.JsonBenchmark#parseJson[size="
-	          "1024]' failed: java.lang.AssertionError: ERRORS (not "
-	          "suppressed): LOW-BATTERY");
-	run_fails(fs, "com.example.crashing.test", NULL, 60, BF_ERROR,
-	          "the test process crashed in "
-	          "'com.example.bench.NativeBenchmark#decodeFrame': Process "
-	          "crashed.");
-	run_fails(fs, "com.example.missing.test", NULL, 60, BF_ERROR,
-	          "INSTRUMENTATION_FAILED: com.example.missing.test");
-	run_fails(fs, "com.example.benchmark.test", dry, 60, BF_ENOTFOUND,
-	          "the run announced no benchmarkData.json");
-	run_fails(fs, "com.example.hanging.test", NULL, 0.3, BF_ETIMEOUT,
-	          "timed out after 0.3 s");
-	log = adb_log(*state);
-	assert_non_null(strstr(log, "shell am force-stop "
-	                            "com.example.hanging.test\n"));
-	free(log);
-	run_fails(fs, "com.example.unplugged.test", NULL, 60, BF_EPROTO,
-	          "disconnected during 'am instrument'");
-	bf_devfs_free(fs);
-}
-
-static void test_android__jetpack_bad_arguments(void **state)
-{
-	static const char *const odd[] = { "androidx.benchmark.iterations",
-		                           NULL };
-	static const char *const bad_key[] = { "a key", "1", NULL };
-	static const char *const bad_value[] = {
-		"androidx.benchmark.suppressErrors", "LOW-BATTERY;reboot", NULL
-	};
-	static const char *const forced[] = {
-		"androidx.benchmark.output.enable", "false", NULL
-	};
-	struct bf_devfs *fs = open_adb("pixel-healthy");
-	size_t calls = adb_calls(*state);
-
-	run_fails(fs, "com.example.benchmark.test", odd, 60, BF_EINVAL,
-	          "needs a key");
-	run_fails(fs, "com.example.benchmark.test", bad_key, 60, BF_EINVAL,
-	          "needs a key");
-	run_fails(fs, "com.example.benchmark.test", bad_value, 60, BF_EINVAL,
-	          "value 'LOW-BATTERY;reboot'");
-	run_fails(fs, "com.example.benchmark.test", forced, 60, BF_EINVAL,
-	          "always true");
-	run_fails(fs, "com.example;reboot", NULL, 60, BF_EINVAL,
-	          "is not PACKAGE/RUNNER");
-	assert_int_equal(adb_calls(*state), calls);
-	bf_devfs_free(fs);
-}
-
 static void test_android__local_devfs_has_no_adb(void **state)
 {
 	struct bf_devfs *fs = NULL;
@@ -676,28 +401,21 @@ static void test_android__local_devfs_has_no_adb(void **state)
 	bf_devfs_free(fs);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_android__battery),
-		T(test_android__thermal_status),
-		T(test_android__props),
-		T(test_android__garbage_output),
-		T(test_android__truncated_output),
-		T(test_android__devfs_read_and_list),
-		T(test_android__devfs_errors),
-		T(test_android__devfs_write_rooted),
-		T(test_android__rejects_unsafe_input),
-		T(test_android__disconnected),
-		T(test_android__adb_missing),
-		T(test_android__jetpack_run),
-		T(test_android__jetpack_legacy_no_stale_results),
-		T(test_android__jetpack_mid_run_disconnect),
-		T(test_android__jetpack_failures),
-		T(test_android__jetpack_bad_arguments),
-		T(test_android__local_devfs_has_no_adb),
+		ADB_STANDIN_TEST(test_android__battery),
+		ADB_STANDIN_TEST(test_android__thermal_status),
+		ADB_STANDIN_TEST(test_android__props),
+		ADB_STANDIN_TEST(test_android__garbage_output),
+		ADB_STANDIN_TEST(test_android__truncated_output),
+		ADB_STANDIN_TEST(test_android__devfs_read_and_list),
+		ADB_STANDIN_TEST(test_android__devfs_errors),
+		ADB_STANDIN_TEST(test_android__devfs_write_rooted),
+		ADB_STANDIN_TEST(test_android__rejects_unsafe_input),
+		ADB_STANDIN_TEST(test_android__disconnected),
+		ADB_STANDIN_TEST(test_android__adb_missing),
+		ADB_STANDIN_TEST(test_android__local_devfs_has_no_adb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,49 +25,9 @@
 #include "check/throttle.h"
 #include "probe/devfs.h"
 #include "probe/probe.h"
+#include "unit/probe/tmptree.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
-
-/* A temporary directory: a sysroot or a state directory. */
-struct tmp {
-	char dir[64];
-};
-
-static int tmp_setup(void **state)
-{
-	struct tmp *t = bf_xcalloc(1, sizeof(*t));
-
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bf-throttle.XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	unsetenv(BF_THROTTLE_ENV);
-	*state = t;
-	return 0;
-}
-
-static int tmp_teardown(void **state)
-{
-	struct tmp *t = *state;
-
-	bf_fs_rmtree(t->dir, NULL);
-	free(t);
-	unsetenv(BF_THROTTLE_ENV);
-	return 0;
-}
-
-static void put(const char *root, const char *path, const char *text)
-{
-	char *full = bf_xasprintf("%s%s", root, path);
-	char *dir = bf_fs_dirname(full);
-
-	assert_int_equal(bf_fs_mkdirs(dir, 0755, NULL), 0);
-	assert_int_equal(
-	        bf_fs_write_atomic(full, text, strlen(text), 0644, NULL), 0);
-	free(dir);
-	free(full);
-}
 
 /* A synthetic workload: each sample "takes" the next duration. */
 struct fake {
@@ -157,7 +117,7 @@ static void test_throttle__baseline(void **state)
 	static const int64_t base[] = { 1000, 1200 };
 	static const int64_t slow[] = { 1105 };
 	static const int64_t edge[] = { 1100 };
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	char *path = bf_throttle_baseline_path(t->dir, "unit");
 	struct bf_check_item it;
 	struct stat st;
@@ -182,7 +142,7 @@ static void test_throttle__baseline(void **state)
 	/* the baseline is the first measurement, never replaced */
 	assert_int_equal(bf_throttle_baseline_load(&ns, path, NULL), 0);
 	assert_true(ns == 1000);
-	put(t->dir, "/throttle-unit.json", "{\"version\": 9}");
+	tmptree_put(t->dir, "/throttle-unit.json", "{\"version\": 9}");
 	throttle_run(&it, t->dir, slow, 1, 0.10);
 	assert_int_equal(it.status, BF_CHECK_WARN);
 	assert_non_null(strstr(it.message, "throttle-unit.json"));
@@ -193,7 +153,7 @@ static void test_throttle__forced_and_skipped(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
 	struct bf_check_env env = { 0 };
-	struct tmp *t = *state;
+	struct tmptree *t = *state;
 	struct bf_check_item it;
 	char *fixture = NULL;
 	struct bf_probe p;
@@ -204,11 +164,11 @@ static void test_throttle__forced_and_skipped(void **state)
 	assert_int_equal(bf_devfs_open_local(&env.fs, t->dir, NULL), 0);
 	bf_throttle_check(&it, &p, &o, &env);
 	assert_int_equal(it.status, BF_CHECK_SKIP);
-	put(t->dir, BF_THROTTLE_FIXTURE, "fast\n");
+	tmptree_put(t->dir, BF_THROTTLE_FIXTURE, "fast\n");
 	bf_throttle_check(&it, &p, &o, &env);
 	assert_int_equal(it.status, BF_CHECK_FAIL);
 	assert_non_null(strstr(it.message, "/benchfarm/throttle_ns: 'fast'"));
-	put(t->dir, BF_THROTTLE_FIXTURE, "2000\n");
+	tmptree_put(t->dir, BF_THROTTLE_FIXTURE, "2000\n");
 	bf_throttle_check(&it, &p, &o, &env);
 	assert_int_equal(it.status, BF_CHECK_PASS); /* baseline recorded */
 	setenv(BF_THROTTLE_ENV, "2500", 1);
@@ -241,22 +201,30 @@ static void test_throttle__forced_and_skipped(void **state)
 	bf_probe_release(&p);
 }
 
-/* Injected time: sleeping advances the clock; the device cools down
- * (its zone is rewritten) after cool_after sleeps. */
+/*
+ * Injected time: sleeping advances the clock, and after change_after
+ * sleeps the device changes: the device file path is rewritten with
+ * text (the device cools down, or a build ends).
+ */
 struct clockwork {
 	double now;
-	int sleeps, cool_after;
+	int sleeps, change_after;
 	const char *root;
+	const char *path, *text;
 };
+
+#define ZONE0_TEMP  "/sys/class/thermal/thermal_zone0/temp"
+#define COOLED_DOWN "45000\n"
+#define LOADAVG     "/proc/loadavg"
+#define SETTLED     "2.90 1.70 0.80 1/180 4242\n"
 
 static void fake_sleep(double seconds, void *hook)
 {
 	struct clockwork *c = hook;
 
 	c->now += seconds;
-	if (++c->sleeps == c->cool_after)
-		put(c->root, "/sys/class/thermal/thermal_zone0/temp",
-		    "45000\n");
+	if (++c->sleeps == c->change_after)
+		tmptree_put(c->root, c->path, c->text);
 }
 
 static double fake_now(void *hook)
@@ -281,13 +249,13 @@ static void run_wait(struct bf_check_result *res, struct clockwork *c,
 static void test_throttle__wait_for_cool_down(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
-	struct tmp *t = *state;
-	struct clockwork c = { 0, 0, 2, t->dir };
+	struct tmptree *t = *state;
+	struct clockwork c = { 0, 0, 2, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	struct bf_check_result res;
 
 	o.state_dir = t->dir;
 	o.wait_max_s = 60;
-	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
 	run_wait(&res, &c, &o);
 	assert_true(res.fit);
 	assert_int_equal(res.probes, 3);
@@ -296,8 +264,8 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 
 	/* the cap: 5 s, then the 2 s left, then give up */
-	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
-	c = (struct clockwork){ 0, 0, 100, t->dir };
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
+	c = (struct clockwork){ 0, 0, 100, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	o.wait_max_s = 7;
 	run_wait(&res, &c, &o);
 	assert_false(res.fit);
@@ -307,9 +275,9 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 
 	/* no waiting when the device cannot get fit by waiting */
-	put(t->dir, "/sys/devices/system/cpu/possible", "0-1\n");
-	put(t->dir, "/sys/devices/system/cpu/online", "0\n");
-	c = (struct clockwork){ 0, 0, 100, t->dir };
+	tmptree_put(t->dir, "/sys/devices/system/cpu/possible", "0-1\n");
+	tmptree_put(t->dir, "/sys/devices/system/cpu/online", "0\n");
+	c = (struct clockwork){ 0, 0, 100, t->dir, ZONE0_TEMP, COOLED_DOWN };
 	run_wait(&res, &c, &o);
 	assert_false(res.fit);
 	assert_int_equal(res.probes, 1);
@@ -318,7 +286,7 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 
 	/* nor without wait_max */
-	put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
+	tmptree_put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
 	o.wait_max_s = 0;
 	run_wait(&res, &c, &o);
 	assert_int_equal(res.probes, 1);
@@ -326,55 +294,19 @@ static void test_throttle__wait_for_cool_down(void **state)
 	bf_check_result_release(&res);
 }
 
-/* Injected time again; the build ends (loadavg is rewritten) after
- * settle_after sleeps. */
-struct loadwork {
-	double now;
-	int sleeps, settle_after;
-	const char *root;
-};
-
-static void load_sleep(double seconds, void *hook)
-{
-	struct loadwork *l = hook;
-
-	l->now += seconds;
-	if (++l->sleeps == l->settle_after)
-		put(l->root, "/proc/loadavg", "2.90 1.70 0.80 1/180 4242\n");
-}
-
-static double load_now(void *hook)
-{
-	return ((struct loadwork *)hook)->now;
-}
-
-static void run_load_wait(struct bf_check_result *res, struct loadwork *l,
-                          const struct bf_check_opts *o)
-{
-	struct bf_check_env env = { 0 };
-
-	assert_int_equal(bf_devfs_open_local(&env.fs, l->root, NULL), 0);
-	env.sleep = load_sleep;
-	env.now = load_now;
-	env.hook = l;
-	env.device_key = "local";
-	assert_int_equal(bf_check_run(res, o, &env, NULL), 0);
-	bf_devfs_free(env.fs);
-}
-
 static void test_throttle__wait_for_load_to_settle(void **state)
 {
 	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
-	struct tmp *t = *state;
-	struct loadwork l = { 0, 0, 3, t->dir };
+	struct tmptree *t = *state;
+	struct clockwork l = { 0, 0, 3, t->dir, LOADAVG, SETTLED };
 	struct bf_check_result res;
 	const struct bf_check_item *it = &res.items[BF_CHECK_LOAD];
 
 	/* a 2-core device running 4 other tasks: its build */
 	o.state_dir = t->dir;
-	put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
-	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
-	run_load_wait(&res, &l, &o);
+	tmptree_put(t->dir, "/sys/devices/system/cpu/online", "0-1\n");
+	tmptree_put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
+	run_wait(&res, &l, &o);
 	assert_true(res.fit);
 	/* polled every second, by default; one full probe once settled */
 	assert_int_equal(l.sleeps, 3);
@@ -386,11 +318,11 @@ static void test_throttle__wait_for_load_to_settle(void **state)
 	bf_check_result_release(&res);
 
 	/* load_wait is its own budget: wait_max still has all its time */
-	put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
-	put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
-	l = (struct loadwork){ 0, 0, 3, t->dir };
+	tmptree_put(t->dir, "/proc/loadavg", "3.10 1.60 0.70 5/180 4242\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone0/temp", "95000\n");
+	l = (struct clockwork){ 0, 0, 3, t->dir, LOADAVG, SETTLED };
 	o.wait_max_s = 7;
-	run_load_wait(&res, &l, &o);
+	run_wait(&res, &l, &o);
 	assert_false(res.fit);
 	assert_int_equal(res.items[BF_CHECK_THERMAL].status, BF_CHECK_FAIL);
 	assert_int_equal(it->status, BF_CHECK_PASS);
@@ -422,16 +354,17 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_throttle__measure_takes_the_minimum),
 		cmocka_unit_test_setup_teardown(test_throttle__baseline,
-		                                tmp_setup, tmp_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_throttle__forced_and_skipped, tmp_setup,
-		        tmp_teardown),
+		        test_throttle__forced_and_skipped, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_throttle__wait_for_cool_down, tmp_setup,
-		        tmp_teardown),
+		        test_throttle__wait_for_cool_down, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_throttle__wait_for_load_to_settle, tmp_setup,
-		        tmp_teardown),
+		        test_throttle__wait_for_load_to_settle, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test(test_throttle__state_dir_default),
 	};
 

@@ -1,9 +1,9 @@
 /*
  * Unit tests for lock-clocks / unlock-clocks (agent/check/clocks.c,
- * agent/cmd_clocks.c): Jetpack's frequency rule, and locking and
- * restoring on copies of the sysroot trees in tests/fixtures/clocks/
- * (run from the repository root, as make check does). Files made
- * unwritable are replaced by directories, which stops root too.
+ * clocks_state.c, agent/cmd_clocks.c): Jetpack's frequency rule, and locking
+ * and restoring on copies of the sysroot trees in tests/fixtures/clocks/ (run
+ * from the repository root, as make check does). Files made unwritable are
+ * replaced by directories, which stops root too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,124 +25,10 @@
 #include "benchfarm/spawn.h"
 #include "check/clocks.h"
 #include "probe/devfs.h"
+#include "unit/clocks/clocks_tree.h"
 
 #define FIXTURES "tests/fixtures/clocks/"
 #define CPU      "/sys/devices/system/cpu/"
-
-/* A copy of a fixture tree, its devfs and where its state goes. */
-struct tree {
-	char dir[64]; /* temporary directory */
-	char root[96]; /* dir/root: the sysroot */
-	char pristine[96]; /* the fixture it was copied from */
-	char state[96]; /* dir/state.json */
-	struct bf_devfs *fs;
-};
-
-static void tree_open(struct tree *t, const char *fixture)
-{
-	const char *argv[] = { "cp", "-R", t->pristine, t->root, NULL };
-	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
-	struct bf_spawn_result res;
-
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bf-clocks.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
-	snprintf(t->root, sizeof(t->root), "%s/root", t->dir);
-	snprintf(t->pristine, sizeof(t->pristine), FIXTURES "%s", fixture);
-	snprintf(t->state, sizeof(t->state), "%s/state.json", t->dir);
-	opts.argv = argv;
-	assert_int_equal(bf_spawn_run(&res, &opts, NULL), 0);
-	if (!bf_spawn_is_success(&res))
-		fail_msg("cannot copy %s (run from the repository root): %s",
-		         t->pristine, res.err.buf);
-	bf_spawn_result_release(&res);
-	assert_int_equal(bf_devfs_open_local(&t->fs, t->root, NULL), 0);
-}
-
-static void tree_close(struct tree *t)
-{
-	bf_devfs_free(t->fs);
-	assert_int_equal(bf_fs_rmtree(t->dir, NULL), 0);
-}
-
-/* The content of a file of the tree ("cpu0/cpufreq/scaling_governor"). */
-static char *cpu_file(struct tree *t, const char *rel)
-{
-	struct bf_buf b = BF_BUF_INIT;
-	char path[256];
-
-	snprintf(path, sizeof(path), CPU "%s", rel);
-	if (bf_devfs_read(t->fs, path, &b, NULL))
-		fail_msg("cannot read %s", path);
-	return bf_buf_detach(&b, NULL);
-}
-
-static void assert_cpu_file(struct tree *t, const char *rel, const char *want)
-{
-	char *got = cpu_file(t, rel);
-
-	if (strcmp(got, want))
-		fail_msg("%s: '%s', want '%s'", rel, got, want);
-	free(got);
-}
-
-/* Make a file of the tree unusable: a directory in its place. */
-static void break_file(struct tree *t, const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s" CPU "%s", t->root, rel);
-	assert_int_equal(unlink(path), 0);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
-
-/*
- * Every file of the pristine fixture has the same bytes in the copy,
- * except scaling_setspeed of a core whose governor is not userspace (the
- * kernel shows "<unsupported>" there by itself) and skip.
- */
-static void assert_same_tree(const char *pristine, const char *copy,
-                             const char *skip)
-{
-	struct bf_buf a = BF_BUF_INIT, b = BF_BUF_INIT;
-	char pa[512], pb[512], gov[512];
-	struct dirent *de;
-	DIR *d = opendir(pristine);
-	struct stat st;
-
-	assert_non_null(d);
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		snprintf(pa, sizeof(pa), "%s/%s", pristine, de->d_name);
-		snprintf(pb, sizeof(pb), "%s/%s", copy, de->d_name);
-		assert_int_equal(stat(pa, &st), 0);
-		if (S_ISDIR(st.st_mode)) {
-			assert_same_tree(pa, pb, skip);
-			continue;
-		}
-		if (skip && strstr(pb, skip))
-			continue;
-		snprintf(gov, sizeof(gov), "%s/scaling_governor", pristine);
-		bf_buf_reset(&a);
-		bf_buf_reset(&b);
-		if (!strcmp(de->d_name, "scaling_setspeed") &&
-		    (bf_buf_read_file(&a, gov, NULL) ||
-		     strcmp(a.buf, "userspace\n")))
-			continue;
-		bf_buf_reset(&a);
-		assert_int_equal(bf_buf_read_file(&a, pa, NULL), 0);
-		if (bf_buf_read_file(&b, pb, NULL) || strcmp(a.buf, b.buf))
-			fail_msg("%s: '%s', want '%s'", pb, b.buf, a.buf);
-	}
-	closedir(d);
-	bf_buf_release(&a);
-	bf_buf_release(&b);
-}
-
-static void assert_restored(struct tree *t, const char *skip)
-{
-	assert_same_tree(t->pristine, t->root, skip);
-}
 
 static void test_clocks__jetpack_target_rule(void **state)
 {
@@ -189,47 +75,9 @@ static void test_clocks__jetpack_target_rule(void **state)
 	                 BF_EINVAL);
 }
 
-static json_t *lock_ok(struct tree *t)
-{
-	struct bf_err err = BF_ERR_INIT;
-	json_t *report = NULL;
-
-	if (bf_clocks_lock(&report, t->fs, t->state, &err))
-		fail_msg("lock: %s", err.msg);
-	assert_true(json_is_true(json_object_get(report, "locked")));
-	return report;
-}
-
-static void unlock_ok(struct tree *t)
-{
-	struct bf_err err = BF_ERR_INIT;
-	json_t *report = NULL;
-
-	if (bf_clocks_unlock(&report, t->fs, t->state, &err))
-		fail_msg("unlock: %s", err.msg);
-	assert_true(json_is_true(json_object_get(report, "restored")));
-	json_decref(report);
-	assert_false(bf_fs_exists(t->state));
-}
-
-static void assert_pinned(struct tree *t, int cpu, const char *khz)
-{
-	static const char *const files[] = { "scaling_min_freq",
-		                             "scaling_max_freq",
-		                             "scaling_setspeed" };
-	char rel[64];
-
-	snprintf(rel, sizeof(rel), "cpu%d/cpufreq/scaling_governor", cpu);
-	assert_cpu_file(t, rel, "userspace\n");
-	for (size_t i = 0; i < BF_ARRAY_SIZE(files); i++) {
-		snprintf(rel, sizeof(rel), "cpu%d/cpufreq/%s", cpu, files[i]);
-		assert_cpu_file(t, rel, khz);
-	}
-}
-
 static void test_clocks__lock_then_unlock_exactly(void **state)
 {
-	struct tree t;
+	struct clocks_tree t;
 	json_t *report, *cores;
 	struct stat st;
 
@@ -270,7 +118,7 @@ static void test_clocks__lock_then_unlock_exactly(void **state)
 static void test_clocks__locking_twice_keeps_the_original(void **state)
 {
 	struct bf_buf first = BF_BUF_INIT, second = BF_BUF_INIT;
-	struct tree t;
+	struct clocks_tree t;
 	json_t *report;
 
 	(void)state;
@@ -293,7 +141,7 @@ static void test_clocks__locking_twice_keeps_the_original(void **state)
 
 static void test_clocks__no_frequency_table(void **state)
 {
-	struct tree t;
+	struct clocks_tree t;
 	json_t *report;
 
 	(void)state;
@@ -311,25 +159,10 @@ static void test_clocks__no_frequency_table(void **state)
 	tree_close(&t);
 }
 
-/* lock fails with a message containing want; returns the report. */
-static json_t *lock_fails(struct tree *t, const char *want)
-{
-	struct bf_err err = BF_ERR_INIT;
-	json_t *report = NULL;
-
-	assert_true(bf_clocks_lock(&report, t->fs, t->state, &err) < 0);
-	if (!strstr(err.msg, want))
-		fail_msg("error '%s' lacks '%s'", err.msg, want);
-	assert_true(json_is_false(json_object_get(report, "locked")));
-	assert_string_equal(json_string_value(json_object_get(report, "error")),
-	                    err.msg);
-	return report;
-}
-
 static void test_clocks__unwritable_file_is_recorded(void **state)
 {
 	const char *broken = "cpu2/cpufreq/scaling_setspeed";
-	struct tree t;
+	struct clocks_tree t;
 
 	(void)state;
 	tree_open(&t, "phone");
@@ -366,7 +199,7 @@ static void test_clocks__bad_input_changes_nothing(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < BF_ARRAY_SIZE(cases); i++) {
-		struct tree t;
+		struct clocks_tree t;
 		char path[256];
 
 		tree_open(&t, "phone");
@@ -386,7 +219,7 @@ static void test_clocks__bad_input_changes_nothing(void **state)
 
 static void test_clocks__offline_core_without_cpufreq(void **state)
 {
-	struct tree t;
+	struct clocks_tree t;
 	char path[256];
 
 	(void)state;
@@ -441,7 +274,7 @@ static void test_clocks__offline_cpufreq_recorded_once_online(void **state)
 	struct bf_devfs_ops ops;
 	struct bf_devfs fs;
 	json_t *report = NULL;
-	struct tree t;
+	struct clocks_tree t;
 
 	(void)state;
 	tree_open(&t, "phone");
@@ -470,7 +303,7 @@ static void test_clocks__offline_cpufreq_recorded_once_online(void **state)
 static void test_clocks__state_of_another_device_or_damaged(void **state)
 {
 	struct bf_err err = BF_ERR_INIT;
-	struct tree t, other;
+	struct clocks_tree t, other;
 	json_t *report = NULL;
 	FILE *f;
 
@@ -504,7 +337,7 @@ static void test_clocks__state_of_another_device_or_damaged(void **state)
 static void test_clocks__unlock_without_state(void **state)
 {
 	struct bf_err err = BF_ERR_INIT;
-	struct tree t;
+	struct clocks_tree t;
 	json_t *report = NULL;
 
 	(void)state;
@@ -549,7 +382,7 @@ static void test_clocks__commands(void **state)
 {
 	struct bf_buf out = BF_BUF_INIT;
 	char statefile[128];
-	struct tree t;
+	struct clocks_tree t;
 
 	(void)state;
 	tree_open(&t, "phone");

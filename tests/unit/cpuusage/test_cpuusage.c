@@ -38,19 +38,27 @@ static void parse_ok(struct bf_proc_stat *st, const char *line)
 		fail_msg("'%s': %s", line, err.msg);
 }
 
+/* The fields of st the CPU usage needs are these. */
+static void expect_stat(const struct bf_proc_stat *st, int64_t pid, char state,
+                        uint64_t utime, uint64_t stime, uint64_t cutime,
+                        uint64_t cstime, uint64_t starttime)
+{
+	assert_int_equal(st->pid, pid);
+	assert_int_equal(st->state, state);
+	assert_int_equal(st->utime, utime);
+	assert_int_equal(st->stime, stime);
+	assert_int_equal(st->cutime, cutime);
+	assert_int_equal(st->cstime, cstime);
+	assert_int_equal(st->starttime, starttime);
+}
+
 static void test_cpuusage__parses_the_article_line(void **state)
 {
 	struct bf_proc_stat st;
 
 	(void)state;
 	parse_ok(&st, LYFT_LINE);
-	assert_int_equal(st.pid, 13382);
-	assert_int_equal(st.state, 'R');
-	assert_int_equal(st.utime, 212);
-	assert_int_equal(st.stime, 24);
-	assert_int_equal(st.cutime, 0);
-	assert_int_equal(st.cstime, 0);
-	assert_int_equal(st.starttime, 109604942);
+	expect_stat(&st, 13382, 'R', 212, 24, 0, 0, 109604942);
 }
 
 static void test_cpuusage__comm_with_spaces_and_parens(void **state)
@@ -61,13 +69,7 @@ static void test_cpuusage__comm_with_spaces_and_parens(void **state)
 	/* comm "a) (b c) S 9" would fool a parser counting from the left. */
 	parse_ok(&st, "77 (a) (b c) S 9) Z 1 2 3 4 5 6 7 8 9 10 11 12 13 14 "
 	              "15 16 17 18 19 20 21\n");
-	assert_int_equal(st.pid, 77);
-	assert_int_equal(st.state, 'Z');
-	assert_int_equal(st.utime, 11);
-	assert_int_equal(st.stime, 12);
-	assert_int_equal(st.cutime, 13);
-	assert_int_equal(st.cstime, 14);
-	assert_int_equal(st.starttime, 19);
+	expect_stat(&st, 77, 'Z', 11, 12, 13, 14, 19);
 	/* Exactly the fields needed, no newline, and an empty comm. */
 	parse_ok(&st, "5 () R 1 2 3 4 5 6 7 8 9 10 1 2 3 4 -20 19 1 0 500");
 	assert_int_equal(st.cstime, 4);

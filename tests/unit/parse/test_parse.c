@@ -1,8 +1,9 @@
 /*
- * Unit tests for the benchmark output parsers (agent/parse*.c): real
- * Google Benchmark output (captured fixtures and a live build of
- * tests/fixtures/gbench/bench_fixture.cc), the lines format, and bad
- * input of every kind. Run from the repository root (make check does).
+ * Unit tests for the parser registry and dispatcher (agent/parse/parse.c)
+ * and for the input every parser refuses: unknown formats, another
+ * format's documents, the bad_cases.txt files, truncated, damaged and
+ * random documents, empty and oversized input, long names and NUL
+ * bytes. Run from the repository root (make check does).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -21,107 +22,16 @@
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
 #include "parse/parse.h"
+#include "unit/parse/parse_helpers.h"
 
-#define GBENCH_DIR "tests/fixtures/gbench/"
-#define LINES_DIR  "tests/fixtures/lines/"
+#define JETPACK_DIR   "tests/fixtures/jetpack/"
+#define HYPERFINE_DIR "tests/fixtures/hyperfine/"
+#define NATIVE_DIR    "tests/fixtures/native/"
+#define GBENCH_DIR    "tests/fixtures/gbench/"
+#define LINES_DIR     "tests/fixtures/lines/"
 
-static void read_fixture(struct bf_buf *b, const char *path)
-{
-	struct bf_err err = BF_ERR_INIT;
-
-	bf_buf_init(b, 0);
-	if (bf_buf_read_file(b, path, &err))
-		fail_msg(
-		        "cannot read fixture (run from the repository root): %s",
-		        err.msg);
-}
-
-static const struct bf_sample *find_sample(const struct bf_samples *s,
-                                           const char *bench,
-                                           const char *metric, int iteration)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (!strcmp(s->v[i].benchmark, bench) &&
-		    !strcmp(s->v[i].metric, metric) &&
-		    s->v[i].iteration == iteration)
-			return &s->v[i];
-	return NULL;
-}
-
-static size_t count_benchmark(const struct bf_samples *s, const char *bench)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < s->n; i++)
-		n += !strcmp(s->v[i].benchmark, bench);
-	return n;
-}
-
-/* Exact comparison: the parser and the test do the same arithmetic. */
-static void expect_sample(const struct bf_samples *s, const char *bench,
-                          const char *metric, const char *unit, int iteration,
-                          double value)
-{
-	const struct bf_sample *x = find_sample(s, bench, metric, iteration);
-
-	if (!x)
-		fail_msg("no sample %s %s #%d", bench, metric, iteration);
-	assert_string_equal(x->unit, unit);
-	if (x->value != value)
-		fail_msg("%s %s #%d: got %.17g, expected %.17g", bench, metric,
-		         iteration, x->value, value);
-}
-
-static void parse_ok(struct bf_samples *out, const char *format,
-                     const char *text, size_t len)
-{
-	struct bf_err err = BF_ERR_INIT;
-	int ret = bf_parse_output(out, format, text, len, "test", &err);
-
-	if (ret)
-		fail_msg("parse failed (%d): %s", ret, err.msg);
-}
-
-static void parse_fixture(struct bf_samples *out, const char *format,
-                          const char *path)
-{
-	struct bf_buf b;
-	struct bf_err err = BF_ERR_INIT;
-	int ret;
-
-	read_fixture(&b, path);
-	ret = bf_parse_output(out, format, b.buf, b.len, path, &err);
-	bf_buf_release(&b);
-	if (ret)
-		fail_msg("parse of %s failed (%d): %s", path, ret, err.msg);
-}
-
-/*
- * Parses text and expects failure with code and a message containing
- * want; out starts with one sample that must survive untouched.
- */
-static void expect_fail(const char *format, const char *text, size_t len,
-                        const char *what, int code, const char *want)
-{
-	struct bf_samples out = BF_SAMPLES_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	int ret;
-
-	bf_samples_add(&out, "keep", "value", "", 1.0, 0);
-	ret = bf_parse_output(&out, format, text, len, what, &err);
-	if (ret != code || err.code != code || !strstr(err.msg, want))
-		fail_msg("%s: got %d '%s', expected %d with '%s'", format, ret,
-		         err.msg, code, want);
-	assert_int_equal(out.n, 1);
-	assert_string_equal(out.v[0].benchmark, "keep");
-	bf_samples_release(&out);
-}
-
-static void expect_einval(const char *format, const char *text,
-                          const char *want)
-{
-	expect_fail(format, text, strlen(text), "test", BF_EINVAL, want);
-}
+/* The formats the tests ending in _jetpack_hyperfine_native feed. */
+static const char *const formats[] = { "jetpack", "hyperfine", "native" };
 
 static void test_parse__finds_known_formats(void **state)
 {
@@ -154,189 +64,20 @@ static void test_parse__unknown_format_lists_known_ones(void **state)
 	assert_int_equal(out.n, 0);
 }
 
-static void test_parse__gbench_repetitions_fixture(void **state)
+static void test_parse__formats_are_registered(void **state)
 {
-	struct bf_samples s = BF_SAMPLES_INIT;
+	char list[128];
 
 	(void)state;
-	parse_fixture(&s, "gbench", GBENCH_DIR "repetitions.json");
-	/* 2 x 3 rows of 3 metrics, 3 rows of 5; aggregates and errors out */
-	assert_int_equal(s.n, 33);
-	expect_sample(&s, "BM_Sum/64", "real_time", "ns", 0,
-	              1.5898113182130258e+01);
-	expect_sample(&s, "BM_Sum/64", "cpu_time", "ns", 1,
-	              1.4430037673363278e+01);
-	expect_sample(&s, "BM_Sum/64", "items_per_second", "/s", 2,
-	              4.7046947593155518e+09);
-	expect_sample(&s, "BM_Sum/1024", "real_time", "ns", 2,
-	              2.6063285886022493e+02);
-	expect_sample(&s, "BM_Slow", "real_time", "ns", 1,
-	              4.9365548950883714e-02 * 1e6);
-	expect_sample(&s, "BM_Slow", "cpu_time", "ns", 2,
-	              4.9494769230769224e-02 * 1e6);
-	expect_sample(&s, "BM_Slow", "widgets", "", 0, 2002);
-	expect_sample(&s, "BM_Slow", "frames_per_second", "/s", 1,
-	              2.0256063557011508e+04);
-	assert_null(find_sample(&s, "BM_Sum/64", "real_time", 3));
-	assert_int_equal(count_benchmark(&s, "BM_Sum/64"), 9);
-	assert_int_equal(count_benchmark(&s, "BM_Sum/64_mean"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Slow_cv"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Broken"), 0);
-	for (size_t i = 0; i < s.n; i++) {
-		assert_string_not_equal(s.v[i].metric, "iterations");
-		assert_string_not_equal(s.v[i].metric, "repetition_index");
-	}
-	bf_samples_release(&s);
-}
-
-static void test_parse__gbench_ms_unit_and_user_counters(void **state)
-{
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	(void)state;
-	parse_fixture(&s, "gbench", GBENCH_DIR "units_ms.json");
-	assert_int_equal(s.n, 5);
-	expect_sample(&s, "BM_Slow", "real_time", "ns", 0,
-	              5.0053985915264748e-02 * 1e6);
-	expect_sample(&s, "BM_Slow", "cpu_time", "ns", 0,
-	              4.9825654929577474e-02 * 1e6);
-	expect_sample(&s, "BM_Slow", "bytes_per_second", "/s", 0,
-	              8.2206646471365005e+07);
-	expect_sample(&s, "BM_Slow", "frames_per_second", "/s", 0,
-	              2.0069982048673097e+04);
-	expect_sample(&s, "BM_Slow", "widgets", "", 0, 1988);
-	/* Metrics come in the order of the JSON fields. */
-	assert_string_equal(s.v[0].metric, "real_time");
-	assert_string_equal(s.v[1].metric, "cpu_time");
-	assert_string_equal(s.v[4].metric, "widgets");
-	bf_samples_release(&s);
-}
-
-static void test_parse__gbench_old_format_without_run_type(void **state)
-{
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	(void)state;
-	parse_fixture(&s, "gbench", GBENCH_DIR "old_format.json");
-	/* Aggregates are known by their suffix on a name seen before... */
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8"), 6);
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8_mean"), 0);
-	assert_int_equal(count_benchmark(&s, "BM_Copy/8_stddev"), 0);
-	expect_sample(&s, "BM_Copy/8", "real_time", "ns", 0, 1.5 * 1e3);
-	expect_sample(&s, "BM_Copy/8", "cpu_time", "ns", 1, 2.0 * 1e3);
-	expect_sample(&s, "BM_Copy/8", "bytes_per_second", "/s", 1, 4e6);
-	/* ...so a benchmark merely named like one is kept. */
-	expect_sample(&s, "BM_Running_mean", "real_time", "ns", 0, 4.0 * 1e9);
-	assert_int_equal(s.n, 8);
-	bf_samples_release(&s);
-}
-
-static void test_parse__gbench_nonfinite_counter_is_left_out(void **state)
-{
-	static const char nan_time[] =
-	        "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": NaN,\n"
-	        "\"cpu_time\": 1, \"time_unit\": \"ns\"}]}";
-	static const char in_string[] =
-	        "{\"benchmarks\": [{\"name\": \"BM_NaN \\\" Infinity\",\n"
-	        "\"real_time\": 2, \"time_unit\": \"us\", \"x\": -Infinity,\n"
-	        "\"y\": -NaN, \"z\": 3}]} Infinity";
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	(void)state;
-	parse_fixture(&s, "gbench", GBENCH_DIR "nonfinite.json");
-	assert_int_equal(s.n, 5);
-	expect_sample(&s, "BM_NonFinite", "real_time", "ns", 0,
-	              2.9499727511197134e+00);
-	assert_int_equal(count_benchmark(&s, "BM_NonFinite"), 2);
-	assert_null(find_sample(&s, "BM_NonFinite", "hits_per_miss", 0));
-	bf_samples_release(&s);
-
-	expect_einval(
-	        "gbench", nan_time,
-	        "test: benchmark 'BM_a': 'real_time' is not a finite number");
-	/* Trailing garbage still fails, with the right column. */
-	expect_einval("gbench", in_string, "test:3:");
-	parse_ok(&s, "gbench", in_string, strlen(in_string) - 9);
-	assert_int_equal(s.n, 2);
-	expect_sample(&s, "BM_NaN \" Infinity", "real_time", "ns", 0, 2e3);
-	expect_sample(&s, "BM_NaN \" Infinity", "z", "", 0, 3);
-	bf_samples_release(&s);
-}
-
-static void test_parse__gbench_tolerates_leading_whitespace(void **state)
-{
-	struct bf_samples s = BF_SAMPLES_INIT;
-	struct bf_buf b, text = BF_BUF_INIT;
-
-	(void)state;
-	read_fixture(&b, GBENCH_DIR "units_ms.json");
-	bf_buf_addstr(&text, "\n\r\n \t ");
-	bf_buf_add(&text, b.buf, b.len);
-	bf_samples_add(&s, "earlier", "value", "", 7, 0);
-	parse_ok(&s, "gbench", text.buf, text.len);
-	assert_int_equal(s.n, 6);
-	assert_string_equal(s.v[0].benchmark, "earlier");
-	assert_string_equal(s.v[1].benchmark, "BM_Slow");
-	bf_samples_release(&s);
-	bf_buf_release(&b);
-	bf_buf_release(&text);
-}
-
-static void test_parse__gbench_truncated_json(void **state)
-{
-	struct bf_buf b;
-
-	(void)state;
-	read_fixture(&b, GBENCH_DIR "repetitions.json");
-	expect_fail("gbench", b.buf, b.len / 2, "repetitions.json", BF_EINVAL,
-	            "repetitions.json:");
-	expect_fail("gbench", b.buf, b.len / 2, "repetitions.json", BF_EINVAL,
-	            "premature end of input");
-	/* Only the closing braces missing */
-	expect_fail("gbench", b.buf, b.len - 3, "x", BF_EINVAL,
-	            "x:428:3: '}' expected near end of file");
-	bf_buf_release(&b);
-}
-
-/* xorshift64: reproducible noise without rand() state. */
-static uint64_t next_random(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
-static void test_parse__random_bytes_are_rejected(void **state)
-{
-	char text[4096];
-	uint64_t seed = 0x9e3779b97f4a7c15u;
-
-	(void)state;
-	for (int round = 0; round < 200; round++) {
-		size_t len = 1 + next_random(&seed) % sizeof(text);
-
-		for (size_t i = 0; i < len; i++)
-			text[i] = (char)next_random(&seed);
-		if (round % 2)
-			text[0] = '{';
-		expect_fail("gbench", text, len, "noise", BF_EINVAL, "noise:");
-		/* Control bytes are near certain in 4 KiB of noise. */
-		if (len > 64)
-			expect_fail("lines", text, len, "noise", BF_EINVAL,
-			            "noise:");
-	}
-}
-
-static void test_parse__empty_input_is_an_error(void **state)
-{
-	(void)state;
-	expect_fail("gbench", "", 0, "empty.json", BF_EINVAL,
-	            "empty.json: empty output, expected Google Benchmark JSON");
-	expect_einval("gbench", " \n\t\r\n", "empty output");
-	expect_fail("lines", "", 0, "empty.txt", BF_EINVAL,
-	            "empty.txt: no samples");
-	expect_einval("lines", "# just a comment\n\n   \n", "no samples");
+	for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++)
+		assert_string_equal(bf_parser_find(formats[i])->name,
+		                    formats[i]);
+	assert_true(bf_parser_find("jetpack")->parse == bf_parse_jetpack);
+	assert_true(bf_parser_find("hyperfine")->parse == bf_parse_hyperfine);
+	assert_true(bf_parser_find("native")->parse == bf_parse_native);
+	assert_null(bf_parser_find("Jetpack"));
+	bf_parser_list(list, sizeof(list));
+	assert_string_equal(list, "gbench, jetpack, hyperfine, native, lines");
 }
 
 static void test_parse__wrong_format_is_an_error(void **state)
@@ -355,90 +96,47 @@ static void test_parse__wrong_format_is_an_error(void **state)
 	bf_buf_release(&json);
 }
 
-static void test_parse__gbench_missing_or_bad_fields(void **state)
+/*
+ * Fill text with 1 to size random bytes from seed, '{' first in odd
+ * rounds (to get past a JSON parser's first byte); returns how many.
+ */
+static size_t noise(char *text, size_t size, uint64_t *seed, int round)
 {
-	static const struct {
-		const char *json;
-		const char *want;
-	} cases[] = {
-		{ "{}",
-		  "test: not Google Benchmark JSON: no 'benchmarks' array" },
-		{ "[1, 2]", "no 'benchmarks' array" },
-		{ "{\"context\": {}, \"benchmarks\": {}}",
-		  "no 'benchmarks' array" },
-		{ "{\"benchmarks\": []}", "test: no benchmark results" },
-		{ "{\"benchmarks\": [\"BM_a\"]}",
-		  "test: benchmarks[0] is not an object" },
-		{ "{\"benchmarks\": [{\"real_time\": 1, \"time_unit\": \"ns\"}]}",
-		  "test: benchmarks[0]: missing 'name'" },
-		{ "{\"benchmarks\": [{\"name\": 5}]}",
-		  "benchmarks[0]: non-string 'name'" },
-		{ "{\"benchmarks\": [{\"name\": \"\"}]}",
-		  "benchmarks[0]: empty name" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"ns\","
-		  " \"cpu_time\": 1}]}",
-		  "test: benchmark 'BM_a': missing 'real_time'" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"ns\","
-		  " \"real_time\": \"fast\"}]}",
-		  "benchmark 'BM_a': 'real_time' is not a number" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"ns\","
-		  " \"real_time\": 1, \"cpu_time\": -1}]}",
-		  "benchmark 'BM_a': 'cpu_time' is negative" },
-		/* finite, but infinite in nanoseconds: no sample to send */
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"time_unit\": \"s\","
-		  " \"real_time\": 1e308}]}",
-		  "benchmark 'BM_a': 'real_time' is too large in nanoseconds" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1,"
-		  " \"time_unit\": \"fortnights\"}]}",
-		  "benchmark 'BM_a': unknown time_unit 'fortnights' (expected ns, us, ms or s)" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1}]}",
-		  "benchmark 'BM_a': missing time_unit" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1,"
-		  " \"time_unit\": 3}]}",
-		  "benchmark 'BM_a': missing time_unit" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1,"
-		  " \"time_unit\": \"ns\", \"repetition_index\": -1}]}",
-		  "'repetition_index' is not a non-negative integer" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"real_time\": 1,"
-		  " \"time_unit\": \"ns\"}, 7]}",
-		  "benchmarks[1] is not an object" },
-		{ "{\"benchmarks\": [{\"name\": \"BM_a\", \"name\": \"BM_b\"}]}",
-		  "test:1:" },
-	};
+	size_t len = 1 + next_random(seed) % size;
 
-	(void)state;
-	for (size_t i = 0; i < BF_ARRAY_SIZE(cases); i++)
-		expect_einval("gbench", cases[i].json, cases[i].want);
+	for (size_t i = 0; i < len; i++)
+		text[i] = (char)next_random(seed);
+	if (round % 2)
+		text[0] = '{';
+	return len;
 }
 
-static void test_parse__gbench_all_rows_failed(void **state)
+static void test_parse__random_bytes_gbench_lines(void **state)
 {
-	static const char skipped[] =
-	        "{\"benchmarks\": [{\"name\": \"BM_a\", \"skipped\": true,"
-	        " \"skip_message\": \"no GPU\", \"real_time\": 0,"
-	        " \"time_unit\": \"ns\"}]}";
-	struct bf_buf b;
+	char text[4096];
+	uint64_t seed = 0x9e3779b97f4a7c15u;
 
 	(void)state;
-	read_fixture(&b, GBENCH_DIR "all_failed.json");
-	expect_fail(
-	        "gbench", b.buf, b.len, "all_failed.json", BF_EINVAL,
-	        "all_failed.json: all 2 benchmark runs failed; first 'BM_Broken': fixture failure");
-	bf_buf_release(&b);
-	expect_einval("gbench", skipped, "first 'BM_a': no GPU");
+	for (int round = 0; round < 200; round++) {
+		size_t len = noise(text, sizeof(text), &seed, round);
+
+		expect_fail("gbench", text, len, "noise", BF_EINVAL, "noise:");
+		/* Control bytes are near certain in 4 KiB of noise. */
+		if (len > 64)
+			expect_fail("lines", text, len, "noise", BF_EINVAL,
+			            "noise:");
+	}
 }
 
-static void test_parse__gbench_only_aggregates_is_an_error(void **state)
+static void test_parse__empty_input_gbench_lines(void **state)
 {
-	struct bf_buf b;
-
 	(void)state;
-	read_fixture(&b, GBENCH_DIR "aggregates_only.json");
-	expect_fail("gbench", b.buf, b.len, "agg.json", BF_EINVAL,
-	            "agg.json: only aggregate rows");
-	expect_fail("gbench", b.buf, b.len, "agg.json", BF_EINVAL,
-	            "--benchmark_report_aggregates_only");
-	bf_buf_release(&b);
+	expect_fail("gbench", "", 0, "empty.json", BF_EINVAL,
+	            "empty.json: empty output, expected Google Benchmark JSON");
+	expect_einval("gbench", " \n\t\r\n", "empty output");
+	expect_fail("lines", "", 0, "empty.txt", BF_EINVAL,
+	            "empty.txt: no samples");
+	expect_einval("lines", "# just a comment\n\n   \n", "no samples");
 }
 
 static void test_parse__rejects_oversized_input(void **state)
@@ -456,6 +154,16 @@ static void test_parse__rejects_oversized_input(void **state)
 	assert_int_equal(bf_parse_gbench(&s, big, len, "big", &err),
 	                 BF_ETOOBIG);
 	assert_int_equal(bf_parse_lines(&s, big, len, "big", &err), BF_ETOOBIG);
+	for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++)
+		expect_fail(
+		        formats[i], big, len, "big", BF_ETOOBIG,
+		        "big: 67108865 bytes exceed the limit of 67108864 bytes");
+	assert_int_equal(bf_parse_jetpack(&s, big, len, "big", &err),
+	                 BF_ETOOBIG);
+	assert_int_equal(bf_parse_hyperfine(&s, big, len, "big", &err),
+	                 BF_ETOOBIG);
+	assert_int_equal(bf_parse_native(&s, big, len, NULL, &err), BF_ETOOBIG);
+	assert_non_null(strstr(err.msg, "output: "));
 	assert_int_equal(s.n, 0);
 	free(big);
 }
@@ -494,9 +202,47 @@ static void test_parse__rejects_long_names(void **state)
 	assert_int_equal(s.n, 2);
 	assert_int_equal(strlen(s.v[1].benchmark), BF_PARSE_NAME_MAX);
 	bf_samples_release(&s);
+
+	/* The same for jetpack, hyperfine and native. */
+	memset(name, 'n', sizeof(name) - 1);
+	name[BF_PARSE_NAME_MAX + 1] = '\0';
+	text = bf_xasprintf("{\"results\": [{\"command\": \"%s\","
+	                    " \"times\": [1]}]}",
+	                    name);
+	expect_einval(
+	        "hyperfine", text,
+	        "test: results[0]: 'command' of 1025 bytes exceeds the limit of 1024");
+	free(text);
+	text = bf_xasprintf("{\"format\": \"benchfarm-native\", \"version\": 1,"
+	                    " \"samples\": [{\"benchmark\": \"%s\","
+	                    " \"metric\": \"m\", \"value\": 1}]}",
+	                    name);
+	expect_einval("native", text, "samples[0]: 'benchmark' is too long");
+	free(text);
+	/* className "C", a dot and the name: 1026 bytes */
+	name[BF_PARSE_NAME_MAX] = '\0';
+	text = bf_xasprintf("{\"benchmarks\": [{\"name\": \"%s\","
+	                    " \"className\": \"C\", \"metrics\":"
+	                    " {\"timeNs\": {\"runs\": [1]}}}]}",
+	                    name);
+	expect_einval(
+	        "jetpack", text,
+	        "test: benchmarks[0]: name of 1026 bytes exceeds the limit of 1024");
+	free(text);
+
+	name[BF_PARSE_NAME_MAX - 2] = '\0';
+	text = bf_xasprintf("{\"benchmarks\": [{\"name\": \"%s\","
+	                    " \"className\": \"C\", \"metrics\":"
+	                    " {\"timeNs\": {\"runs\": [1]}}}]}",
+	                    name);
+	parse_ok(&s, "jetpack", text, strlen(text));
+	free(text);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(strlen(s.v[0].benchmark), BF_PARSE_NAME_MAX);
+	bf_samples_release(&s);
 }
 
-static void test_parse__nul_bytes_are_rejected(void **state)
+static void test_parse__nul_bytes_gbench_lines(void **state)
 {
 	static const char lines[] = "a 1\nb 2\0 ns\nc 3\n";
 	static const char json[] =
@@ -517,295 +263,208 @@ static void test_parse__nul_bytes_are_rejected(void **state)
 	expect_fail("lines", "a 1\n", 2, "t", BF_EINVAL, "t:1:");
 }
 
-static void test_parse__lines_fixture(void **state)
+/*
+ * Runs the cases of a bad_cases.txt file: pairs of lines, a document
+ * (parsed as "test") and text its error message must contain.
+ */
+static void run_bad_cases(const char *format, const char *path)
 {
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	(void)state;
-	parse_fixture(&s, "lines", LINES_DIR "basic.txt");
-	assert_int_equal(s.n, 7);
-	expect_sample(&s, "parse_small", "value", "ns", 0, 1250);
-	expect_sample(&s, "parse_small", "value", "ns", 1, 1.5 * 1e3);
-	expect_sample(&s, "parse_small", "value", "ns", 2, 1300);
-	expect_sample(&s, "parse_large", "value", "ns", 0, 2.5 * 1e6);
-	expect_sample(&s, "parse_large", "value", "ns", 1, 0.003 * 1e9);
-	expect_sample(&s, "throughput", "value", "MB/s", 0, 812.5);
-	expect_sample(&s, "score", "value", "", 0, 42);
-	assert_string_equal(s.v[0].benchmark, "parse_small");
-	assert_string_equal(s.v[6].benchmark, "parse_small");
-	bf_samples_release(&s);
-}
-
-static void test_parse__lines_units_and_line_ends(void **state)
-{
-	static const char text[] = "a 1 s\r\n\r\nb\t2\t\xc2\xb5s\r\n"
-	                           "c -3.5e2 us\nd 4 S\n\te 5 ns  \nf 7";
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	(void)state;
-	parse_ok(&s, "lines", text, sizeof(text) - 1);
-	assert_int_equal(s.n, 6);
-	expect_sample(&s, "a", "value", "ns", 0, 1e9);
-	expect_sample(&s, "b", "value", "ns", 0, 2e3);
-	expect_sample(&s, "c", "value", "ns", 0, -3.5e2 * 1e3);
-	expect_sample(&s, "d", "value", "S", 0, 4);
-	expect_sample(&s, "e", "value", "ns", 0, 5);
-	expect_sample(&s, "f", "value", "", 0, 7);
-	bf_samples_release(&s);
-}
-
-static void test_parse__lines_errors_name_the_line(void **state)
-{
-	static const struct {
-		const char *text;
-		const char *want;
-	} cases[] = {
-		{ "a\n",
-		  "test:1: expected 'name value [unit]': missing value" },
-		{ "a 1\n\n# c\nb 2 ns extra\n",
-		  "test:4: expected 'name value [unit]': more than 3 fields" },
-		{ "a 1\nb nan\n",
-		  "test:2: expected 'name value [unit]': 'nan' is not a finite number" },
-		{ "a inf ns",
-		  "test:1: expected 'name value [unit]': 'inf' is not a finite number" },
-		{ "a 1e999 ns", "'1e999' is not a finite number" },
-		{ "p 1.7976931348623157e308 s",
-		  "test:1: expected 'name value [unit]': "
-		  "'1.7976931348623157e308' is too large in nanoseconds" },
-		{ "a 12abc", "'12abc' is not a finite number" },
-		{ "a 1\nb 2\x1b[0m ns\n",
-		  "test:2: expected 'name value [unit]': control character 0x1b in column 4" },
-		{ "a 123456789012345678901234567890123456789012345678901234567890"
-		  "12345",
-		  "is too long for a number" },
-		/* Latin-1, a lone continuation byte, an overlong '/', a
-		   surrogate */
-		{ "caf\xe9 1\n",
-		  "test:1: expected 'name value [unit]': the line is not valid UTF-8" },
-		{ "a 1\n\x80"
-		  "b 2\n",
-		  "test:2: expected 'name value [unit]': the line is not valid UTF-8" },
-		{ "\xc0\xaf 1\n", "the line is not valid UTF-8" },
-		{ "\xed\xa0\x80 1\n", "the line is not valid UTF-8" },
-		{ "caf\xc3 1\n", "the line is not valid UTF-8" },
-	};
 	struct bf_buf b;
+	char *line, *doc = NULL;
+	size_t lineno = 0, cases = 0;
 
-	(void)state;
-	for (size_t i = 0; i < BF_ARRAY_SIZE(cases); i++)
-		expect_einval("lines", cases[i].text, cases[i].want);
-	read_fixture(&b, LINES_DIR "bad_value.txt");
-	expect_fail(
-	        "lines", b.buf, b.len, LINES_DIR "bad_value.txt", BF_EINVAL,
-	        LINES_DIR
-	        "bad_value.txt:5: expected 'name value [unit]': 'fast' is not a finite number");
+	read_fixture(&b, path);
+	for (char *p = b.buf; p && *p; p = line) {
+		struct bf_samples out = BF_SAMPLES_INIT;
+		struct bf_err err = BF_ERR_INIT;
+		int ret;
+
+		line = strchr(p, '\n');
+		if (line)
+			*line++ = '\0';
+		lineno++;
+		if (!*p || *p == '#')
+			continue;
+		if (!doc) {
+			doc = p;
+			continue;
+		}
+		bf_samples_add(&out, "keep", "value", "", 1.0, 0);
+		ret = bf_parse_output(&out, format, doc, strlen(doc), "test",
+		                      &err);
+		if (ret != BF_EINVAL || !strstr(err.msg, p) || out.n != 1)
+			fail_msg(
+			        "%s:%zu: got %d '%s' (%zu samples), expected '%s'",
+			        path, lineno - 1, ret, err.msg, out.n, p);
+		bf_samples_release(&out);
+		doc = NULL;
+		cases++;
+	}
+	assert_null(doc);
+	assert_true(cases >= 10);
 	bf_buf_release(&b);
 }
 
-/* Nanoseconds per Google Benchmark time_unit, written out independently. */
-static double test_scale(const char *unit)
+static void test_parse__bad_cases_files(void **state)
 {
-	if (!strcmp(unit, "ns"))
-		return 1;
-	if (!strcmp(unit, "us"))
-		return 1e3;
-	if (!strcmp(unit, "ms"))
-		return 1e6;
-	if (!strcmp(unit, "s"))
-		return 1e9;
-	fail_msg("unexpected time_unit '%s'", unit);
-	return 0;
+	(void)state;
+	run_bad_cases("jetpack", JETPACK_DIR "bad_cases.txt");
+	run_bad_cases("hyperfine", HYPERFINE_DIR "bad_cases.txt");
+	run_bad_cases("native", NATIVE_DIR "bad_cases.txt");
 }
 
-static bool is_bookkeeping(const char *key)
+/* Every fixture fed to every parser that does not read it. */
+static void test_parse__other_formats_are_rejected(void **state)
 {
-	static const char *const keys[] = {
-		"family_index", "per_family_instance_index",
-		"repetitions",  "repetition_index",
-		"threads",      "iterations",
+	static const char *const all[] = { "gbench", "jetpack", "hyperfine",
+		                           "native", "lines" };
+	static const char *const wants[] = {
+		"not Jetpack benchmark JSON",
+		"not hyperfine JSON",
+		"not benchfarm-native JSON",
 	};
 
-	for (size_t i = 0; i < BF_ARRAY_SIZE(keys); i++)
-		if (!strcmp(keys[i], key))
-			return true;
-	return false;
-}
+	(void)state;
+	for (size_t f = 0; f < nfixtures; f++) {
+		struct bf_buf b;
 
-/* Checks one raw iteration row; returns the samples it should give. */
-static size_t check_row(const struct bf_samples *s, json_t *row)
-{
-	const char *name = json_string_value(json_object_get(row, "name"));
-	int rep = (int)json_integer_value(
-	        json_object_get(row, "repetition_index"));
-	double scale = test_scale(
-	        json_string_value(json_object_get(row, "time_unit")));
-	size_t n = 0, len;
-	bool rate;
-	const char *key;
-	json_t *v;
-
-	json_object_foreach(row, key, v)
-	{
-		if (!json_is_number(v) || is_bookkeeping(key))
-			continue;
-		len = strlen(key);
-		rate = len > 11 && !strcmp(key + len - 11, "_per_second");
-		if (!strcmp(key, "real_time") || !strcmp(key, "cpu_time"))
-			expect_sample(s, name, key, "ns", rep,
-			              json_number_value(v) * scale);
-		else
-			expect_sample(s, name, key, rate ? "/s" : "", rep,
-			              json_number_value(v));
-		n++;
-	}
-	return n;
-}
-
-/* Compares parsed samples with the JSON read by jansson directly. */
-static void check_against_json(const struct bf_samples *s, json_t *root)
-{
-	json_t *rows = json_object_get(root, "benchmarks"), *row;
-	size_t i, kept = 0, aggregates = 0, failed = 0, expected = 0;
-
-	assert_true(json_is_array(rows));
-	json_array_foreach(rows, i, row)
-	{
-		const char *type =
-		        json_string_value(json_object_get(row, "run_type"));
-		const char *name =
-		        json_string_value(json_object_get(row, "name"));
-
-		assert_non_null(type);
-		if (!strcmp(type, "aggregate")) {
-			aggregates++;
-			assert_int_equal(count_benchmark(s, name), 0);
-		} else if (json_is_true(
-		                   json_object_get(row, "error_occurred"))) {
-			failed++;
-			assert_int_equal(count_benchmark(s, name), 0);
-		} else {
-			assert_string_equal(type, "iteration");
-			kept++;
-			expected += check_row(s, row);
+		read_fixture(&b, fixtures[f].path);
+		for (size_t i = 0; i < BF_ARRAY_SIZE(all); i++)
+			if (strcmp(fixtures[f].format, all[i]))
+				expect_fail(all[i], b.buf, b.len,
+				            fixtures[f].path, BF_EINVAL,
+				            fixtures[f].path);
+		for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++) {
+			if (!strcmp(fixtures[f].format, formats[i]))
+				continue;
+			expect_fail(formats[i], b.buf, b.len, "x", BF_EINVAL,
+			            strcmp(fixtures[f].format, "lines")
+			                    ? wants[i]
+			                    : "x:1:1:");
 		}
+		bf_buf_release(&b);
 	}
-	/* BM_Sum/64, BM_Sum/1024 and BM_Slow, 3 repetitions each */
-	assert_int_equal(kept, 9);
-	assert_int_equal(aggregates, 12);
-	assert_int_equal(failed, 3);
-	assert_int_equal(s->n, expected);
-	assert_non_null(find_sample(s, "BM_Sum/1024", "items_per_second", 2));
-	assert_non_null(find_sample(s, "BM_Slow", "widgets", 2));
-}
-
-static void run_or_fail(struct bf_spawn_result *res, const char *const *argv,
-                        double timeout_s, const char *hint)
-{
-	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	char how[64];
-	int ret;
-
-	opts.argv = argv;
-	opts.timeout_s = timeout_s;
-	opts.out_max = 16 * 1024 * 1024;
-	ret = bf_spawn_run(res, &opts, &err);
-	if (ret)
-		fail_msg("%s: %s", err.msg, hint);
-	if (!bf_spawn_is_success(res)) {
-		bf_spawn_describe(res, timeout_s, how, sizeof(how));
-		fail_msg("'%s' %s: %s\n%.2000s", argv[0], how, hint,
-		         res->err.buf);
-	}
-}
-
-/*
- * Builds the fixture program against the installed libbenchmark, runs
- * it with repetitions (flag syntax of 1.7.1: --benchmark_min_time takes
- * a bare number of seconds; 1.8 also accepts "0.01s", 1.7.1 does not),
- * and compares what the parser made of stdout and of --benchmark_out
- * with the file as jansson reads it.
- */
-static void test_parse__gbench_real_program(void **state)
-{
-	static const char hint[] =
-	        "this test needs g++ and libbenchmark-dev (make check installs them through ci/deps.sh)";
-	char dir[] = "/tmp/bf-test-parse-XXXXXX";
-	char *exe, *json_path, *out_flag;
-	struct bf_spawn_result build, run;
-	struct bf_samples from_stdout = BF_SAMPLES_INIT;
-	struct bf_samples from_file = BF_SAMPLES_INIT;
-	json_t *root;
-	json_error_t je;
-
-	(void)state;
-	assert_int_equal(access(GBENCH_DIR "bench_fixture.cc", R_OK), 0);
-	assert_non_null(mkdtemp(dir));
-	exe = bf_xasprintf("%s/bench_fixture", dir);
-	json_path = bf_xasprintf("%s/out.json", dir);
-	out_flag = bf_xasprintf("--benchmark_out=%s", json_path);
+	/* Google Benchmark JSON also has a 'benchmarks' array. */
 	{
-		const char *const cc[] = { "g++",
-			                   "-O2",
-			                   "-o",
-			                   exe,
-			                   GBENCH_DIR "bench_fixture.cc",
-			                   "-lbenchmark",
-			                   "-lpthread",
-			                   NULL };
-		const char *const bench[] = {
-			exe,
-			"--benchmark_filter=^BM_(Sum|Slow|Broken)",
-			"--benchmark_format=json",
-			"--benchmark_repetitions=3",
-			"--benchmark_min_time=0.01",
-			out_flag,
-			NULL
-		};
+		struct bf_buf b;
 
-		run_or_fail(&build, cc, 600, hint);
-		run_or_fail(&run, bench, 300, "the fixture benchmark failed");
+		read_fixture(&b, GBENCH_DIR "repetitions.json");
+		expect_fail(
+		        "jetpack", b.buf, b.len, "gb.json", BF_EINVAL,
+		        "gb.json: benchmarks[0]: missing 'className' (not Jetpack benchmark JSON?)");
+		bf_buf_release(&b);
 	}
-	parse_fixture(&from_file, "gbench", json_path);
-	parse_ok(&from_stdout, "gbench", run.out.buf, run.out.len);
-
-	root = json_load_file(json_path, 0, &je);
-	if (!root)
-		fail_msg("%s:%d: %s", json_path, je.line, je.text);
-	check_against_json(&from_file, root);
-	json_decref(root);
-	root = json_loadb(run.out.buf, run.out.len, 0, &je);
-	if (!root)
-		fail_msg("stdout:%d: %s", je.line, je.text);
-	check_against_json(&from_stdout, root);
-	json_decref(root);
-
-	unlink(json_path);
-	unlink(exe);
-	rmdir(dir);
-	free(out_flag);
-	free(json_path);
-	free(exe);
-	bf_spawn_result_release(&build);
-	bf_spawn_result_release(&run);
-	bf_samples_release(&from_file);
-	bf_samples_release(&from_stdout);
 }
 
-/* Names in any script pass: two-, three- and four-byte UTF-8. */
-static void test_parse__lines_utf8_names(void **state)
+/* Every proper prefix of every fixture fails cleanly. */
+static void test_parse__truncated_documents(void **state)
 {
-	static const char text[] = "caf\xc3\xa9 1\n\xe2\x98\x83 2 ns\n"
-	                           "\xf0\x9f\x90\xa2 3\n";
-	struct bf_samples s = BF_SAMPLES_INIT;
+	(void)state;
+	for (size_t f = 0; f < nfixtures; f++) {
+		const char *format = fixtures[f].format;
+		struct bf_buf b;
+		size_t end;
+
+		if (!strcmp(format, "gbench") || !strcmp(format, "lines"))
+			continue;
+		read_fixture(&b, fixtures[f].path);
+		end = b.len;
+		while (end && strchr(" \t\r\n", b.buf[end - 1]))
+			end--;
+		for (size_t len = 0; len < end; len++)
+			expect_fail(format, b.buf, len, "cut.json", BF_EINVAL,
+			            "cut.json:");
+		bf_buf_release(&b);
+	}
+}
+
+static void test_parse__random_bytes_jetpack_hyperfine_native(void **state)
+{
+	char text[4096];
+	uint64_t seed = 0x2545f4914f6cdd1du;
 
 	(void)state;
-	parse_ok(&s, "lines", text, sizeof(text) - 1);
-	assert_int_equal(s.n, 3);
-	expect_sample(&s, "caf\xc3\xa9", "value", "", 0, 1);
-	expect_sample(&s, "\xe2\x98\x83", "value", "ns", 0, 2);
-	expect_sample(&s, "\xf0\x9f\x90\xa2", "value", "", 0, 3);
-	bf_samples_release(&s);
+	for (int round = 0; round < 300; round++) {
+		size_t len = noise(text, sizeof(text), &seed, round);
+
+		for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++)
+			expect_fail(formats[i], text, len, "noise", BF_EINVAL,
+			            "noise:");
+	}
+}
+
+/* Random single-byte damage to real documents: an error or a parse. */
+static void test_parse__damaged_documents_never_crash(void **state)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	(void)state;
+	for (size_t f = 0; f < nfixtures; f++) {
+		const char *format = fixtures[f].format;
+		struct bf_buf b;
+
+		if (!strcmp(format, "gbench") || !strcmp(format, "lines"))
+			continue;
+		read_fixture(&b, fixtures[f].path);
+		for (int round = 0; round < 500; round++) {
+			struct bf_samples s = BF_SAMPLES_INIT;
+			struct bf_err err = BF_ERR_INIT;
+			char *copy = bf_xstrndup(b.buf, b.len);
+			size_t pos = next_random(&seed) % b.len;
+			int ret;
+
+			copy[pos] = (char)next_random(&seed);
+			bf_samples_add(&s, "keep", "value", "", 1.0, 0);
+			ret = bf_parse_output(&s, format, copy, b.len, "d",
+			                      &err);
+			if (ret) {
+				assert_int_equal(ret, BF_EINVAL);
+				assert_int_equal(s.n, 1);
+				assert_non_null(strstr(err.msg, "d:"));
+			}
+			assert_true(s.n >= 1);
+			bf_samples_release(&s);
+			free(copy);
+		}
+		bf_buf_release(&b);
+	}
+}
+
+static void test_parse__empty_input_jetpack_hyperfine_native(void **state)
+{
+	(void)state;
+	expect_fail("jetpack", "", 0, "e.json", BF_EINVAL,
+	            "e.json: empty output, expected Jetpack benchmark JSON");
+	expect_fail(
+	        "hyperfine", "", 0, "e.json", BF_EINVAL,
+	        "e.json: empty output, expected hyperfine --export-json (did a run fail?)");
+	expect_fail("native", "", 0, "e.json", BF_EINVAL,
+	            "e.json: empty output, expected benchfarm-native JSON");
+	for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++) {
+		expect_einval(formats[i], " \r\n\t\n", "test: empty output");
+		expect_einval(formats[i], "null", "test:1:");
+		expect_einval(formats[i], "{}", "test: not ");
+	}
+}
+
+static void test_parse__nul_bytes_jetpack_hyperfine_native(void **state)
+{
+	static const char raw[] = "{\"results\": [{\"command\": \"a\0\","
+	                          " \"times\": [1]}]}";
+	static const char escaped[] =
+	        "{\"results\": [{\"command\": \"a\\u0000\","
+	        " \"times\": [1]}]}";
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(formats); i++) {
+		expect_fail(formats[i], raw, sizeof(raw) - 1, "t", BF_EINVAL,
+		            "t:1:");
+		expect_fail(formats[i], escaped, sizeof(escaped) - 1, "t",
+		            BF_EINVAL, "t:1:");
+	}
+	/* The length bounds the text: nothing after it is read. */
+	expect_fail("hyperfine", "{\"results\": []}", 5, "t", BF_EINVAL,
+	            "t:1:");
 }
 
 int main(void)
@@ -813,30 +472,23 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse__finds_known_formats),
 		cmocka_unit_test(test_parse__unknown_format_lists_known_ones),
-		cmocka_unit_test(test_parse__gbench_repetitions_fixture),
-		cmocka_unit_test(test_parse__gbench_ms_unit_and_user_counters),
-		cmocka_unit_test(
-		        test_parse__gbench_old_format_without_run_type),
-		cmocka_unit_test(
-		        test_parse__gbench_nonfinite_counter_is_left_out),
-		cmocka_unit_test(
-		        test_parse__gbench_tolerates_leading_whitespace),
-		cmocka_unit_test(test_parse__gbench_truncated_json),
-		cmocka_unit_test(test_parse__random_bytes_are_rejected),
-		cmocka_unit_test(test_parse__empty_input_is_an_error),
+		cmocka_unit_test(test_parse__formats_are_registered),
 		cmocka_unit_test(test_parse__wrong_format_is_an_error),
-		cmocka_unit_test(test_parse__gbench_missing_or_bad_fields),
-		cmocka_unit_test(test_parse__gbench_all_rows_failed),
-		cmocka_unit_test(
-		        test_parse__gbench_only_aggregates_is_an_error),
+		cmocka_unit_test(test_parse__random_bytes_gbench_lines),
+		cmocka_unit_test(test_parse__empty_input_gbench_lines),
 		cmocka_unit_test(test_parse__rejects_oversized_input),
 		cmocka_unit_test(test_parse__rejects_long_names),
-		cmocka_unit_test(test_parse__nul_bytes_are_rejected),
-		cmocka_unit_test(test_parse__lines_fixture),
-		cmocka_unit_test(test_parse__lines_units_and_line_ends),
-		cmocka_unit_test(test_parse__lines_errors_name_the_line),
-		cmocka_unit_test(test_parse__lines_utf8_names),
-		cmocka_unit_test(test_parse__gbench_real_program),
+		cmocka_unit_test(test_parse__nul_bytes_gbench_lines),
+		cmocka_unit_test(test_parse__bad_cases_files),
+		cmocka_unit_test(test_parse__other_formats_are_rejected),
+		cmocka_unit_test(test_parse__truncated_documents),
+		cmocka_unit_test(
+		        test_parse__random_bytes_jetpack_hyperfine_native),
+		cmocka_unit_test(test_parse__damaged_documents_never_crash),
+		cmocka_unit_test(
+		        test_parse__empty_input_jetpack_hyperfine_native),
+		cmocka_unit_test(
+		        test_parse__nul_bytes_jetpack_hyperfine_native),
 	};
 
 	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);

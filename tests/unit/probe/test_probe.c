@@ -24,48 +24,9 @@
 #include "info.h"
 #include "probe/devfs.h"
 #include "probe/probe.h"
+#include "unit/probe/tmptree.h"
 
 #define FIXTURES "tests/fixtures/sysroot/"
-
-/* A temporary sysroot that tests fill with put(). */
-struct tree {
-	char dir[64];
-};
-
-static int tree_setup(void **state)
-{
-	struct tree *t = bf_xcalloc(1, sizeof(*t));
-
-	snprintf(t->dir, sizeof(t->dir), "/tmp/bf-probe.XXXXXX");
-	if (!mkdtemp(t->dir)) {
-		free(t);
-		return -1;
-	}
-	*state = t;
-	return 0;
-}
-
-static int tree_teardown(void **state)
-{
-	struct tree *t = *state;
-
-	bf_fs_rmtree(t->dir, NULL);
-	free(t);
-	return 0;
-}
-
-/* Write path (a device path) under the tree, creating directories. */
-static void put(const struct tree *t, const char *path, const char *text)
-{
-	char *full = bf_xasprintf("%s%s", t->dir, path);
-	char *dir = bf_fs_dirname(full);
-
-	assert_int_equal(bf_fs_mkdirs(dir, 0755, NULL), 0);
-	assert_int_equal(
-	        bf_fs_write_atomic(full, text, strlen(text), 0644, NULL), 0);
-	free(dir);
-	free(full);
-}
 
 static void probe_root(struct bf_probe *p, const char *root)
 {
@@ -231,7 +192,7 @@ static void test_probe__garbage_fixture_names_every_bad_file(void **state)
 
 static void test_probe__empty_tree_is_all_unavailable(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	struct bf_probe p;
 
 	probe_root(&p, t->dir);
@@ -249,16 +210,16 @@ static void test_probe__empty_tree_is_all_unavailable(void **state)
 
 static void test_probe__unreadable_files_are_errors(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	char *zone =
 	        bf_xasprintf("%s/sys/class/thermal/thermal_zone0/temp", t->dir);
 	char *load = bf_xasprintf("%s/proc/loadavg", t->dir);
 	struct bf_probe p;
 
-	put(t, "/sys/class/thermal/thermal_zone0/type", "cpu\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone0/type", "cpu\n");
 	/* A directory where a file should be fails even for root. */
 	assert_int_equal(bf_fs_mkdirs(zone, 0755, NULL), 0);
-	put(t, "/proc/loadavg", "0.10 0.10 0.10 1/10 5\n");
+	tmptree_put(t->dir, "/proc/loadavg", "0.10 0.10 0.10 1/10 5\n");
 	assert_int_equal(chmod(load, 0000), 0);
 	probe_root(&p, t->dir);
 	assert_true(has_error(&p, "thermal_zone0/temp"));
@@ -294,12 +255,12 @@ static void test_probe__loadavg_is_parsed_strictly(void **state)
 		{ "-1 0.50 0.25 3/200 1\n", false },
 		{ "", false },
 	};
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 
 	for (size_t i = 0; i < BF_ARRAY_SIZE(cases); i++) {
 		struct bf_probe p;
 
-		put(t, "/proc/loadavg", cases[i].text);
+		tmptree_put(t->dir, "/proc/loadavg", cases[i].text);
 		probe_root(&p, t->dir);
 		if (p.load_bad == cases[i].ok)
 			fail_msg("'%s': expected %s", cases[i].text,
@@ -314,16 +275,18 @@ static void test_probe__loadavg_is_parsed_strictly(void **state)
 
 static void test_probe__meminfo_fields(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	struct bf_probe p;
 
-	put(t, "/proc/meminfo", "MemTotal:       1000 kB\nMemFree: 1 kB\n");
+	tmptree_put(t->dir, "/proc/meminfo",
+	            "MemTotal:       1000 kB\nMemFree: 1 kB\n");
 	probe_root(&p, t->dir);
 	assert_int_equal(p.mem_total_kb, 1000);
 	assert_int_equal(p.mem_available_kb, -1); /* old kernels lack it */
 	assert_int_equal(p.errors.argc, 0);
 	bf_probe_release(&p);
-	put(t, "/proc/meminfo", "MemTotal: 12 MB\nMemAvailable: x kB\n");
+	tmptree_put(t->dir, "/proc/meminfo",
+	            "MemTotal: 12 MB\nMemAvailable: x kB\n");
 	probe_root(&p, t->dir);
 	assert_int_equal(p.mem_total_kb, -1);
 	assert_true(has_error(&p, "bad MemTotal"));
@@ -333,20 +296,24 @@ static void test_probe__meminfo_fields(void **state)
 
 static void test_probe__cpufreq_details(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	struct bf_probe p;
 
-	put(t, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed",
-	    "<unsupported>\n");
-	put(t, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq",
-	    "300000\n");
-	put(t,
-	    "/sys/devices/system/cpu/cpu0/cpufreq/"
-	    "scaling_available_frequencies",
-	    "1800000 300000 1000000 \n");
-	put(t, "/sys/devices/system/cpu/cpu2/online", "0\n");
-	put(t, "/sys/devices/system/cpu/cpufreq_not_a_core/x", "1\n");
-	put(t, "/sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+	tmptree_put(t->dir,
+	            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_setspeed",
+	            "<unsupported>\n");
+	tmptree_put(t->dir,
+	            "/sys/devices/system/cpu/cpu0/cpufreq/scaling_min_freq",
+	            "300000\n");
+	tmptree_put(t->dir,
+	            "/sys/devices/system/cpu/cpu0/cpufreq/"
+	            "scaling_available_frequencies",
+	            "1800000 300000 1000000 \n");
+	tmptree_put(t->dir, "/sys/devices/system/cpu/cpu2/online", "0\n");
+	tmptree_put(t->dir, "/sys/devices/system/cpu/cpufreq_not_a_core/x",
+	            "1\n");
+	tmptree_put(t->dir, "/sys/devices/system/cpu/intel_pstate/no_turbo",
+	            "0\n");
 	probe_root(&p, t->dir);
 	/* cpu dirs give the cores when the lists are missing */
 	assert_int_equal(p.ncores, 2);
@@ -367,14 +334,18 @@ static void test_probe__cpufreq_details(void **state)
 
 static void test_probe__thermal_range_and_order(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	struct bf_probe p;
 
-	put(t, "/sys/class/thermal/thermal_zone10/temp", "30000\n");
-	put(t, "/sys/class/thermal/thermal_zone2/temp", "-50000\n");
-	put(t, "/sys/class/thermal/thermal_zone3/temp", "-50001\n");
-	put(t, "/sys/class/thermal/thermal_zone4/temp", "200000\n");
-	put(t, "/sys/class/thermal/cooling_device0/type", "fan\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone10/temp",
+	            "30000\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone2/temp",
+	            "-50000\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone3/temp",
+	            "-50001\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone4/temp",
+	            "200000\n");
+	tmptree_put(t->dir, "/sys/class/thermal/cooling_device0/type", "fan\n");
 	probe_root(&p, t->dir);
 	assert_int_equal(p.nzones, 4);
 	assert_string_equal(p.zones[0].name, "thermal_zone2");
@@ -391,13 +362,13 @@ static void test_probe__thermal_range_and_order(void **state)
 
 static void test_probe__power_supply_values(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	struct bf_probe p;
 
-	put(t, "/sys/class/power_supply/BAT1/type", "Battery\n");
-	put(t, "/sys/class/power_supply/BAT1/capacity", "101\n");
-	put(t, "/sys/class/power_supply/usb/type", "USB\n");
-	put(t, "/sys/class/power_supply/usb/online", "2\n");
+	tmptree_put(t->dir, "/sys/class/power_supply/BAT1/type", "Battery\n");
+	tmptree_put(t->dir, "/sys/class/power_supply/BAT1/capacity", "101\n");
+	tmptree_put(t->dir, "/sys/class/power_supply/usb/type", "USB\n");
+	tmptree_put(t->dir, "/sys/class/power_supply/usb/online", "2\n");
 	probe_root(&p, t->dir);
 	assert_int_equal(p.nsupplies, 2);
 	assert_int_equal(p.supplies[0].capacity, -1);
@@ -451,12 +422,13 @@ static void test_probe__info_json_healthy(void **state)
 
 static void test_probe__info_json_unknowns_and_bytes(void **state)
 {
-	struct tree *t = *state;
+	struct tmptree *t = *state;
 	const json_t *zone;
 	struct bf_probe p;
 	json_t *info;
 
-	put(t, "/sys/class/thermal/thermal_zone0/type", "cpu\xff\xfe\n");
+	tmptree_put(t->dir, "/sys/class/thermal/thermal_zone0/type",
+	            "cpu\xff\xfe\n");
 	probe_root(&p, t->dir);
 	info = bf_info_json(&p, NULL);
 	assert_true(json_is_null(get(info, "root")));
@@ -481,19 +453,22 @@ static void test_probe__open_names_the_device(void **state)
 	char *key = NULL;
 
 	(void)state;
-	assert_int_equal(bf_probe_open(&fs, &flags, &key, &ctx, NULL), 0);
+	assert_int_equal(
+	        bf_probe_open(&fs, &flags, &key, ctx.root, ctx.adb, NULL), 0);
 	assert_int_equal(flags, BF_PROBE_HOST);
 	assert_string_equal(key, "local");
 	bf_devfs_free(fs);
 	free(key);
 	key = NULL;
 	ctx.root = FIXTURES "healthy-locked";
-	assert_int_equal(bf_probe_open(&fs, &flags, &key, &ctx, NULL), 0);
+	assert_int_equal(
+	        bf_probe_open(&fs, &flags, &key, ctx.root, ctx.adb, NULL), 0);
 	assert_int_equal(flags, 0);
 	bf_devfs_free(fs);
 	free(key);
 	ctx.root = FIXTURES "no-such-fixture";
-	assert_int_not_equal(bf_probe_open(&fs, &flags, NULL, &ctx, &err), 0);
+	assert_int_not_equal(
+	        bf_probe_open(&fs, &flags, NULL, ctx.root, ctx.adb, &err), 0);
 	assert_non_null(strstr(err.msg, "no-such-fixture"));
 }
 
@@ -506,27 +481,30 @@ int main(void)
 		cmocka_unit_test(
 		        test_probe__garbage_fixture_names_every_bad_file),
 		cmocka_unit_test_setup_teardown(
-		        test_probe__empty_tree_is_all_unavailable, tree_setup,
-		        tree_teardown),
+		        test_probe__empty_tree_is_all_unavailable,
+		        tmptree_setup, tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_probe__unreadable_files_are_errors, tree_setup,
-		        tree_teardown),
+		        test_probe__unreadable_files_are_errors, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_probe__loadavg_is_parsed_strictly, tree_setup,
-		        tree_teardown),
+		        test_probe__loadavg_is_parsed_strictly, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_probe__meminfo_fields,
-		                                tree_setup, tree_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_probe__cpufreq_details,
-		                                tree_setup, tree_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
-		        test_probe__thermal_range_and_order, tree_setup,
-		        tree_teardown),
+		        test_probe__thermal_range_and_order, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_probe__power_supply_values,
-		                                tree_setup, tree_teardown),
+		                                tmptree_setup,
+		                                tmptree_teardown),
 		cmocka_unit_test(test_probe__info_json_healthy),
 		cmocka_unit_test_setup_teardown(
-		        test_probe__info_json_unknowns_and_bytes, tree_setup,
-		        tree_teardown),
+		        test_probe__info_json_unknowns_and_bytes, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test(test_probe__open_names_the_device),
 	};
 
