@@ -7,7 +7,11 @@
    resolve, as the compiler resolves it with that program's include
    path, to a header inside the same program or core/include/; no
    include climbs out with "..".
-2. No project header can be taken for a system header: its name as a
+2. Folders include each other one way: no two folders (orchestrator/job
+   and orchestrator/store, agent and agent/check) include from each
+   other, directly or round a longer loop, so the folder map reads as
+   layers.
+3. No project header can be taken for a system header: its name as a
    program includes it ("cmd.h", "store/store.h", "benchfarm/err.h") is
    not the name of a header on the compiler's system include path, so an
    include path that reaches it cannot shadow <sched.h> or <err.h>.
@@ -24,6 +28,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if len(sys.argv) > 1:
     ROOT = os.path.abspath(sys.argv[1])
+if not os.path.isdir(ROOT):
+    print("include-check: %s: not a directory" % ROOT, file=sys.stderr)
+    sys.exit(2)
 
 # program: (folder, its include path as the Makefile gives it)
 PROGRAMS = {
@@ -98,8 +105,41 @@ def resolve(src, inc, roots):
     return None
 
 
+def folder_cycles(edges):
+    """The strongly connected groups of two or more folders (Tarjan)."""
+    index, low, stack, on, groups = {}, {}, [], set(), []
+    nodes = sorted(set(edges) | {b for a in edges for b in edges[a]})
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return groups
+
+
 def main():
     errors = []
+    edges = {}  # folder -> {folder it includes from: first place}
     sources = [p for p in tracked_sources() if program_of(p)]
     for src in sources:
         prog = program_of(src)
@@ -124,6 +164,9 @@ def main():
                                       "path; move what both need into "
                                       "core/include/" % (where, other, prog))
                     continue  # generated or a system header: the compiler judges
+                a, b = os.path.dirname(src), os.path.dirname(got)
+                if a != b:
+                    edges.setdefault(a, {}).setdefault(b, where)
                 if got.startswith("core/include/"):
                     continue
                 if program_of(got) != prog:
@@ -131,6 +174,15 @@ def main():
                                   "move what both need into core/include/"
                                   % (where, got, program_of(got) or "no program",
                                      prog))
+
+    for group in folder_cycles(edges):
+        inside = set(group)
+        how = ["%s/ -> %s/ (%s)" % (a, b, edges[a][b])
+               for a in group for b in sorted(edges.get(a, ()))
+               if b in inside]
+        errors.append("folders %s include each other: %s; move what both "
+                      "need into the lower one" %
+                      (", ".join(g + "/" for g in group), "; ".join(how)))
 
     sysdirs = system_dirs()
     for h in (p for p in sources if p.endswith(".h")):

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The tree keeps its include rules (ci/include-check.py): each program
-# includes only its own headers and core's public ones, and no project
-# header has the name of a system header; and the checker finds each
-# kind of breach in a tree made to break them.
+# includes only its own headers and core's public ones, folders include
+# each other one way, and no project header has the name of a system
+# header; and the checker finds each kind of breach in a tree made to
+# break them.
 . "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "the repository keeps its include rules" \
@@ -46,6 +47,21 @@ grep_file "a header that shadows <sched.h>" \
 n=$(grep -c '^include-check: ' "$ERR")
 [ "$n" = 4 ] && t_ok "exactly the four breaches are named" ||
 	t_fail "exactly the four breaches are named (got $n)"
+
+# folders that include each other, round a loop of three
+rm "$D/orchestrator/job/bad.c" "$D/plugins/report_x.c" "$D/orchestrator/sched.h"
+mkdir -p "$D/orchestrator/farm"
+printf '#include "job/plan.h"\n' >"$D/orchestrator/store/store.c"
+printf 'int plan(void);\n' >"$D/orchestrator/job/plan.h"
+printf '#include "farm/ssh.h"\n' >"$D/orchestrator/job/plan.c"
+printf '#include "store/store.h"\nint ssh(void);\n' >"$D/orchestrator/farm/ssh.h"
+expect_exit 1 "folders that include each other fail" \
+	python3 "$BF_SRC/ci/include-check.py" "$D"
+grep_file "the loop is named with a place for each step" \
+	"folders orchestrator/farm/, orchestrator/job/, orchestrator/store/ include each other: orchestrator/farm/ -> orchestrator/store/ (orchestrator/farm/ssh.h:1: \"store/store.h\"); orchestrator/job/ -> orchestrator/farm/ (orchestrator/job/plan.c:1: \"farm/ssh.h\"); orchestrator/job/ -> orchestrator/store/ (orchestrator/job/ok.c:2: \"store/store.h\"); orchestrator/store/ -> orchestrator/job/ (orchestrator/store/store.c:1: \"job/plan.h\")" "$ERR"
+rm "$D/orchestrator/store/store.c"
+expect_exit 0 "one way, the same folders pass" \
+	python3 "$BF_SRC/ci/include-check.py" "$D"
 if grep -q 'agent/parse/stdio.h' "$ERR"; then
 	t_fail "a header reached only by its folder (\"parse/stdio.h\") is not a system name"
 else
