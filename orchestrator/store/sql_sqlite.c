@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -82,6 +83,7 @@ void bf_store__disconnect(struct bf_store *store)
 
 	for (i = 0; i < BF_STORE__NSTMT; i++)
 		sqlite3_finalize(store->stmt[i]);
+	bf_sql__cache_release(store);
 	if (store->db && !sqlite3_get_autocommit(store->db))
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 	if (sqlite3_close(store->db) != SQLITE_OK)
@@ -394,4 +396,169 @@ int bf_store__update_row(struct bf_store *store, const char *what,
 
 	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), true, err,
 	                       "%s %lld", what, (long long)id);
+}
+
+/* The backend-neutral SQL of sql.h, over SQLite. */
+
+struct bf_sql_row {
+	sqlite3_stmt *st;
+};
+
+enum bf_sql_backend bf_sql_backend(const struct bf_store *store)
+{
+	(void)store;
+	return BF_SQL_SQLITE;
+}
+
+bool bf_sql_is_null(const struct bf_sql_row *row, int col)
+{
+	return sqlite3_column_type(row->st, col) == SQLITE_NULL;
+}
+
+int64_t bf_sql_int(const struct bf_sql_row *row, int col)
+{
+	return sqlite3_column_int64(row->st, col);
+}
+
+double bf_sql_real(const struct bf_sql_row *row, int col)
+{
+	return bf_store__col_real(row->st, col);
+}
+
+const char *bf_sql_text(const struct bf_sql_row *row, int col)
+{
+	return bf_store__col_text(row->st, col);
+}
+
+char *bf_sql_strdup(const struct bf_sql_row *row, int col)
+{
+	return bf_store__col_strdup(row->st, col);
+}
+
+/*
+ * The kept statement for sql, prepared on first use, marked busy until
+ * release_stmt. A statement a running query of the same text holds (a
+ * row callback that runs its own query again) is prepared afresh and
+ * not kept; a full cache gives way from its oldest idle entry.
+ */
+static int take_stmt(sqlite3_stmt **out, struct bf_sql__cached **slot,
+                     struct bf_store *store, const char *sql)
+{
+	struct bf_sql__cached *c;
+	bool held = false;
+	size_t i;
+	int rc;
+
+	*slot = NULL;
+	for (i = 0; i < store->ncache; i++) {
+		c = &store->cache[i];
+		if (c->sql == sql || !strcmp(c->sql, sql)) {
+			if (c->busy) {
+				held = true;
+				break;
+			}
+			c->busy = true;
+			*slot = c;
+			*out = c->st;
+			return SQLITE_OK;
+		}
+	}
+	rc = sqlite3_prepare_v2(store->db, sql, -1, out, NULL);
+	if (rc != SQLITE_OK || held)
+		return rc;
+	if (store->ncache == BF_SQL__CACHE) {
+		for (i = 0; i < store->ncache && store->cache[i].busy; i++)
+			;
+		if (i == store->ncache)
+			return SQLITE_OK; /* every one busy: not kept */
+		sqlite3_finalize(store->cache[i].st);
+		memmove(store->cache + i, store->cache + i + 1,
+		        (store->ncache - i - 1) * sizeof(*store->cache));
+		store->ncache--;
+	}
+	c = &store->cache[store->ncache++];
+	c->sql = sql;
+	c->st = *out;
+	c->busy = true;
+	*slot = c;
+	return SQLITE_OK;
+}
+
+static void release_stmt(sqlite3_stmt *st, struct bf_sql__cached *slot)
+{
+	if (!slot) {
+		sqlite3_finalize(st);
+		return;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	slot->busy = false;
+}
+
+void bf_sql__cache_release(struct bf_store *store)
+{
+	size_t i;
+
+	for (i = 0; i < store->ncache; i++)
+		sqlite3_finalize(store->cache[i].st);
+	store->ncache = 0;
+}
+
+static int bind_val(sqlite3_stmt *st, int idx, const struct bf_sql_val *v)
+{
+	switch (v->type) {
+	case BF_SQL_INT:
+		return sqlite3_bind_int64(st, idx, v->i);
+	case BF_SQL_REAL:
+		return bf_store__bind_real(st, idx, v->r);
+	case BF_SQL_TEXT:
+		return bf_store__bind_text(st, idx, v->text);
+	case BF_SQL_NULL:
+	default:
+		return sqlite3_bind_null(st, idx);
+	}
+}
+
+int bf_sql_exec(struct bf_store *store, const char *sql,
+                const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
+                void *payload, int64_t *changes, struct bf_err *err,
+                const char *what, ...)
+{
+	struct bf_sql__cached *slot;
+	struct bf_sql_row row = { NULL };
+	char ctx[BF_ERR_SIZE];
+	va_list ap;
+	size_t i;
+	int rc, ret = 0;
+
+	rc = take_stmt(&row.st, &slot, store, sql);
+	for (i = 0; rc == SQLITE_OK && i < n; i++)
+		rc = bind_val(row.st, (int)i + 1, &vals[i]);
+	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+		rc = sqlite3_step(row.st);
+		if (rc == SQLITE_ROW && fn && (ret = fn(&row, payload)))
+			break;
+	}
+	if (changes && rc == SQLITE_DONE)
+		*changes = sqlite3_changes(store->db);
+	if (rc != SQLITE_DONE && !ret) {
+		va_start(ap, what);
+		vsnprintf(ctx, sizeof(ctx), what, ap);
+		va_end(ap);
+		ret = bf_store__err(store, rc, err, "%s", ctx);
+	}
+	if (row.st)
+		release_stmt(row.st, slot);
+	return ret;
+}
+
+int bf_sql_write_begin(int *token, struct bf_store *store, struct bf_err *err)
+{
+	return bf_store__write_begin(token, store, err);
+}
+
+int bf_sql_write_end(struct bf_store *store, int token, int rc,
+                     struct bf_err *err)
+{
+	return bf_store__write_end(store, token, rc, err);
 }

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "benchfarm/common.h"
+#include "store/sql.h"
 #include "store/store.h"
 
 struct bf_err;
@@ -20,8 +21,18 @@ enum bf_store__stmt_id {
 	BF_STORE__NSTMT
 };
 
+/* Statements bf_sql_exec prepared, kept by their text. */
+#define BF_SQL__CACHE 32
+struct bf_sql__cached {
+	const char *sql; /* the caller's text (a literal), compared by value */
+	sqlite3_stmt *st;
+	bool busy; /* a query is running it */
+};
+
 struct bf_store {
 	sqlite3 *db;
+	struct bf_sql__cached cache[BF_SQL__CACHE];
+	size_t ncache;
 	char *path;
 	sqlite3_stmt *stmt[BF_STORE__NSTMT];
 	int lock_fd; /* PATH.lock: running runs' liveness locks; -1: not open */
@@ -33,6 +44,8 @@ struct bf_store {
  * Open the existing file store->path read-write with extended result
  * codes and the busy timeout. The schema is schema_sqlite.c's.
  */
+/* Finalize the statements bf_sql_exec kept (before closing). */
+void bf_sql__cache_release(struct bf_store *store);
 int bf_store__connect(struct bf_store *store, struct bf_err *err);
 /* Finalize the kept statements, roll back, close. NULL db is ok. */
 void bf_store__disconnect(struct bf_store *store);

@@ -1,0 +1,101 @@
+#ifndef BF_STORE_SQL_H
+#define BF_STORE_SQL_H
+
+#include "benchfarm/common.h"
+
+/*
+ * The store's SQL, the same over both backends (SQLite, the embedded
+ * default; PostgreSQL through libpq, for a lab shared by many hosts).
+ * The store's subject files (devices, leases, runs, samples, alerts)
+ * speak only this; sql_sqlite.c and sql_pg.c implement it. No SQLite or
+ * libpq type appears here.
+ *
+ * The SQL text is the dialect both servers accept: placeholders ?1, ?2,
+ * ... (sql_pg.c rewrites them to $1, $2, ... outside string literals),
+ * INSERT ... ON CONFLICT, RETURNING, coalesce, no AUTOINCREMENT or
+ * rowid (an id comes back with RETURNING id). Integers are 64-bit on
+ * both (BIGINT in PostgreSQL's schema).
+ */
+
+struct bf_store;
+struct bf_err;
+
+enum bf_sql_backend {
+	BF_SQL_SQLITE = 0,
+	BF_SQL_PG,
+};
+
+/* Which server runs the store, for the few statements whose text must
+ * differ (row locks: PostgreSQL's SELECT ... FOR UPDATE / FOR SHARE;
+ * SQLite's write transaction already holds the whole database). */
+enum bf_sql_backend bf_sql_backend(const struct bf_store *store);
+
+enum bf_sql_type {
+	BF_SQL_NULL = 0,
+	BF_SQL_INT,
+	BF_SQL_REAL,
+	BF_SQL_TEXT,
+};
+
+/* A value bound to a placeholder. A TEXT value whose text is NULL binds
+ * NULL. */
+struct bf_sql_val {
+	enum bf_sql_type type;
+	int64_t i;
+	double r;
+	const char *text;
+};
+
+#define BF_SQL_V_NULL    ((struct bf_sql_val){ .type = BF_SQL_NULL })
+#define BF_SQL_V_INT(v)  ((struct bf_sql_val){ .type = BF_SQL_INT, .i = (v) })
+#define BF_SQL_V_REAL(v) ((struct bf_sql_val){ .type = BF_SQL_REAL, .r = (v) })
+#define BF_SQL_V_TEXT(s) \
+	((struct bf_sql_val){ .type = BF_SQL_TEXT, .text = (s) })
+
+/* One row of a result, valid only during the callback that gets it.
+ * Columns count from 0. */
+struct bf_sql_row;
+
+bool bf_sql_is_null(const struct bf_sql_row *row, int col);
+int64_t bf_sql_int(const struct bf_sql_row *row, int col); /* NULL: 0 */
+double bf_sql_real(const struct bf_sql_row *row, int col); /* NULL: NAN */
+/* The text of a column, borrowed until the callback returns; NULL for
+ * NULL. */
+const char *bf_sql_text(const struct bf_sql_row *row, int col);
+/* A copy of the text (bf_xstrdup), or NULL for NULL. Caller frees. */
+char *bf_sql_strdup(const struct bf_sql_row *row, int col);
+
+/* Called for each row; a non-zero return stops the query and is
+ * returned by bf_sql_exec. */
+typedef int bf_sql_row_fn(const struct bf_sql_row *row, void *payload);
+
+/*
+ * Run one statement with vals bound to ?1..?n, calling fn (may be NULL)
+ * on each row it returns; *changes (may be NULL) gets the number of rows
+ * it inserted, updated or deleted. 0, fn's non-zero value, or a BF_E*
+ * code with err set to "WHAT: the server's message" (what: a printf
+ * format saying what was being done, e.g. "cannot add device 'x'").
+ * A unique constraint failing gives BF_EEXISTS, a foreign key
+ * BF_ENOTFOUND, a check BF_EINVAL; a busy database BF_EBUSY; a lost connection
+ * BF_ESYS after one reconnect was tried where the statement is safe to repeat
+ * (outside a transaction). The SQLite side prepares each statement text once
+ * per connection and keeps it, so a statement run per sample costs a bind and a
+ * step.
+ */
+int bf_sql_exec(struct bf_store *store, const char *sql,
+                const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
+                void *payload, int64_t *changes, struct bf_err *err,
+                const char *what, ...) BF_PRINTF(9, 10);
+
+/*
+ * Write transactions: bf_sql_write_begin takes the database's write lock
+ * at once (SQLite: BEGIN IMMEDIATE, a SAVEPOINT when one is open;
+ * PostgreSQL: BEGIN, and the statements lock their rows), and
+ * bf_sql_write_end commits when rc is 0 and rolls back otherwise; it
+ * returns rc, or the commit's error. Nested pairs are savepoints.
+ */
+int bf_sql_write_begin(int *token, struct bf_store *store, struct bf_err *err);
+int bf_sql_write_end(struct bf_store *store, int token, int rc,
+                     struct bf_err *err);
+
+#endif /* BF_STORE_SQL_H */
