@@ -12,7 +12,6 @@ struct bf_cfg;
 /* What main() prepares for a command, once, before calling it. */
 enum bf_cmd_flags {
 	BF_CMD_NEEDS_DB = 1 << 0, /* open the store before the command */
-	BF_CMD_STUB = 1 << 1, /* not implemented yet: says which issue */
 };
 
 /* State main() hands each command. */
@@ -109,7 +108,6 @@ int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd);
 
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
-int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_report(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_trace(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx);

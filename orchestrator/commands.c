@@ -112,9 +112,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: benchfarm [--db PATH] [-v] [-q] [--version] "
 	           "COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < bf_ncommands; i++)
-		fprintf(f, "  %-10s %s%s\n", bf_commands[i].name,
-		        bf_commands[i].help,
-		        bf_commands[i].flags & BF_CMD_STUB ? " (planned)" : "");
+		fprintf(f, "  %-10s %s\n", bf_commands[i].name,
+		        bf_commands[i].help);
 	fprintf(f, "\n'benchfarm COMMAND -h' shows a command's options.\n"
 	           "Exit codes: 0 ok, 1 regression, 2 usage or config error, "
 	           "3 infrastructure failure.\n");

@@ -1,6 +1,5 @@
 ORCH_OBJS += orchestrator/commands.o
 ORCH_OBJS += orchestrator/cmd_config.o
-ORCH_OBJS += orchestrator/cmd_stubs.o
 ORCH_OBJS += orchestrator/cmd_compare.o
 ORCH_OBJS += orchestrator/cmd_analyze.o
 ORCH_OBJS += orchestrator/cmd_device.o
