@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "benchfarm/common.h"
+#include "job/presubmit.h"
 
 struct bf_store;
 struct bf_cfg;
@@ -70,6 +71,30 @@ int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
  */
 int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
                         const char *klass, const char *cmd);
+
+/*
+ * A command's view of its job's notes (bf_cmd_job_note's arg): errors
+ * and warnings are printed as "benchfarm: CMD: ...", a failed build's
+ * log tail after its error; when stderr is a terminal (progress), also
+ * the preparing lines and one step line, rewritten at each step.
+ */
+struct bf_cmd_notes {
+	const char *cmd;
+	bool progress;
+	bool line_open; /* a step line is on the terminal, not ended */
+};
+
+/* For cmd: progress when stderr is a terminal. */
+void bf_cmd_notes_init(struct bf_cmd_notes *n, const char *cmd);
+
+/* A bf_job_note_fn that prints for arg, a struct bf_cmd_notes. */
+void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text);
+
+/*
+ * After a job: "benchfarm: CMD: stopped: WHY" when result (NULL: none)
+ * says its runs were stopped (status "infra_failure").
+ */
+void bf_cmd_say_stopped(const json_t *result, const char *cmd);
 
 struct bf_argv;
 struct bf_host_ssh;

@@ -1,7 +1,6 @@
 #include "cmd.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
@@ -147,6 +146,7 @@ int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bisect b = { BF_BISECT_OPTS_INIT, NULL, NULL };
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_cmd_notes notes;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
 	int ret;
@@ -156,7 +156,9 @@ int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "bisect", b.config)))
 		return ret;
 	b.o.log = stdout;
-	b.o.progress = isatty(2);
+	bf_cmd_notes_init(&notes, "bisect");
+	b.o.note = bf_cmd_job_note;
+	b.o.note_arg = &notes;
 	ret = bf_bisect_run(&result, &cfg, ctx->store, &b.o, &err);
 	if (ret)
 		ret = bf_cmd_fail(ret == BF_EINVAL ? BF_EXIT_USAGE

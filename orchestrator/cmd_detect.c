@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -225,6 +224,7 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	};
 	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
 	struct bf_bisect_opts bo = BF_BISECT_OPTS_INIT;
+	struct bf_cmd_notes notes;
 	bool bisect = false;
 	char *end;
 	struct bf_err err = BF_ERR_INIT;
@@ -291,7 +291,9 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	if (!ret && bisect) {
 		/* the evidence goes where the result does not */
 		bo.log = json_path && !strcmp(json_path, "-") ? stderr : stdout;
-		bo.progress = isatty(2);
+		bf_cmd_notes_init(&notes, "detect");
+		bo.note = bf_cmd_job_note;
+		bo.note_arg = &notes;
 		if (bf_detect_bisect(result, &cfg, ctx->store, &bo, &err))
 			bisect_ret = bf_cmd_fail(BF_EXIT_INFRA, "detect",
 			                         "--bisect: %s", err.msg);

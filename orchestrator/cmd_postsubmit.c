@@ -1,7 +1,6 @@
 #include "cmd.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -157,9 +156,34 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 	return -1;
 }
 
+/* What run recorded: a table of medians, no verdict. */
+static void print_recorded(const json_t *result)
+{
+	const json_t *results = json_object_get(result, "results");
+	const json_t *r;
+	size_t i;
+
+	printf("commit %.12s: %zu series recorded (run %lld)\n",
+	       bf_json_str_or(json_object_get(result, "commit"), "commit", ""),
+	       json_array_size(results),
+	       (long long)json_integer_value(
+	               json_object_get(result, "run_id")));
+	json_array_foreach(results, i, r)
+	{
+		printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
+		       bf_json_str_or(r, "name", "?"),
+		       bf_json_str_or(r, "metric", "?"),
+		       json_number_value(json_object_get(r, "median")),
+		       bf_json_str_or(r, "unit", ""),
+		       (long long)json_integer_value(json_object_get(r, "n")));
+	}
+}
+
 int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	struct bf_cmd_notes notes;
+	json_t *result = NULL;
 	struct bf_cfg cfg;
 	bool detect = false;
 	int ret = parse(&o, &detect, NULL, NULL, argc, argv, "run", run_usage);
@@ -169,8 +193,16 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "run", o.config)))
 		return ret;
 	o.record = true;
-	o.progress = isatty(2);
-	ret = bf_presubmit_run(&o, &cfg, ctx->store);
+	bf_cmd_notes_init(&notes, "run");
+	o.note = bf_cmd_job_note;
+	o.note_arg = &notes;
+	o.result_out = &result;
+	ret = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
+	if (result) {
+		print_recorded(result);
+		bf_cmd_say_stopped(result, "run");
+	}
+	json_decref(result);
 	if (ret == BF_EXIT_OK && detect)
 		ret = bf_cmd_detect_after(&cfg, ctx->store,
 		                          o.device ? o.device : o.pool, "run");
@@ -219,6 +251,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_cmd_notes notes;
 	const char *range = NULL, *json_path;
 	char(*oids)[41] = NULL;
 	char(*keys)[65] = NULL;
@@ -241,8 +274,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	json_path = o.json_path;
 	o.json_path = NULL;
 	o.record = true;
-	o.quiet = true;
-	o.progress = isatty(2);
+	bf_cmd_notes_init(&notes, "backfill");
+	o.note = bf_cmd_job_note;
+	o.note_arg = &notes;
 	for (size_t i = 0; i < n; i++) {
 		json_t *failure = NULL, *row;
 		bool have = false;
@@ -271,9 +305,14 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			failure = json_pack("{s:s, s:I}", "stage", "build",
 			                    "failed_run", (json_int_t)broken);
 		} else {
+			json_t *result = NULL;
+
 			o.patch = oids[i];
 			o.failure_out = &failure;
-			rc = bf_presubmit_run(&o, &cfg, ctx->store);
+			o.result_out = &result;
+			rc = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
+			bf_cmd_say_stopped(result, "backfill");
+			json_decref(result);
 			if (rc == BF_EXIT_OK) {
 				measured++;
 				what = "measured";
