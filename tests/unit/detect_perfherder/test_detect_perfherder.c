@@ -67,6 +67,20 @@ static void ph_params(struct bf_detect_params *p, int minb, int maxb, int fore,
 	p->ph_t_threshold = thr;
 }
 
+/*
+ * The changes Perfherder finds in x[0..n) with parameters p; *c is
+ * malloc'd. Returns their number.
+ */
+static size_t ph_changes(struct bf_change **c, const struct bf_detect_params *p,
+                         const double *x, size_t n)
+{
+	struct bf_err err = BF_ERR_INIT;
+	size_t nc = 99;
+
+	assert_int_equal(bf_detect_perfherder(c, &nc, p, x, n, &err), 0);
+	return nc;
+}
+
 /* --- Perfherder ------------------------------------------------------ */
 
 /*
@@ -127,13 +141,10 @@ static void test_ph__series_by_hand(void **state)
 	const double x[] = { 10, 12, 11, 20, 22, 21 };
 	struct bf_detect_params p;
 	struct bf_change *c;
-	size_t nc;
-	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
 	ph_params(&p, 3, 3, 3, 7);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 6, &err), 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, 6), 1);
 	assert_int_equal(c[0].index, 3);
 	assert_close(c[0].score, 11.6, 1e-12);
 	assert_int_equal(c[0].direction, 1);
@@ -154,13 +165,11 @@ static void test_ph__infinite_t_scores_1000(void **state)
 	struct bf_detect_params p;
 	struct bf_step_window w;
 	struct bf_change *c;
-	size_t nc;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
 	ph_params(&p, 3, 3, 3, 7);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 6, &err), 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, 6), 1);
 	assert_int_equal(c[0].index, 3);
 	assert_close(c[0].score, 1000, 0);
 	assert_close(c[0].size, 0.1, 1e-15);
@@ -192,7 +201,6 @@ static void test_ph__local_maximum_rule(void **state)
 	struct bf_detect_params p;
 	struct bf_step_window w;
 	struct bf_change *c;
-	size_t nc;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
@@ -205,9 +213,7 @@ static void test_ph__local_maximum_rule(void **state)
 	                 0);
 	assert_close(w.regression, 4 * sqrt(2), 1e-12);
 
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, NELEM(x), &err),
-	                 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, NELEM(x)), 1);
 	assert_int_equal(c[0].index, 5);
 	assert_close(c[0].score, 4 * sqrt(2), 1e-12);
 	/* prev = (104 + 100 + 100)/3, new = 110 */
@@ -217,9 +223,7 @@ static void test_ph__local_maximum_rule(void **state)
 
 	for (size_t i = 0; i < NELEM(x); i++)
 		rev[i] = x[NELEM(x) - 1 - i];
-	assert_int_equal(
-	        bf_detect_perfherder(&c, &nc, &p, rev, NELEM(rev), &err), 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, rev, NELEM(rev)), 1);
 	assert_int_equal(c[0].index, 4);
 	assert_int_equal(c[0].direction, -1);
 	assert_close(c[0].score, 4 * sqrt(2), 1e-12);
@@ -244,14 +248,10 @@ static void test_ph__back_window_grows(void **state)
 	const double x[] = { 10, 12, 8, 10, 14, 6, 50, 52 };
 	struct bf_detect_params p;
 	struct bf_change *c;
-	size_t nc;
-	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
 	ph_params(&p, 2, 4, 2, 7);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, NELEM(x), &err),
-	                 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, NELEM(x)), 1);
 	assert_int_equal(c[0].index, 6);
 	assert_close(c[0].score,
 	             (152.0 / 3 - 9.4) / sqrt(11.68 / 4 + 20.0 / 9 / 2), 1e-9);
@@ -272,8 +272,7 @@ static void test_ph__clean_step_found(void **state)
 
 	(void)state;
 	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 80, &err), 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, 80), 1);
 	assert_int_equal(c[0].index, 40);
 	assert_int_equal(c[0].direction, 1);
 	assert_true(c[0].score > 7);
@@ -357,13 +356,10 @@ static void test_ph__noise_only_finds_nothing(void **state)
 	double *x = leveled(lv, 1, 300, 5, 7);
 	struct bf_detect_params p;
 	struct bf_change *c;
-	size_t nc;
-	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
 	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 300, &err), 0);
-	assert_int_equal(nc, 0);
+	assert_int_equal(ph_changes(&c, &p, x, 300), 0);
 	free(c);
 	free(x);
 }
@@ -379,7 +375,6 @@ static void test_ph__min_percent_drops_tiny_step(void **state)
 	struct bf_detect_params p;
 	struct bf_step_window w;
 	struct bf_change *c;
-	size_t nc;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
@@ -387,12 +382,10 @@ static void test_ph__min_percent_drops_tiny_step(void **state)
 	assert_int_equal(bf_detect_perfherder_window(&w, &p, x + 18, 24, &err),
 	                 0);
 	assert_true(w.regression > 7);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 60, &err), 0);
-	assert_int_equal(nc, 0);
+	assert_int_equal(ph_changes(&c, &p, x, 60), 0);
 	free(c);
 	p.ph_min_percent = 0.5;
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, x, 60, &err), 0);
-	assert_int_equal(nc, 1);
+	assert_int_equal(ph_changes(&c, &p, x, 60), 1);
 	assert_int_equal(c[0].index, 30);
 	assert_close(c[0].size, 0.01, 0.001);
 	free(c);
@@ -411,15 +404,13 @@ static void test_ph__degenerate_series(void **state)
 	struct bf_detect_params p;
 	struct bf_step_window w;
 	struct bf_change *c;
-	size_t nc;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
 	for (size_t i = 0; i < NELEM(flat); i++)
 		flat[i] = 0.1;
 	bf_detect_params_default(&p, BF_DETECT_PERFHERDER);
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, flat, 60, &err), 0);
-	assert_int_equal(nc, 0);
+	assert_int_equal(ph_changes(&c, &p, flat, 60), 0);
 	free(c);
 	assert_int_equal(bf_detect_perfherder_window(&w, &p, flat, 60, &err),
 	                 0);
@@ -428,9 +419,7 @@ static void test_ph__degenerate_series(void **state)
 	assert_string_equal(w.status, "Uninteresting");
 
 	for (size_t n = 0; n <= 1; n++) {
-		assert_int_equal(
-		        bf_detect_perfherder(&c, &nc, &p, flat, n, &err), 0);
-		assert_int_equal(nc, 0);
+		assert_int_equal(ph_changes(&c, &p, flat, n), 0);
 		free(c);
 		assert_int_equal(
 		        bf_detect_perfherder_window(&w, &p, flat, n, &err), 0);
@@ -439,8 +428,7 @@ static void test_ph__degenerate_series(void **state)
 		assert_string_equal(w.status, "Uninteresting");
 	}
 	/* 20 values: fewer than 12 back + 12 fore, even with a 50 % step */
-	assert_int_equal(bf_detect_perfherder(&c, &nc, &p, step, 20, &err), 0);
-	assert_int_equal(nc, 0);
+	assert_int_equal(ph_changes(&c, &p, step, 20), 0);
 	free(c);
 	free(step);
 }
