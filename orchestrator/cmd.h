@@ -131,6 +131,48 @@ void bf_cmd_split_formats(struct bf_argv *out, const char *list);
  */
 int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd);
 
+/*
+ * What the commands that read the postsubmit history (detect, history,
+ * dashboard) select (cmd_select.c): -c CONFIG, --device/--pool CLASS
+ * and, with series set, --suite, --benchmark and --metric GLOB and
+ * --range A..B.
+ */
+#define BF_CMD_MAX_CLASSES 16
+
+struct bf_cmd_select {
+	const char *config;
+	const char *klass[BF_CMD_MAX_CLASSES]; /* --device and --pool */
+	size_t nklass;
+	const char *suite, *bench, *metric; /* globs; NULL: all */
+	const char *range; /* NULL: all of project.target_branch */
+};
+
+/* The option codes of cmd_select.c start here; a command's own are less. */
+#define BF_CMD_SELECT_OPT_FIRST 0x1000
+
+struct bf_cmd_select_cmd {
+	const char *name, *usage;
+	bool series; /* --suite, --benchmark, --metric and --range too */
+	size_t max_classes; /* 1: a later --device/--pool replaces one */
+	const struct option *opts; /* the command's own; a zero row ends */
+	const char *shortopts; /* theirs, besides "c:h" */
+	/* takes one of its own options: 0 or an exit code */
+	int (*take)(void *arg, int c, const char *optarg);
+	void *arg;
+};
+
+/*
+ * Parse argv (from the command name) into s and, through cmd->take, the
+ * command's own options. Returns 0, -1 when -h printed the usage, or an
+ * exit code after printing why.
+ */
+int bf_cmd_select_parse(struct bf_cmd_select *s, int argc, char **argv,
+                        const struct bf_cmd_select_cmd *cmd);
+
+/* A series is selected when each glob of s matches its name. */
+bool bf_cmd_select_matches(const struct bf_cmd_select *s, const char *suite,
+                           const char *bench, const char *metric);
+
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_report(int argc, char **argv, struct bf_ctx *ctx);

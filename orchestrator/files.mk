@@ -8,6 +8,7 @@ ORCH_OBJS += orchestrator/cmd_device_list.o
 ORCH_OBJS += orchestrator/cmd_device_check.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
 ORCH_OBJS += orchestrator/cmd_detect.o
+ORCH_OBJS += orchestrator/cmd_select.o
 ORCH_OBJS += orchestrator/cmd_history.o
 ORCH_OBJS += orchestrator/cmd_dashboard.o
 ORCH_OBJS += orchestrator/cmd_bisect.o
