@@ -132,45 +132,60 @@ void bf_cmd_split_formats(struct bf_argv *out, const char *list);
 int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd);
 
 /*
- * What the commands that read the postsubmit history (detect, history,
- * dashboard) select (cmd_select.c): -c CONFIG, --device/--pool CLASS
- * and, with series set, --suite, --benchmark and --metric GLOB and
- * --range A..B.
+ * The options several commands share (cmd_opts.c), in groups: -c CONFIG
+ * and -h always, and with
+ * - BF_CMD_OPTS_CLASSES, --device and --pool naming device classes of
+ *   the history (detect, history, dashboard);
+ * - BF_CMD_OPTS_SERIES, --suite, --benchmark and --metric GLOB and
+ *   --range A..B (history, dashboard);
+ * - BF_CMD_OPTS_JOB, -n/--repeats N, --device NAME, --pool LABEL and
+ *   --json FILE of a measuring job (run, backfill, bisect).
  */
-#define BF_CMD_MAX_CLASSES 16
-
-struct bf_cmd_select {
-	const char *config;
-	const char *klass[BF_CMD_MAX_CLASSES]; /* --device and --pool */
-	size_t nklass;
-	const char *suite, *bench, *metric; /* globs; NULL: all */
-	const char *range; /* NULL: all of project.target_branch */
+enum bf_cmd_opt_groups {
+	BF_CMD_OPTS_CLASSES = 1 << 0,
+	BF_CMD_OPTS_SERIES = 1 << 1,
+	BF_CMD_OPTS_JOB = 1 << 2,
 };
 
-/* The option codes of cmd_select.c start here; a command's own are less. */
-#define BF_CMD_SELECT_OPT_FIRST 0x1000
+#define BF_CMD_MAX_CLASSES 16
 
-struct bf_cmd_select_cmd {
+/* What the shared options were given; NULL, 0: not given. */
+struct bf_cmd_args {
+	const char *config;
+	const char *klass[BF_CMD_MAX_CLASSES]; /* BF_CMD_OPTS_CLASSES */
+	size_t nklass;
+	const char *suite, *bench, *metric; /* globs */
+	const char *range;
+	int repeats; /* BF_CMD_OPTS_JOB, checked as runs.repeats */
+	const char *device, *pool, *json;
+};
+
+/* The option codes of cmd_opts.c start here; a command's own are less. */
+#define BF_CMD_OPT_FIRST 0x1000
+
+struct bf_cmd_parser {
 	const char *name, *usage;
-	bool series; /* --suite, --benchmark, --metric and --range too */
+	unsigned groups; /* enum bf_cmd_opt_groups */
 	size_t max_classes; /* 1: a later --device/--pool replaces one */
 	const struct option *opts; /* the command's own; a zero row ends */
-	const char *shortopts; /* theirs, besides "c:h" */
+	const char *shortopts; /* theirs, besides the groups' */
 	/* takes one of its own options: 0 or an exit code */
 	int (*take)(void *arg, int c, const char *optarg);
 	void *arg;
+	/* NULL: no operands; else gets the index of the first one */
+	int *operands;
 };
 
 /*
- * Parse argv (from the command name) into s and, through cmd->take, the
+ * Parse argv (from the command name) into a and, through p->take, the
  * command's own options. Returns 0, -1 when -h printed the usage, or an
  * exit code after printing why.
  */
-int bf_cmd_select_parse(struct bf_cmd_select *s, int argc, char **argv,
-                        const struct bf_cmd_select_cmd *cmd);
+int bf_cmd_parse(struct bf_cmd_args *a, int argc, char **argv,
+                 const struct bf_cmd_parser *p);
 
-/* A series is selected when each glob of s matches its name. */
-bool bf_cmd_select_matches(const struct bf_cmd_select *s, const char *suite,
+/* A series is selected when each glob of a matches its name. */
+bool bf_cmd_series_matches(const struct bf_cmd_args *a, const char *suite,
                            const char *bench, const char *metric);
 
 /* The commands. */

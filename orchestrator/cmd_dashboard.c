@@ -63,7 +63,7 @@ static const char dashboard_usage[] =
 enum { OPT_JSON = 256 };
 
 struct dash_opts {
-	struct bf_cmd_select sel;
+	struct bf_cmd_args sel;
 	const char *output, *json;
 };
 
@@ -86,14 +86,18 @@ static int parse(struct dash_opts *o, int argc, char **argv)
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct bf_cmd_select_cmd cmd = {
-		"dashboard", dashboard_usage,
-		true,        BF_CMD_MAX_CLASSES,
-		opts,        "o:",
-		take,        o,
+	const struct bf_cmd_parser cmd = {
+		.name = "dashboard",
+		.usage = dashboard_usage,
+		.groups = BF_CMD_OPTS_CLASSES | BF_CMD_OPTS_SERIES,
+		.max_classes = BF_CMD_MAX_CLASSES,
+		.opts = opts,
+		.shortopts = "o:",
+		.take = take,
+		.arg = o,
 	};
 
-	return bf_cmd_select_parse(&o->sel, argc, argv, &cmd);
+	return bf_cmd_parse(&o->sel, argc, argv, &cmd);
 }
 
 /* project.commit_url: an http(s) URL with "{commit}" in it. */
@@ -206,7 +210,7 @@ static int build(json_t **out, const struct dash_opts *o,
 			const struct bf_hist_series *s = &h.series[i];
 
 			if (s->npoints &&
-			    bf_cmd_select_matches(&o->sel, s->suite,
+			    bf_cmd_series_matches(&o->sel, s->suite,
 			                          s->benchmark, s->metric))
 				json_array_append_new(
 				        series,

@@ -200,14 +200,14 @@ int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
 
 /* What detect was asked. */
 struct detect_args {
-	struct bf_cmd_select sel;
+	struct bf_cmd_args sel;
 	struct bf_detect_opts o;
 	struct bf_bisect_opts bo;
 	bool bisect;
 	const char *json_path;
 };
 
-/* detect's own options (the config and the class are cmd_select.c's). */
+/* detect's own options (the config and the class are cmd_opts.c's). */
 static int take(void *arg, int c, const char *optarg)
 {
 	struct detect_args *a = arg;
@@ -254,10 +254,17 @@ static int parse(struct detect_args *a, int argc, char **argv)
 		{ "repeats", required_argument, NULL, 'n' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct bf_cmd_select_cmd cmd = {
-		"detect", detect_usage, false, 1, opts, "n:", take, a,
+	const struct bf_cmd_parser cmd = {
+		.name = "detect",
+		.usage = detect_usage,
+		.groups = BF_CMD_OPTS_CLASSES,
+		.max_classes = 1,
+		.opts = opts,
+		.shortopts = "n:",
+		.take = take,
+		.arg = a,
 	};
-	int ret = bf_cmd_select_parse(&a->sel, argc, argv, &cmd);
+	int ret = bf_cmd_parse(&a->sel, argc, argv, &cmd);
 
 	if (a->sel.nklass)
 		a->o.device_class = a->sel.klass[0];

@@ -60,7 +60,7 @@ static const char history_usage[] =
 enum { OPT_LAST = 256 };
 
 struct hist_opts {
-	struct bf_cmd_select sel;
+	struct bf_cmd_args sel;
 	int last; /* 0: every point */
 	bool json;
 };
@@ -163,11 +163,18 @@ static int parse(struct hist_opts *o, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct bf_cmd_select_cmd cmd = {
-		"history", history_usage, true, 1, opts, "", take, o,
+	const struct bf_cmd_parser cmd = {
+		.name = "history",
+		.usage = history_usage,
+		.groups = BF_CMD_OPTS_CLASSES | BF_CMD_OPTS_SERIES,
+		.max_classes = 1,
+		.opts = opts,
+		.shortopts = "",
+		.take = take,
+		.arg = o,
 	};
 
-	return bf_cmd_select_parse(&o->sel, argc, argv, &cmd);
+	return bf_cmd_parse(&o->sel, argc, argv, &cmd);
 }
 
 int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
@@ -206,7 +213,7 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 	}
 	series = json_array();
 	for (size_t i = 0; i < h.n; i++)
-		if (bf_cmd_select_matches(&o.sel, h.series[i].suite,
+		if (bf_cmd_series_matches(&o.sel, h.series[i].suite,
 		                          h.series[i].benchmark,
 		                          h.series[i].metric))
 			json_array_append_new(series, series_json(&o, &cfg,

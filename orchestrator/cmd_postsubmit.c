@@ -78,15 +78,39 @@ static const char backfill_usage[] =
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
-enum {
-	OPT_COMMIT = 256,
-	OPT_DEVICE,
-	OPT_POOL,
-	OPT_JSON,
-	OPT_SEED,
-	OPT_DETECT,
-	OPT_RETRY_FAILED
+enum { OPT_COMMIT = 256, OPT_SEED, OPT_DETECT, OPT_RETRY_FAILED };
+
+/* What run or backfill was asked, besides the job options. */
+struct post_args {
+	struct bf_presubmit_opts *o;
+	bool *detect, *retry; /* retry: NULL for run */
+	const char *cmd, *usage;
 };
+
+/* The options of run and backfill: --commit is run's, --retry-failed
+ * backfill's. */
+static int take(void *arg, int c, const char *optarg)
+{
+	struct post_args *a = arg;
+	struct bf_err err = BF_ERR_INIT;
+
+	if (c == OPT_COMMIT && !a->retry) {
+		a->o->patch = optarg;
+	} else if (c == OPT_SEED) {
+		if (bf_parse_u64(&a->o->seed, optarg, &err))
+			return bf_cmd_fail(BF_EXIT_USAGE, a->cmd, "--seed: %s",
+			                   err.msg);
+		a->o->seed_set = true;
+	} else if (c == OPT_DETECT) {
+		*a->detect = true;
+	} else if (c == OPT_RETRY_FAILED && a->retry) {
+		*a->retry = true;
+	} else {
+		fputs(a->usage, stderr);
+		return BF_EXIT_USAGE;
+	}
+	return 0;
+}
 
 /* range and retry are NULL for run, which takes neither. */
 static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
@@ -94,65 +118,40 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
                  const char *usage)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "repeats", required_argument, NULL, 'n' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_POOL },
-		{ "json", required_argument, NULL, OPT_JSON },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "detect", no_argument, NULL, OPT_DETECT },
 		{ "retry-failed", no_argument, NULL, OPT_RETRY_FAILED },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_err err = BF_ERR_INIT;
-	int c;
+	struct post_args pa = { o, detect, retry, cmd, usage };
+	struct bf_cmd_args a = { 0 };
+	int first = 0;
+	const struct bf_cmd_parser p = {
+		.name = cmd,
+		.usage = usage,
+		.groups = BF_CMD_OPTS_JOB,
+		.opts = opts,
+		.take = take,
+		.arg = &pa,
+		.operands = range ? &first : NULL,
+	};
+	int ret = bf_cmd_parse(&a, argc, argv, &p);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-		if (c == 'c') {
-			o->config = optarg;
-		} else if (c == OPT_COMMIT && !range) {
-			o->patch = optarg;
-		} else if (c == 'n') {
-			if (bf_cfg_parse_setting(&o->repeats, "runs.repeats",
-			                         optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-				                   "--repeats: %s", err.msg);
-		} else if (c == OPT_SEED) {
-			if (bf_parse_u64(&o->seed, optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-				                   "--seed: %s", err.msg);
-			o->seed_set = true;
-		} else if (c == OPT_DEVICE) {
-			o->device = optarg;
-		} else if (c == OPT_POOL) {
-			o->pool = optarg;
-		} else if (c == OPT_JSON) {
-			o->json_path = optarg;
-		} else if (c == OPT_DETECT) {
-			*detect = true;
-		} else if (c == OPT_RETRY_FAILED && retry) {
-			*retry = true;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return BF_EXIT_OK;
-		} else {
-			fputs(usage, stderr);
-			return BF_EXIT_USAGE;
-		}
-	}
-	if (range && optind + 1 == argc) {
-		*range = argv[optind];
+	if (ret)
+		return ret < 0 ? BF_EXIT_OK : ret;
+	o->config = a.config;
+	o->device = a.device;
+	o->pool = a.pool;
+	o->json_path = a.json;
+	o->repeats = a.repeats;
+	if (range && first + 1 == argc) {
+		*range = argv[first];
 		return -1;
 	}
 	if (range)
 		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
 		                   "give one range A..B (see --help)");
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-		                   "unexpected argument '%s'", argv[optind]);
 	return -1;
 }
 
