@@ -27,6 +27,25 @@ static void flat(double *v, double level)
 		v[i] = level + (i % 2) * 0.001 * level;
 }
 
+/* The levels of the suites below: series j is flat at levels[j]. */
+static const double levels[] = { 100, 200, 50, 70 };
+
+/* n series (at most 4) of v, flat at levels[]; s[j] points at v[j]. */
+static void suite(double (*v)[N], double **s, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		flat(v[j], levels[j]);
+		s[j] = v[j];
+	}
+}
+
+/* Point k of each of the first n series of s, times f. */
+static void scale_at(double **s, size_t n, int k, double f)
+{
+	for (size_t j = 0; j < n; j++)
+		s[j][k] *= f;
+}
+
 /* The indexes flagged, as a bit mask. */
 static unsigned flagged(double **s, size_t ns, double share)
 {
@@ -41,30 +60,22 @@ static unsigned flagged(double **s, size_t ns, double share)
 
 static void test_detect_suite__three_series_spike_together(void **state)
 {
-	double a[N], b[N], c[N];
-	double *s[] = { a, b, c };
+	double v[3][N], *s[3];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	a[5] *= 1.3;
-	b[5] *= 1.3;
-	c[5] *= 1.3;
+	suite(v, s, 3);
+	scale_at(s, 3, 5, 1.3);
 	assert_int_equal(flagged(s, 3, 0.5), 1u << 5);
 }
 
 /* Two series are never "the suite", whatever the share. */
 static void test_detect_suite__needs_three_series(void **state)
 {
-	double a[N], b[N];
-	double *s[] = { a, b };
+	double v[2][N], *s[2];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	a[5] *= 1.3;
-	b[5] *= 1.3;
+	suite(v, s, 2);
+	scale_at(s, 2, 5, 1.3);
 	assert_int_equal(flagged(s, 2, 0.1), 0);
 }
 
@@ -95,37 +106,26 @@ static void test_detect_suite__share_is_inclusive(void **state)
  */
 static void test_detect_suite__three_must_spike(void **state)
 {
-	double a[N], b[N], c[N], d[N];
-	double *s[] = { a, b, c, d };
+	double v[4][N], *s[4];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	flat(d, 70);
-	a[5] *= 1.3;
-	b[5] *= 1.3;
+	suite(v, s, 4);
+	scale_at(s, 2, 5, 1.3);
 	assert_int_equal(flagged(s, 4, 0.5), 0);
 	assert_int_equal(flagged(s, 3, 0.5), 0);
-	c[5] *= 1.3;
+	v[2][5] *= 1.3;
 	assert_int_equal(flagged(s, 4, 0.5), 1u << 5);
 }
 
 /* A step moves and stays: not a spike, at the step or after it. */
 static void test_detect_suite__a_step_is_not_a_spike(void **state)
 {
-	double a[N], b[N], c[N];
-	double *s[] = { a, b, c };
+	double v[3][N], *s[3];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	for (int i = 5; i < N; i++) {
-		a[i] *= 1.3;
-		b[i] *= 1.3;
-		c[i] *= 1.3;
-	}
+	suite(v, s, 3);
+	for (int i = 5; i < N; i++)
+		scale_at(s, 3, i, 1.3);
 	assert_int_equal(flagged(s, 3, 0.5), 0);
 }
 
@@ -141,19 +141,15 @@ static void test_detect_suite__a_step_is_not_a_spike(void **state)
  */
 static void test_detect_suite__must_come_back_halfway(void **state)
 {
-	static const double lv[] = { 100, 200, 50 };
 	static const double stay[] = { 1.14, 1.09 };
-	double v[3][N];
-	double *s[] = { v[0], v[1], v[2] };
+	double v[3][N], *s[3];
 
 	(void)state;
 	for (int t = 0; t < 2; t++) {
-		for (int j = 0; j < 3; j++) {
-			flat(v[j], lv[j]);
-			v[j][4] *= 1.3;
-			for (int i = 5; i < N; i++)
-				v[j][i] *= stay[t];
-		}
+		suite(v, s, 3);
+		scale_at(s, 3, 4, 1.3);
+		for (int i = 5; i < N; i++)
+			scale_at(s, 3, i, stay[t]);
 		assert_int_equal(flagged(s, 3, 0.5), t == 0 ? 0 : 1u << 4);
 	}
 }
@@ -168,36 +164,31 @@ static void test_detect_suite__must_come_back_halfway(void **state)
  */
 static void test_detect_suite__must_leave_both_neighbours(void **state)
 {
-	static const double lv[] = { 100, 200, 50 };
-	double v[3][N];
-	double *s[] = { v[0], v[1], v[2] };
+	double v[3][N], *s[3];
 
 	(void)state;
+	suite(v, s, 3);
 	for (int j = 0; j < 3; j++) {
-		flat(v[j], lv[j]);
-		v[j][4] = 1.0205 * lv[j];
-		v[j][5] = 0.9925 * lv[j];
+		v[j][4] = 1.0205 * levels[j];
+		v[j][5] = 0.9925 * levels[j];
 	}
 	assert_int_equal(flagged(s, 3, 0.5), 0);
 	/* 2.55 % above the previous point instead: a spike */
 	for (int j = 0; j < 3; j++)
-		v[j][4] = 1.0265 * lv[j];
+		v[j][4] = 1.0265 * levels[j];
 	assert_int_equal(flagged(s, 3, 0.5), 1u << 4);
 }
 
 /* Up in one series, down in the others: each spikes on its own. */
 static void test_detect_suite__directions_count_per_series(void **state)
 {
-	double a[N], b[N], c[N];
-	double *s[] = { a, b, c };
+	double v[3][N], *s[3];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	a[3] *= 1.3;
-	b[3] *= 0.7;
-	c[3] *= 0.6;
+	suite(v, s, 3);
+	v[0][3] *= 1.3;
+	v[1][3] *= 0.7;
+	v[2][3] *= 0.6;
 	assert_int_equal(flagged(s, 3, 1.0), 1u << 3);
 }
 
@@ -208,58 +199,40 @@ static void test_detect_suite__directions_count_per_series(void **state)
  */
 static void test_detect_suite__missing_points(void **state)
 {
-	double a[N], b[N], c[N], d[N];
-	double *s[] = { a, b, c, d };
+	double v[4][N], *s[4];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	flat(d, 70);
-	a[6] *= 1.3;
-	b[6] *= 1.3;
-	c[6] *= 1.3;
-	d[6] = NAN;
-	a[5] = NAN; /* a's neighbours are 4 and 7 */
+	suite(v, s, 4);
+	scale_at(s, 3, 6, 1.3);
+	v[3][6] = NAN;
+	v[0][5] = NAN; /* the first series' neighbours are 4 and 7 */
 	assert_int_equal(flagged(s, 4, 1.0), 1u << 6);
 }
 
 /* Without a neighbour on both sides, a point cannot be a spike. */
 static void test_detect_suite__ends_are_never_spikes(void **state)
 {
-	double a[N], b[N], c[N];
-	double *s[] = { a, b, c };
+	double v[3][N], *s[3];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	a[0] *= 1.3;
-	b[0] *= 1.3;
-	c[0] *= 1.3;
-	a[N - 1] *= 1.3;
-	b[N - 1] *= 1.3;
-	c[N - 1] *= 1.3;
+	suite(v, s, 3);
+	scale_at(s, 3, 0, 1.3);
+	scale_at(s, 3, N - 1, 1.3);
 	assert_int_equal(flagged(s, 3, 0.5), 0);
 }
 
 /* 1.5 % is within the 2 % floor: not a spike; 2.5 % is. */
 static void test_detect_suite__small_moves_are_noise(void **state)
 {
-	double a[N], b[N], c[N];
-	double *s[] = { a, b, c };
+	double v[3][N], *s[3];
 
 	(void)state;
-	flat(a, 100);
-	flat(b, 200);
-	flat(c, 50);
-	a[5] *= 1.015;
-	b[5] *= 1.015;
-	c[5] *= 1.015;
+	suite(v, s, 3);
+	scale_at(s, 3, 5, 1.015);
 	assert_int_equal(flagged(s, 3, 0.5), 0);
-	a[5] = 100 * 1.025 + (5 % 2) * 0.1;
-	b[5] = 200 * 1.025 + (5 % 2) * 0.2;
-	c[5] = 50 * 1.025 + (5 % 2) * 0.05;
+	v[0][5] = 100 * 1.025 + (5 % 2) * 0.1;
+	v[1][5] = 200 * 1.025 + (5 % 2) * 0.2;
+	v[2][5] = 50 * 1.025 + (5 % 2) * 0.05;
 	assert_int_equal(flagged(s, 3, 0.5), 1u << 5);
 }
 
