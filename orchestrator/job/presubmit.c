@@ -287,6 +287,22 @@ static int write_markdown(struct bf_job *job, const json_t *result,
 	return BF_EXIT_INFRA;
 }
 
+/*
+ * The run is over: stored as failed or complete, its result handed to
+ * the caller (result_out) or dropped. Returns ret, the exit code.
+ */
+static int finish_run(struct bf_job *job, json_t *result, int ret)
+{
+	bf_store_run_finish(job->store, job->run_id,
+	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                    (int64_t)time(NULL), NULL);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
+	return ret;
+}
+
 /* Write the reports; returns the exit code. */
 static int conclude(struct bf_job *job, struct bf_err *err)
 {
@@ -308,14 +324,7 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 	else if (!ret && t.regressed &&
 	         job->cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION)
 		ret = BF_EXIT_REGRESSION;
-	bf_store_run_finish(job->store, job->run_id,
-	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
-	                    (int64_t)time(NULL), NULL);
-	if (job->o->result_out)
-		*job->o->result_out = result;
-	else
-		json_decref(result);
-	return ret;
+	return finish_run(job, result, ret);
 }
 
 /* benchfarm run: one commit recorded, no verdict. */
@@ -334,14 +343,7 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 		                 ? "the result could not be written"
 		                 : "no benchmark produced a result",
 		         NULL);
-	bf_store_run_finish(job->store, job->run_id,
-	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
-	                    (int64_t)time(NULL), NULL);
-	if (job->o->result_out)
-		*job->o->result_out = result;
-	else
-		json_decref(result);
-	return ret;
+	return finish_run(job, result, ret);
 }
 
 /*
