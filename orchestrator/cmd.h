@@ -169,8 +169,8 @@ struct bf_cmd_parser {
 	size_t max_classes; /* 1: a later --device/--pool replaces one */
 	const struct option *opts; /* the command's own; a zero row ends */
 	const char *shortopts; /* theirs, besides the groups' */
-	/* takes one of its own options: 0 or an exit code */
-	int (*take)(void *arg, int c, const char *optarg);
+	/* takes one of its own options, c with val: 0 or an exit code */
+	int (*take)(void *arg, int c, const char *val);
 	void *arg;
 	/* NULL: no operands; else gets the index of the first one */
 	int *operands;

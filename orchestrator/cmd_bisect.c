@@ -61,20 +61,20 @@ struct bisect {
 enum { OPT_GOOD = 256, OPT_BAD, OPT_BENCH, OPT_SERIES, OPT_METRIC };
 
 /* bisect's own options. */
-static int take(void *arg, int c, const char *optarg)
+static int take(void *arg, int c, const char *val)
 {
 	struct bisect *b = arg;
 
 	if (c == OPT_GOOD)
-		b->o.good = optarg;
+		b->o.good = val;
 	else if (c == OPT_BAD)
-		b->o.bad = optarg;
+		b->o.bad = val;
 	else if (c == OPT_BENCH)
-		b->o.bench = optarg;
+		b->o.bench = val;
 	else if (c == OPT_SERIES)
-		b->o.series = optarg;
+		b->o.series = val;
 	else if (c == OPT_METRIC)
-		b->o.metric = optarg;
+		b->o.metric = val;
 	return 0;
 }
 

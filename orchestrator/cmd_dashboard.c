@@ -68,14 +68,14 @@ struct dash_opts {
 };
 
 /* dashboard's own options: -o FILE, --json FILE. */
-static int take(void *arg, int c, const char *optarg)
+static int take(void *arg, int c, const char *val)
 {
 	struct dash_opts *o = arg;
 
 	if (c == 'o')
-		o->output = optarg;
+		o->output = val;
 	else if (c == OPT_JSON)
-		o->json = optarg;
+		o->json = val;
 	return 0;
 }
 

@@ -208,7 +208,7 @@ struct detect_args {
 };
 
 /* detect's own options (the config and the class are cmd_opts.c's). */
-static int take(void *arg, int c, const char *optarg)
+static int take(void *arg, int c, const char *val)
 {
 	struct detect_args *a = arg;
 	struct bf_err err = BF_ERR_INIT;
@@ -217,27 +217,27 @@ static int take(void *arg, int c, const char *optarg)
 	if (c == OPT_BISECT) {
 		a->bisect = true;
 	} else if (c == 'n') {
-		if (bf_cfg_parse_setting(&a->bo.repeats, "runs.repeats", optarg,
+		if (bf_cfg_parse_setting(&a->bo.repeats, "runs.repeats", val,
 		                         &err))
 			return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 			                   "--repeats: %s", err.msg);
 	} else if (c == OPT_ALGO) {
-		a->o.algorithm = optarg;
+		a->o.algorithm = val;
 	} else if (c == OPT_JSON) {
-		a->json_path = optarg;
+		a->json_path = val;
 	} else if (c == OPT_DRY) {
 		a->o.store_alerts = false;
 	} else if (c == OPT_NOSPIKE) {
 		a->o.spike_share = 2; /* more than every series */
 	} else if (c == OPT_SPIKE) {
 		errno = 0;
-		a->o.spike_share = strtod(optarg, &end);
-		if (errno || end == optarg || *end ||
+		a->o.spike_share = strtod(val, &end);
+		if (errno || end == val || *end ||
 		    !(a->o.spike_share > 0 && a->o.spike_share <= 1))
 			return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 			                   "--spike-share: '%s' is not a share "
 			                   "above 0 and at most 1",
-			                   optarg);
+			                   val);
 	}
 	return 0;
 }

@@ -142,7 +142,7 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 }
 
 /* history's own options: --last N, --json. */
-static int take(void *arg, int c, const char *optarg)
+static int take(void *arg, int c, const char *val)
 {
 	struct hist_opts *o = arg;
 	struct bf_err err = BF_ERR_INIT;
@@ -150,7 +150,7 @@ static int take(void *arg, int c, const char *optarg)
 	if (c == 'j')
 		o->json = true;
 	else if (c == OPT_LAST &&
-	         bf_parse_int_range(&o->last, optarg, 1, 1000000000, &err))
+	         bf_parse_int_range(&o->last, val, 1, 1000000000, &err))
 		return bf_cmd_fail(BF_EXIT_USAGE, "history", "--last: %s",
 		                   err.msg);
 	return 0;

@@ -87,17 +87,19 @@ struct post_args {
 	const char *cmd, *usage;
 };
 
-/* The options of run and backfill: --commit is run's, --retry-failed
- * backfill's. */
-static int take(void *arg, int c, const char *optarg)
+/*
+ * The own options of run and backfill: --commit is run's,
+ * --retry-failed backfill's.
+ */
+static int take(void *arg, int c, const char *val)
 {
 	struct post_args *a = arg;
 	struct bf_err err = BF_ERR_INIT;
 
 	if (c == OPT_COMMIT && !a->retry) {
-		a->o->patch = optarg;
+		a->o->patch = val;
 	} else if (c == OPT_SEED) {
-		if (bf_parse_u64(&a->o->seed, optarg, &err))
+		if (bf_parse_u64(&a->o->seed, val, &err))
 			return bf_cmd_fail(BF_EXIT_USAGE, a->cmd, "--seed: %s",
 			                   err.msg);
 		a->o->seed_set = true;

@@ -115,8 +115,10 @@ void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text)
 		fprintf(stderr, "benchfarm: %s: %s\n", n->cmd, inert);
 		break;
 	case BF_JOB_BUILD_LOG:
-		/* as the build wrote it: a CI step shows it between
-		 * ::stop-commands:: lines, where its commands are inert */
+		/*
+		 * as the build wrote it: a CI step shows it between
+		 * ::stop-commands:: lines, where its commands are inert
+		 */
 		fprintf(stderr, "--- last lines of the build log ---\n%s\n",
 		        text);
 		break;

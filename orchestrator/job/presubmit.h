@@ -21,8 +21,7 @@ enum bf_job_note {
 	BF_JOB_STEPS_END, /* the runs are over (text ""): a step line ends */
 	BF_JOB_WARNING, /* the job goes on */
 	BF_JOB_ERROR, /* the job fails; its exit code says how */
-	BF_JOB_BUILD_LOG, /* the last lines of the log of the build that
-	                     the error before it names */
+	BF_JOB_BUILD_LOG, /* the failed build's log tail, after its error */
 };
 
 /*

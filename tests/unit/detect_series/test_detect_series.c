@@ -243,8 +243,10 @@ static void add_series(struct bf_history *h, const char *suite,
 	s->npoints = 0;
 }
 
-/* Stored series of metrics the list leaves out are dropped, the rest kept
- * in order (a suite the config no longer has keeps all its series). */
+/*
+ * Stored series of metrics the list leaves out are dropped, the rest kept
+ * in order (a suite the config no longer has keeps all its series).
+ */
 static void test_history__drop_excluded(void **state)
 {
 	struct bf_history h = { NULL, 0, 1 };
