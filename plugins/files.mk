@@ -1,9 +1,15 @@
 PLUGIN_OBJS += plugins/report_markdown.o
+PLUGIN_OBJS += plugins/report_markdown_table.o
+PLUGIN_OBJS += plugins/report_markdown_text.o
 PLUGIN_OBJS += plugins/report_exec.o
 PLUGIN_OBJS += plugins/report_json.o
 PLUGIN_OBJS += plugins/report_github.o
+PLUGIN_OBJS += plugins/report_github_check.o
+PLUGIN_OBJS += plugins/report_github_commands.o
 PLUGIN_OBJS += plugins/report_gitlab.o
 PLUGIN_OBJS += plugins/report_gerrit.o
+PLUGIN_OBJS += plugins/report_gerrit_message.o
+PLUGIN_OBJS += plugins/report_gerrit_server.o
 PLUGIN_OBJS += plugins/report_junit.o
 PLUGIN_OBJS += plugins/report_skia_perf.o
 PLUGIN_OBJS += plugins/report_bmf.o

@@ -1,10 +1,9 @@
 #include "benchfarm/plugin.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 
 #include "benchfarm/json.h"
-#include "benchfarm/text.h"
+#include "report_gerrit_int.h"
 #include "report_util.h"
 
 /*
@@ -65,238 +64,15 @@
  * $GERRIT_CHANGE_NUMBER,$GERRIT_PATCHSET_NUMBER (Gerrit Trigger and Zuul
  * set them), else the patch commit. It must be CHANGE,PATCHSET or a
  * full commit hash: nothing else reaches the command line.
+ *
+ * This file renders the review's comments and vote and runs the plugin;
+ * report_gerrit_message.c writes the message, report_gerrit_server.c
+ * asks the server for the files and posts the review.
  */
 
-#define MSG_NAME_MAX   200 /* bytes of a name in the message */
-#define MSG_DEVICES    1000 /* bytes of the device list */
-#define MSG_LINK_MAX   1000 /* a longer link is left out, not cut */
-#define MSG_REG_END    8000 /* where the regressions must end */
-#define MSG_INFRA_END  11500 /* the infrastructure failures */
-#define MSG_IMP_END    13500 /* the improvements; then ~1.2 KB of tail */
-#define MSG_MORE       40 /* room kept for "... and N more" */
 #define COMMENT_MAX    50 /* file comments per review */
 #define COMMENTS_ENV   "BENCHFARM_GERRIT_COMMENTS"
 #define PATCHSET_LEVEL "/PATCHSET_LEVEL"
-
-/*
- * Plain text: control characters (line breaks included) become spaces,
- * C1 controls and direction overrides \u{NNNN} (bf_text_hidden_len).
- */
-static void add_plain(struct bf_buf *b, const char *s, size_t max)
-{
-	struct bf_buf cut = BF_BUF_INIT;
-	size_t hidden;
-	unsigned cp;
-
-	bf_rep_add_cut(&cut, s, max);
-	for (size_t i = 0; i < cut.len; i++) {
-		unsigned char c = (unsigned char)cut.buf[i];
-
-		if ((hidden = bf_text_hidden_len(cut.buf + i, &cp))) {
-			bf_buf_addf(b, "\\u{%04X}", cp);
-			i += hidden - 1;
-			continue;
-		}
-		bf_buf_addch(b, c < 0x20 || c == 0x7f ? ' ' : (char)c);
-	}
-	bf_buf_release(&cut);
-}
-
-/* A list in the message that must end before byte end. */
-struct section {
-	struct bf_buf *b;
-	size_t end;
-	size_t omitted;
-};
-
-/* Append line, or count it once the section is full (order is kept). */
-static void sec_add(struct section *s, struct bf_buf *line)
-{
-	if (s->omitted || s->b->len + line->len + MSG_MORE > s->end)
-		s->omitted++;
-	else
-		bf_buf_add(s->b, line->buf, line->len);
-	bf_buf_reset(line);
-}
-
-static void sec_end(struct section *s)
-{
-	if (s->omitted)
-		bf_buf_addf(s->b, "    * ... and %zu more\n", s->omitted);
-}
-
-static bool is_verdict(const json_t *r, const char *verdict)
-{
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
-}
-
-static void add_results(struct section *s, const json_t *results,
-                        const char *verdict)
-{
-	struct bf_buf line = BF_BUF_INIT, t = BF_BUF_INIT;
-	size_t i;
-	json_t *r;
-
-	json_array_foreach(results, i, r)
-	{
-		if (!is_verdict(r, verdict))
-			continue;
-		bf_rep_title(&t, r);
-		bf_buf_addstr(&line, "    * ");
-		add_plain(&line, t.buf, MSG_NAME_MAX);
-		bf_buf_addstr(&line, ": ");
-		if (!strcmp(verdict, "error")) {
-			bf_buf_addstr(&line, "not measured: ");
-			add_plain(&line,
-			          bf_json_str_or(r, "error", "no samples"),
-			          MSG_NAME_MAX);
-		} else {
-			bf_rep_change(&line, r);
-		}
-		bf_buf_addch(&line, '\n');
-		sec_add(s, &line);
-		bf_buf_reset(&t);
-	}
-	bf_buf_release(&line);
-	bf_buf_release(&t);
-}
-
-static void add_infra(struct section *s, const json_t *result,
-                      const json_t *results)
-{
-	struct bf_buf line = BF_BUF_INIT;
-	const char *stop = bf_json_str_or(result, "infra_error", NULL);
-	size_t i;
-	json_t *e;
-
-	if (stop) {
-		bf_buf_addstr(&line, "    * stopped early: ");
-		add_plain(&line, stop, 1000);
-		bf_buf_addch(&line, '\n');
-		sec_add(s, &line);
-	}
-	json_array_foreach(json_object_get(result, "errors"), i, e)
-	{
-		bf_buf_addstr(&line, "    * ");
-		add_plain(&line, bf_json_str_or(e, "benchmark", "?"),
-		          MSG_NAME_MAX);
-		bf_buf_addstr(&line, " (");
-		add_plain(&line, bf_json_str_or(e, "side", "?"), 20);
-		bf_buf_addstr(&line, ", ");
-		bf_rep_add_run(&line, e);
-		bf_buf_addstr(&line, "): ");
-		add_plain(&line, bf_json_str_or(e, "message", ""), 1000);
-		bf_buf_addch(&line, '\n');
-		sec_add(s, &line);
-	}
-	bf_buf_release(&line);
-	add_results(s, results, "error");
-}
-
-static void add_headline(struct bf_buf *b, const json_t *result,
-                         const json_t *results, const char *check)
-{
-	size_t reg = bf_rep_count(results, "regressed");
-	size_t imp = bf_rep_count(results, "improved");
-	bool infra = bf_rep_has_infra(result);
-
-	bf_buf_addstr(b, "benchfarm (");
-	add_plain(b, check, 100);
-	bf_buf_addstr(b, "): ");
-	if (infra)
-		bf_buf_addstr(b, "incomplete, infrastructure failures; ");
-	if (reg)
-		bf_buf_addf(b, "%zu regression%s", reg, reg == 1 ? "" : "s");
-	else if (bf_rep_compared_nothing(results))
-		bf_buf_addstr(b, "nothing was compared");
-	else if (infra)
-		bf_buf_addstr(b, "nothing regressed among what was measured");
-	else
-		bf_rep_add_no_regressions(b, results, false);
-	if (imp)
-		bf_buf_addf(b, ", %zu improvement%s", imp, imp == 1 ? "" : "s");
-	bf_buf_addstr(b, "\n\n");
-}
-
-/* A commit's first 12 characters; anything but a letter or digit is '?'. */
-static void add_commit(struct bf_buf *b, const json_t *side)
-{
-	const char *c = bf_json_str_or(side, "commit", "?");
-
-	for (size_t i = 0; c[i] && i < 12; i++)
-		bf_buf_addch(b, isalnum((unsigned char)c[i]) ? c[i] : '?');
-}
-
-/* "    base X -> patch Y, N runs per side on DEVICES.\n" */
-static void add_setup(struct bf_buf *b, const json_t *result)
-{
-	const json_t *devices = json_object_get(result, "devices"), *dev;
-	size_t i, start;
-
-	bf_buf_addstr(b, "    base ");
-	add_commit(b, json_object_get(result, "base"));
-	bf_buf_addstr(b, " -> patch ");
-	add_commit(b, json_object_get(result, "patch"));
-	bf_buf_addf(b, ", %lld runs per side on ",
-	            (long long)json_integer_value(json_object_get(
-	                    json_object_get(result, "settings"), "repeats")));
-	start = b->len;
-	json_array_foreach(devices, i, dev)
-	{
-		if (b->len - start > MSG_DEVICES) {
-			bf_buf_addf(b, "and %zu more",
-			            json_array_size(devices) - i);
-			break;
-		}
-		if (i)
-			bf_buf_addstr(b, ", ");
-		add_plain(b, bf_json_str_or(dev, "name", "?"), MSG_NAME_MAX);
-	}
-	if (!json_array_size(devices))
-		bf_buf_addstr(b, "no device");
-	bf_buf_addstr(b, ".\n");
-}
-
-static char *message(const json_t *result, const json_t *results,
-                     const struct bf_report_opts *o, const char *check)
-{
-	struct bf_buf b = BF_BUF_INIT;
-	struct section s = { &b, 0, 0 };
-
-	add_headline(&b, result, results, check);
-	add_setup(&b, result);
-	if (bf_rep_count(results, "regressed")) {
-		bf_buf_addstr(&b, "\nRegressions:\n\n");
-		s.end = MSG_REG_END;
-		add_results(&s, results, "regressed");
-		sec_end(&s);
-	}
-	if (bf_rep_has_infra(result)) {
-		bf_buf_addstr(&b,
-		              "\nInfrastructure failures (not results; what "
-		              "they touched was not compared):\n\n");
-		s.end = MSG_INFRA_END;
-		s.omitted = 0;
-		add_infra(&s, result, results);
-		sec_end(&s);
-	}
-	if (bf_rep_count(results, "improved")) {
-		bf_buf_addstr(&b, "\nImprovements:\n\n");
-		s.end = MSG_IMP_END;
-		s.omitted = 0;
-		add_results(&s, results, "improved");
-		sec_end(&s);
-	}
-	bf_buf_addf(&b, "\nUnchanged: %zu; not conclusive: %zu.\n",
-	            bf_rep_count(results, "same"),
-	            bf_rep_count(results, "unknown"));
-	if (o->link && *o->link && strlen(o->link) <= MSG_LINK_MAX) {
-		bf_buf_addstr(&b, "\nFull results: ");
-		add_plain(&b, o->link, MSG_LINK_MAX);
-		bf_buf_addch(&b, '\n');
-	}
-	return bf_buf_detach(&b, NULL);
-}
 
 static bool listed(const json_t *files, const char *path)
 {
@@ -340,7 +116,7 @@ static void add_comment(json_t *rc, const json_t *result, const json_t *r,
 	if (!file || (files && !listed(files, file))) {
 		path = PATCHSET_LEVEL;
 		if (file) {
-			add_plain(&m, file, MSG_NAME_MAX);
+			bf_gerrit_plain(&m, file, BF_GERRIT_NAME_MAX);
 			if (line)
 				bf_buf_addf(&m, ":%ld", line);
 			bf_buf_addstr(&m, ": ");
@@ -348,7 +124,7 @@ static void add_comment(json_t *rc, const json_t *result, const json_t *r,
 		line = 0;
 	}
 	bf_rep_title(&t, r);
-	add_plain(&m, t.buf, MSG_NAME_MAX);
+	bf_gerrit_plain(&m, t.buf, BF_GERRIT_NAME_MAX);
 	bf_buf_addf(&m, " %s: ", bf_json_str_or(r, "verdict", "?"));
 	bf_rep_change(&m, r);
 	if (robot)
@@ -357,7 +133,7 @@ static void add_comment(json_t *rc, const json_t *result, const json_t *r,
 		              m.buf);
 	else
 		c = json_pack("{s:s, s:b}", "message", m.buf, "unresolved",
-		              is_verdict(r, "regressed"));
+		              bf_gerrit_is_verdict(r, "regressed"));
 	if (line)
 		json_object_set_new(c, "line", json_integer(line));
 	if (robot && o->link &&
@@ -387,7 +163,7 @@ static json_t *comments(const json_t *result, const json_t *results,
 		{
 			if (n == COMMENT_MAX)
 				return rc;
-			if (!is_verdict(r, verdicts[v]))
+			if (!bf_gerrit_is_verdict(r, verdicts[v]))
 				continue;
 			add_comment(rc, result, r, o, check, files, robot);
 			n++;
@@ -404,167 +180,13 @@ static bool wants_files(const json_t *results)
 
 	json_array_foreach(results, i, r)
 	{
-		if ((is_verdict(r, "regressed") || is_verdict(r, "improved")) &&
+		if ((bf_gerrit_is_verdict(r, "regressed") ||
+		     bf_gerrit_is_verdict(r, "improved")) &&
 		    bf_rep_source_file(r, &line))
 			return true;
 	}
 	return false;
 }
-
-/* CHANGE,PATCHSET (digits) or a 40-digit lower-case commit hash. */
-static bool valid_change(const char *c)
-{
-	size_t a = strspn(c, "0123456789"), b;
-
-	if (a && c[a] == ',') {
-		b = strspn(c + a + 1, "0123456789");
-		return b && !c[a + 1 + b];
-	}
-	return strlen(c) == 40 && strspn(c, "0123456789abcdef") == 40;
-}
-
-/* The change to review; buf holds it when it comes from the env. */
-static const char *change_of(const json_t *result,
-                             const struct bf_report_opts *o,
-                             const struct bf_host *h, struct bf_buf *buf)
-{
-	const char *num = h->getenv ? h->getenv("GERRIT_CHANGE_NUMBER") : NULL;
-	const char *ps = h->getenv ? h->getenv("GERRIT_PATCHSET_NUMBER") : NULL;
-
-	if (o->gerrit_change)
-		return o->gerrit_change;
-	if (num && *num && ps && *ps) {
-		bf_buf_addf(buf, "%s,%s", num, ps);
-		return buf->buf;
-	}
-	return bf_json_str_or(json_object_get(result, "patch"), "commit", "");
-}
-
-static int port_of(const struct bf_report_opts *o)
-{
-	return o->gerrit->port ? o->gerrit->port : 22;
-}
-
-/* Whether patch set ps (of `gerrit query`) is the one change names. */
-static bool is_patch_set(const json_t *ps, const char *change)
-{
-	const char *comma = strchr(change, ',');
-	const json_t *num = json_object_get(ps, "number");
-	char want[32];
-
-	if (!comma)
-		return !strcmp(bf_json_str_or(ps, "revision", ""), change);
-	snprintf(want, sizeof(want), "%.20s", comma + 1);
-	if (json_is_integer(num))
-		return json_integer_value(num) == strtoll(want, NULL, 10);
-	return !strcmp(bf_json_str_or(ps, "number", ""), want);
-}
-
-/* The files of change's patch set from `gerrit query` output; false if
- * the patch set is not in it. */
-static bool parse_files(json_t *files, const struct bf_buf *out,
-                        const char *change)
-{
-	bool found = false;
-
-	for (size_t at = 0; at < out->len && !found;) {
-		const char *nl = memchr(out->buf + at, '\n', out->len - at);
-		size_t n = nl ? (size_t)(nl - out->buf) - at : out->len - at;
-		json_t *row = json_loadb(out->buf + at, n, 0, NULL), *ps, *f;
-		size_t i, j;
-
-		at += n + 1;
-		json_array_foreach(json_object_get(row, "patchSets"), i, ps)
-		{
-			if (found || !is_patch_set(ps, change))
-				continue;
-			found = true;
-			json_array_foreach(json_object_get(ps, "files"), j, f)
-			{
-				json_t *name = json_object_get(f, "file");
-
-				if (json_is_string(name))
-					json_array_append(files, name);
-			}
-		}
-		json_decref(row);
-	}
-	return found;
-}
-
-/*
- * The files of the patch set, into *files (an empty array when they
- * cannot be had: then every comment goes to the patch set level).
- */
-static int change_files(json_t **files, const char *change,
-                        const struct bf_report_opts *o, const struct bf_host *h,
-                        struct bf_err *err)
-{
-	const char *comma = strchr(change, ',');
-	struct bf_buf q = BF_BUF_INIT, out = BF_BUF_INIT;
-	const char *argv[] = { "gerrit",       "query",   "--format", "JSON",
-		               "--patch-sets", "--files", NULL,       NULL };
-	int status = -1, ret;
-
-	if (comma)
-		bf_buf_addf(&q, "change:%.*s", (int)(comma - change), change);
-	else
-		bf_buf_addf(&q, "commit:%s", change);
-	argv[6] = q.buf;
-	*files = json_array();
-	ret = h->ssh_run(o->gerrit, argv, NULL, 0, &out, &status, err);
-	if (ret == BF_ETOOBIG) { /* too many patch sets: do without */
-		bf_err_clear(err);
-		status = -1;
-		ret = 0;
-	}
-	if (ret)
-		bf_err_prefix(err, "cannot post to Gerrit at %s:%d",
-		              o->gerrit->host, port_of(o));
-	else if ((status || !parse_files(*files, &out, change)) && h->log)
-		h->log(BF_LOG_WARN,
-		       "gerrit: cannot list the files of %s (gerrit query "
-		       "exit status %d): the comments go to the patch "
-		       "set level",
-		       change, status);
-	bf_buf_release(&q);
-	bf_buf_release(&out);
-	return ret;
-}
-
-static int post(const char *review, const char *change,
-                const struct bf_report_opts *o, const struct bf_host *h,
-                struct bf_err *err)
-{
-	struct bf_buf answer = BF_BUF_INIT;
-	const char *argv[] = { "gerrit", "review", "--json", change, NULL };
-	int status = -1, ret;
-
-	ret = h->ssh_run(o->gerrit, argv, review, strlen(review), &answer,
-	                 &status, err);
-	if (ret) {
-		bf_err_prefix(err, "cannot post to Gerrit at %s:%d",
-		              o->gerrit->host, port_of(o));
-	} else if (status != 0) {
-		struct bf_buf said = BF_BUF_INIT;
-
-		/* Gerrit's "fatal: ..." is on stderr, which the host logs */
-		bf_buf_rtrim(&answer);
-		add_plain(&said, answer.buf, 300);
-		ret = bf_err_set(err, BF_ERROR,
-		                 "gerrit review of %s on %s:%d exited with "
-		                 "status %d%s%s",
-		                 change, o->gerrit->host, port_of(o), status,
-		                 said.len ? ": " : "", said.buf);
-		bf_buf_release(&said);
-	} else if (h->log) {
-		h->log(BF_LOG_INFO, "gerrit: posted the review of %s to %s:%d",
-		       change, o->gerrit->host, port_of(o));
-	}
-	bf_buf_release(&answer);
-	return ret;
-}
-
 /* {LABEL: vote}, or NULL for no vote (see the top of the file). */
 static json_t *labels(const json_t *result, const json_t *results,
                       const struct bf_report_opts *o)
@@ -609,7 +231,7 @@ static int render(struct bf_buf *out, const json_t *result,
 	json_t *review, *rc, *l;
 	char *msg;
 
-	msg = message(result, results, o, check);
+	msg = bf_gerrit_message(result, results, o, check);
 	review = json_pack("{s:s, s:s}", "message", msg, "tag",
 	                   "autogenerated:benchfarm");
 	free(msg);
@@ -637,8 +259,8 @@ static int gerrit_run(struct bf_report *r, struct bf_err *err, void *payload)
 	    (ret = want_robot(&robot, h, err)))
 		return ret;
 	if (o->gerrit) {
-		change = change_of(result, o, h, &buf);
-		if (!valid_change(change)) {
+		change = bf_gerrit_change_of(result, o, h, &buf);
+		if (!bf_gerrit_valid_change(change)) {
 			ret = bf_err_set(
 			        err, BF_EINVAL,
 			        "gerrit: '%.60s' is not a change: give "
@@ -654,13 +276,13 @@ static int gerrit_run(struct bf_report *r, struct bf_err *err, void *payload)
 			goto out;
 		}
 		if (wants_files(results) &&
-		    (ret = change_files(&files, change, o, h, err)))
+		    (ret = bf_gerrit_change_files(&files, change, o, h, err)))
 			goto out;
 	}
 	out = bf_report_add_output(r, "gerrit-review.json");
 	ret = render(out, result, results, o, files, robot, err);
 	if (!ret && o->gerrit)
-		ret = post(out->buf, change, o, h, err);
+		ret = bf_gerrit_post(out->buf, change, o, h, err);
 out:
 	json_decref(files);
 	bf_buf_release(&buf);

@@ -76,16 +76,43 @@ static void add_label(struct bf_buf *b, const char *name, const char *v)
 	bf_buf_addch(b, '"');
 }
 
-static void add_labels(struct bf_buf *b, const json_t *r)
+/* A label and the key of the result (or alert) its value is read from. */
+struct label {
+	const char *name;
+	const char *key;
+};
+
+static const struct label result_labels[] = {
+	{ "suite", "benchmark" },
+	{ "benchmark", "name" },
+	{ "metric", "metric" },
+	{ "unit", "unit" },
+};
+
+/* an alert's: one series can have alerts at two commits */
+static const struct label alert_labels[] = {
+	{ "suite", "suite" },         { "benchmark", "benchmark" },
+	{ "metric", "metric" },       { "unit", "unit" },
+	{ "direction", "direction" }, { "commit", "commit_hi" },
+};
+
+static const struct label bisect_labels[] = {
+	{ "suite", "benchmark" },
+	{ "series", "series" },
+	{ "metric", "metric" },
+	{ "direction", "direction" },
+};
+
+/* {name="value",...} of the n labels l, read from o ("" when absent). */
+static void add_labels(struct bf_buf *b, const json_t *o, const struct label *l,
+                       size_t n)
 {
 	bf_buf_addch(b, '{');
-	add_label(b, "suite", bf_json_str_or(r, "benchmark", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "benchmark", bf_json_str_or(r, "name", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "metric", bf_json_str_or(r, "metric", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "unit", bf_json_str_or(r, "unit", ""));
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			bf_buf_addch(b, ',');
+		add_label(b, l[i].name, bf_json_str_or(o, l[i].key, ""));
+	}
 	bf_buf_addch(b, '}');
 }
 
@@ -149,19 +176,26 @@ static int sig_digits(double v, double u)
 	return n < SIG_MIN ? SIG_MIN : n > SIG_MAX ? SIG_MAX : n;
 }
 
-/* v rounded to what r's interval supports, in the shortest form. */
+/* v rounded to sig significant digits, in the shortest form. */
+static void add_rounded(struct bf_buf *b, double v, int sig)
+{
+	char tmp[64];
+
+	snprintf(tmp, sizeof(tmp), "%.*e", sig - 1, v);
+	v = strtod(tmp, NULL);
+	/* a short decimal comes back whole from 15 digits; never "-0" */
+	bf_buf_addf(b, "%.15g", v == 0 ? 0.0 : v);
+}
+
+/* v rounded to what r's interval supports. */
 static void add_value(struct bf_buf *b, double v, const json_t *r,
                       const struct family *f)
 {
 	double u = (bf_rep_num(r, "ci_high") - bf_rep_num(r, "ci_low")) / 2;
-	char tmp[64];
 
 	if (!f->relative)
 		u *= fabs(base_median(r));
-	snprintf(tmp, sizeof(tmp), "%.*e", sig_digits(v, u) - 1, v);
-	v = strtod(tmp, NULL);
-	/* a short decimal comes back whole from 15 digits; never "-0" */
-	bf_buf_addf(b, "%.15g", v == 0 ? 0.0 : v);
+	add_rounded(b, v, sig_digits(v, u));
 }
 
 static void add_metrics(struct bf_buf *b, const json_t *results)
@@ -180,7 +214,8 @@ static void add_metrics(struct bf_buf *b, const json_t *results)
 			if (!isfinite(v))
 				continue;
 			bf_buf_addstr(b, families[f].name);
-			add_labels(b, r);
+			add_labels(b, r, result_labels,
+			           BF_ARRAY_SIZE(result_labels));
 			bf_buf_addch(b, ' ');
 			add_value(b, v, r, &families[f]);
 			bf_buf_addch(b, '\n');
@@ -193,23 +228,11 @@ static void add_metrics(struct bf_buf *b, const json_t *results)
 static void add_alert_sample(struct bf_buf *b, const char *family,
                              const json_t *a, double v)
 {
-	char tmp[64];
-
-	bf_buf_addf(b, "%s{", family);
-	add_label(b, "suite", bf_json_str_or(a, "suite", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "benchmark", bf_json_str_or(a, "benchmark", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "metric", bf_json_str_or(a, "metric", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "unit", bf_json_str_or(a, "unit", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "direction", bf_json_str_or(a, "direction", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "commit", bf_json_str_or(a, "commit_hi", ""));
-	snprintf(tmp, sizeof(tmp), "%.*e", SIG_DEFAULT - 1, v);
-	v = strtod(tmp, NULL);
-	bf_buf_addf(b, "} %.15g\n", v == 0 ? 0.0 : v);
+	bf_buf_addstr(b, family);
+	add_labels(b, a, alert_labels, BF_ARRAY_SIZE(alert_labels));
+	bf_buf_addch(b, ' ');
+	add_rounded(b, v, SIG_DEFAULT);
+	bf_buf_addch(b, '\n');
 }
 
 static void add_alert_metrics(struct bf_buf *b, const json_t *alerts)
@@ -249,15 +272,9 @@ static void add_bisect_metrics(struct bf_buf *b, const json_t *result)
 	bf_buf_addstr(b, "# TYPE benchfarm_bisect_culprits gauge\n"
 	                 "# HELP benchfarm_bisect_culprits commits the bisect "
 	                 "could not tell apart as the change's (1: the "
-	                 "culprit)\nbenchfarm_bisect_culprits{");
-	add_label(b, "suite", bf_json_str_or(result, "benchmark", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "series", bf_json_str_or(result, "series", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "metric", bf_json_str_or(result, "metric", ""));
-	bf_buf_addch(b, ',');
-	add_label(b, "direction", bf_json_str_or(result, "direction", ""));
-	bf_buf_addf(b, "} %zu\n# EOF\n", n);
+	                 "culprit)\nbenchfarm_bisect_culprits");
+	add_labels(b, result, bisect_labels, BF_ARRAY_SIZE(bisect_labels));
+	bf_buf_addf(b, " %zu\n# EOF\n", n);
 }
 
 static int gitlab_run(struct bf_report *r, struct bf_err *err, void *payload)

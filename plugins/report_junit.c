@@ -270,27 +270,43 @@ static void add_case(struct bf_buf *b, const json_t *r)
 	bf_buf_release(&t);
 }
 
+/* A compare result r in the counts n: tests, failures, errors, skipped. */
+static void count_result(size_t n[4], const json_t *r)
+{
+	n[0]++;
+	n[1] += is_failure(r);
+	n[2] += is_error(r);
+	n[3] += is_skipped(r);
+}
+
+/*
+ * The <testsuite> of the items (results or alerts) whose key is suite
+ * ("benchfarm" when absent), with the counts count gives and a case each
+ * by add; the counts are added to sum too when it is not NULL.
+ */
 static void add_suite(struct bf_buf *b, const char *suite, const json_t *result,
-                      const json_t *results)
+                      const json_t *items, const char *key,
+                      void (*count)(size_t n[4], const json_t *item),
+                      void (*add)(struct bf_buf *b, const json_t *item),
+                      size_t sum[4])
 {
 	size_t i, n[4] = { 0, 0, 0, 0 };
-	json_t *r;
+	json_t *it;
 
-	json_array_foreach(results, i, r)
+	json_array_foreach(items, i, it)
 	{
-		if (strcmp(bf_json_str_or(r, "benchmark", "benchfarm"), suite))
-			continue;
-		n[0]++;
-		n[1] += is_failure(r);
-		n[2] += is_error(r);
-		n[3] += is_skipped(r);
+		if (!strcmp(bf_json_str_or(it, key, "benchfarm"), suite))
+			count(n, it);
 	}
 	open_suite(b, suite, n, result);
-	json_array_foreach(
-	        results, i,
-	        r) if (!strcmp(bf_json_str_or(r, "benchmark", "benchfarm"),
-	                       suite)) add_case(b, r);
+	json_array_foreach(items, i, it)
+	{
+		if (!strcmp(bf_json_str_or(it, key, "benchfarm"), suite))
+			add(b, it);
+	}
 	bf_buf_addstr(b, "  </testsuite>\n");
+	for (i = 0; sum && i < 4; i++)
+		sum[i] += n[i];
 }
 
 /* The run's infrastructure failures, one error each. */
@@ -339,16 +355,11 @@ static int compare_body(struct bf_buf *b, const json_t *result, size_t n[4],
 
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
-	json_array_foreach(results, i, res)
-	{
-		n[0]++;
-		n[1] += is_failure(res);
-		n[2] += is_error(res);
-		n[3] += is_skipped(res);
-	}
+	json_array_foreach(results, i, res) count_result(n, res);
 	suites = suites_of(results, "benchmark");
 	json_array_foreach(suites, i, s)
-	        add_suite(b, json_string_value(s), result, results);
+	        add_suite(b, json_string_value(s), result, results, "benchmark",
+	                  count_result, add_case, NULL);
 	json_decref(suites);
 	infra = add_infra_suite(b, result);
 	n[0] += infra;
@@ -374,6 +385,16 @@ static int alert_state(const json_t *a)
 	if (!json_is_true(json_object_get(a, "new")))
 		return 3;
 	return !strcmp(bf_json_str_or(a, "direction", ""), "regressed");
+}
+
+/* An alert in the counts n: tests, failures, (no errors,) skipped. */
+static void count_alert(size_t n[4], const json_t *a)
+{
+	int st = alert_state(a);
+
+	n[0]++;
+	n[1] += st == 1;
+	n[3] += st == 3;
 }
 
 static void add_alert(struct bf_buf *b, const json_t *a)
@@ -429,34 +450,12 @@ static void add_alert(struct bf_buf *b, const json_t *a)
 static int detect_body(struct bf_buf *b, const json_t *result, size_t n[4])
 {
 	const json_t *alerts = json_object_get(result, "alerts");
-	json_t *suites = suites_of(alerts, "suite"), *s, *a;
-	size_t i, j;
+	json_t *suites = suites_of(alerts, "suite"), *s;
+	size_t i;
 
 	json_array_foreach(suites, i, s)
-	{
-		const char *suite = json_string_value(s);
-		size_t k[4] = { 0, 0, 0, 0 };
-
-		json_array_foreach(alerts, j, a)
-		{
-			int st = alert_state(a);
-
-			if (strcmp(bf_json_str_or(a, "suite", "benchfarm"),
-			           suite))
-				continue;
-			k[0]++;
-			k[1] += st == 1;
-			k[3] += st == 3;
-		}
-		open_suite(b, suite, k, result);
-		json_array_foreach(
-		        alerts, j,
-		        a) if (!strcmp(bf_json_str_or(a, "suite", "benchfarm"),
-		                       suite)) add_alert(b, a);
-		bf_buf_addstr(b, "  </testsuite>\n");
-		for (j = 0; j < 4; j++)
-			n[j] += k[j];
-	}
+	        add_suite(b, json_string_value(s), result, alerts, "suite",
+	                  count_alert, add_alert, n);
 	json_decref(suites);
 	if (!n[0]) {
 		struct bf_buf name = BF_BUF_INIT;

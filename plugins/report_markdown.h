@@ -1,5 +1,5 @@
-#ifndef BF_REPORT_H
-#define BF_REPORT_H
+#ifndef BF_REPORT_MARKDOWN_H
+#define BF_REPORT_MARKDOWN_H
 
 #include <jansson.h>
 
@@ -23,4 +23,4 @@
 char *bf_report_markdown_named(const json_t *result, const char *check_name,
                                const char *link);
 
-#endif /* BF_REPORT_H */
+#endif /* BF_REPORT_MARKDOWN_H */

@@ -129,12 +129,12 @@ const char *bf_rep_source(const json_t *result, const json_t *r, long *line)
 	            : bf_rep_repo_path(bf_json_str_or(result, "config", NULL));
 }
 
-static void add_pct(struct bf_buf *b, double f)
+static void add_pct(struct bf_buf *b, double f, const char *missing)
 {
 	if (isfinite(f))
 		bf_buf_addf(b, "%+.1f%%", 100 * f);
 	else
-		bf_buf_addstr(b, "?");
+		bf_buf_addstr(b, missing);
 }
 
 void bf_rep_add_run(struct bf_buf *b, const json_t *e)
@@ -150,17 +150,22 @@ void bf_rep_add_run(struct bf_buf *b, const json_t *e)
 		            (long long)json_integer_value(rep) + 1);
 }
 
-void bf_rep_change(struct bf_buf *b, const json_t *r)
+void bf_rep_add_effect(struct bf_buf *b, const json_t *r, const char *missing)
 {
-	add_pct(b, bf_rep_num(r, "effect"));
+	add_pct(b, bf_rep_num(r, "effect"), missing);
 	if (isfinite(bf_rep_num(r, "ci_low")) &&
 	    isfinite(bf_rep_num(r, "ci_high"))) {
 		bf_buf_addstr(b, " [");
-		add_pct(b, bf_rep_num(r, "ci_low"));
+		add_pct(b, bf_rep_num(r, "ci_low"), missing);
 		bf_buf_addstr(b, ", ");
-		add_pct(b, bf_rep_num(r, "ci_high"));
+		add_pct(b, bf_rep_num(r, "ci_high"), missing);
 		bf_buf_addch(b, ']');
 	}
+}
+
+void bf_rep_change(struct bf_buf *b, const json_t *r)
+{
+	bf_rep_add_effect(b, r, "?");
 	if (isfinite(bf_rep_num(r, "p_adjusted")))
 		bf_buf_addf(b, ", p %.3g", bf_rep_num(r, "p_adjusted"));
 }

@@ -86,7 +86,17 @@ const char *bf_rep_source(const json_t *result, const json_t *r, long *line);
  */
 void bf_rep_add_run(struct bf_buf *b, const json_t *e);
 
-/* A one-line description of a result: "+12.3% [+8.0%, +17.0%], p 0.002". */
+/*
+ * A result's change and its 95% interval: "+12.3% [+8.0%, +17.0%]", r's
+ * "effect", then "ci_low" and "ci_high" when both are numbers; missing
+ * in place of a change that is not one.
+ */
+void bf_rep_add_effect(struct bf_buf *b, const json_t *r, const char *missing);
+
+/*
+ * A one-line description of a result: "+12.3% [+8.0%, +17.0%], p 0.002"
+ * (bf_rep_add_effect with "?", then the adjusted p when there is one).
+ */
 void bf_rep_change(struct bf_buf *b, const json_t *r);
 
 /*

@@ -1,6 +1,5 @@
 #include "benchfarm/spawn.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -14,47 +13,19 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "spawn_int.h"
 
-extern char **environ;
+/*
+ * Running a program to completion: its outputs collected (capped), its
+ * stdin fed, ticks while it runs, the deadline, and its process group
+ * killed once it has exited. The child is started by spawn_exec.c.
+ */
 
 /*
  * wait4() is in glibc and musl but hidden by -D_POSIX_C_SOURCE; it is
  * the only way to get the rusage of exactly one child.
  */
 pid_t wait4(pid_t pid, int *status, int options, struct rusage *rusage);
-
-/*
- * CPU affinity: sched_setaffinity() and cpu_set_t are GNU extensions
- * hidden by -D_POSIX_C_SOURCE, and the build does not define _GNU_SOURCE.
- * Declaring sched_setaffinity ourselves would need a made-up cpu_set_t,
- * a prototype no C library has; syscall() we declare exactly as glibc
- * and musl do, and the kernel interface behind it is stable (a mask of
- * unsigned longs and its length in bytes). So the child calls it raw.
- */
-long syscall(long number, ...);
-
-#define MASK_WORD_BITS (8 * sizeof(unsigned long))
-#define MASK_WORDS     (BF_SPAWN_CPUS_MAX / MASK_WORD_BITS)
-
-/* What the child reports through the status pipe when it cannot exec. */
-enum child_stage {
-	STAGE_EXEC,
-	STAGE_CWD,
-	STAGE_AFFINITY,
-	STAGE_NICE,
-};
-
-struct child_status {
-	int stage; /* enum child_stage */
-	int err; /* errno */
-};
-
-/* Prepared in the parent: the child must not allocate. */
-struct child_setup {
-	const unsigned long *mask; /* affinity, MASK_WORDS words; or NULL */
-	bool set_nice;
-	int nice;
-};
 
 #define SPAWN_OUT_MAX_DEFAULT (1024 * 1024)
 #define SPAWN_ERR_MAX_DEFAULT (64 * 1024)
@@ -96,106 +67,6 @@ void bf_spawn_describe(const struct bf_spawn_result *res, double timeout_s,
 		snprintf(buf, len, "killed by signal %d", res->term_signal);
 	else
 		snprintf(buf, len, "exited with status %d", res->exit_code);
-}
-
-/* environ plus opts->env_set, later entries overriding earlier ones. */
-static char **build_env(const char *const *set)
-{
-	size_t n = 0, m = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	while (set && set[m])
-		m++;
-	env = bf_xcalloc(n + m + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		const char *eq = strchr(environ[i], '=');
-		size_t klen = eq ? (size_t)(eq - environ[i]) : 0;
-		bool overridden = false;
-
-		for (size_t j = 0; j < m && klen; j++)
-			if (!strncmp(set[j], environ[i], klen + 1))
-				overridden = true;
-		if (!overridden)
-			env[k++] = environ[i];
-	}
-	for (size_t j = 0; j < m; j++)
-		env[k++] = (char *)set[j];
-	return env;
-}
-
-/* In the child: set up fds, affinity, niceness and exec; never returns. */
-BF_NORETURN static void child_exec(const struct bf_spawn_opts *opts, char **env,
-                                   const struct child_setup *cs, int in_fd,
-                                   int out_fd, int err_fd, int status_fd)
-{
-	struct child_status st = { STAGE_EXEC, 0 };
-
-	setpgid(0, 0);
-	signal(SIGPIPE, SIG_DFL);
-	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
-		goto fail;
-	st.stage = STAGE_CWD;
-	if (opts->cwd && chdir(opts->cwd) < 0)
-		goto fail;
-	st.stage = STAGE_AFFINITY;
-	if (cs->mask &&
-	    syscall(SYS_sched_setaffinity, 0L,
-	            (long)(MASK_WORDS * sizeof(unsigned long)), cs->mask) < 0)
-		goto fail;
-	st.stage = STAGE_NICE;
-	if (cs->set_nice && setpriority(PRIO_PROCESS, 0, cs->nice) < 0)
-		goto fail;
-	st.stage = STAGE_EXEC;
-	environ = env;
-	execvp(opts->argv[0], (char *const *)opts->argv);
-fail:
-	st.err = errno;
-	if (write(status_fd, &st, sizeof(st)) < 0)
-		_exit(127);
-	_exit(127);
-}
-
-/* The child's report on the status pipe as an error; 0 when it exec'd. */
-static int child_failed(int status_fd, const struct bf_spawn_opts *opts,
-                        struct bf_err *err)
-{
-	static const char *const what[] = {
-		[STAGE_EXEC] = "",
-		[STAGE_CWD] = ": cannot change to its directory",
-		[STAGE_AFFINITY] = ": cannot set its CPU affinity",
-		[STAGE_NICE] = ": cannot set its niceness",
-	};
-	struct child_status st;
-
-	if (read(status_fd, &st, sizeof(st)) != (ssize_t)sizeof(st))
-		return 0;
-	errno = st.err;
-	if (st.stage == STAGE_EXEC && st.err == ENOENT)
-		return bf_err_set(err, BF_ENOTFOUND,
-		                  "cannot run '%s': no such program",
-		                  opts->argv[0]);
-	return bf_err_sys(err, "cannot run '%s'%s", opts->argv[0],
-	                  what[st.stage]);
-}
-
-/* The affinity mask of opts->cpus into mask (MASK_WORDS words). */
-static int build_mask(unsigned long *mask, const struct bf_spawn_opts *opts,
-                      struct bf_err *err)
-{
-	memset(mask, 0, MASK_WORDS * sizeof(unsigned long));
-	for (size_t i = 0; i < opts->ncpus; i++) {
-		int c = opts->cpus[i];
-
-		if (c < 0 || c >= BF_SPAWN_CPUS_MAX)
-			return bf_err_set(err, BF_EINVAL,
-			                  "CPU %d out of range 0..%d", c,
-			                  BF_SPAWN_CPUS_MAX - 1);
-		mask[(size_t)c / MASK_WORD_BITS] |=
-		        1UL << ((size_t)c % MASK_WORD_BITS);
-	}
-	return 0;
 }
 
 struct spawn_io {
@@ -443,29 +314,13 @@ static void reap(struct bf_spawn_result *res, pid_t pid, double start)
 	}
 }
 
-static int make_pipe(int fds[2], struct bf_err *err)
-{
-	if (pipe(fds) < 0)
-		return bf_err_sys(err, "cannot create pipe");
-	fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-	fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-	return 0;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
                  struct bf_err *err)
 {
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
 	int st[2] = { -1, -1 };
-	unsigned long mask[MASK_WORDS];
-	struct child_setup cs = { NULL, opts->set_nice, opts->nice };
+	unsigned long mask[BF_SPAWN_MASK_WORDS];
+	struct bf_spawn_child_setup cs = { NULL, opts->set_nice, opts->nice };
 	struct spawn_loop l;
 	char **env = NULL;
 	int ret = 0;
@@ -476,20 +331,21 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 		BF_BUG("bf_spawn_run without argv");
 	if ((opts->tick_s > 0) != (opts->tick != NULL))
 		BF_BUG("bf_spawn_run: tick_s and tick go together");
-	if (opts->cpus && (ret = build_mask(mask, opts, err)))
+	if (opts->cpus && (ret = bf_spawn__cpu_mask(mask, opts, err)))
 		goto out;
 	cs.mask = opts->cpus ? mask : NULL;
-	if ((ret = make_pipe(out, err)) || (ret = make_pipe(errp, err)) ||
-	    (ret = make_pipe(st, err)))
+	if ((ret = bf_spawn__pipe(out, err)) ||
+	    (ret = bf_spawn__pipe(errp, err)) ||
+	    (ret = bf_spawn__pipe(st, err)))
 		goto out;
 	if (opts->stdin_data) {
-		if ((ret = make_pipe(in, err)))
+		if ((ret = bf_spawn__pipe(in, err)))
 			goto out;
 	} else if ((in[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		ret = bf_err_sys(err, "cannot open /dev/null");
 		goto out;
 	}
-	env = build_env(opts->env_set);
+	env = bf_spawn__env(opts->env_set);
 	start = bf_now_monotonic();
 	memset(&l, 0, sizeof(l));
 	l.pid = fork();
@@ -498,13 +354,14 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 		goto out;
 	}
 	if (l.pid == 0)
-		child_exec(opts, env, &cs, in[0], out[1],
-		           opts->merge_stderr ? out[1] : errp[1], st[1]);
+		bf_spawn__exec_child(opts, env, &cs, in[0], out[1],
+		                     opts->merge_stderr ? out[1] : errp[1],
+		                     st[1]);
 	setpgid(l.pid, l.pid);
-	close_fd(&out[1]);
-	close_fd(&errp[1]);
-	close_fd(&st[1]);
-	close_fd(&in[0]);
+	bf_spawn__close(&out[1]);
+	bf_spawn__close(&errp[1]);
+	bf_spawn__close(&st[1]);
+	bf_spawn__close(&in[0]);
 	l.io[0] = (struct spawn_io){ out[0], &res->out,
 		                     opts->out_max ? opts->out_max
 		                                   : SPAWN_OUT_MAX_DEFAULT,
@@ -523,147 +380,19 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 	l.pidfd = open_pidfd(l.pid);
 	spawn_loop(&l, opts, res);
 	for (int i = 0; i < 2; i++)
-		close_fd(&l.io[i].fd);
-	close_fd(&l.pidfd);
-	close_fd(&l.in_fd);
+		bf_spawn__close(&l.io[i].fd);
+	bf_spawn__close(&l.pidfd);
+	bf_spawn__close(&l.in_fd);
 	wait_exit(&l, opts, res);
 	reap(res, l.pid, start);
-	ret = child_failed(st[0], opts, err);
+	ret = bf_spawn__child_failed(st[0], opts, err);
 out:
 	for (int i = 0; i < 2; i++) {
-		close_fd(&out[i]);
-		close_fd(&errp[i]);
-		close_fd(&in[i]);
-		close_fd(&st[i]);
+		bf_spawn__close(&out[i]);
+		bf_spawn__close(&errp[i]);
+		bf_spawn__close(&in[i]);
+		bf_spawn__close(&st[i]);
 	}
 	free(env);
 	return ret;
-}
-
-int bf_child_start(struct bf_child *c, const char *const *argv,
-                   const char *const *env_set, struct bf_err *err)
-{
-	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, st[2] = { -1, -1 };
-	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
-	struct child_setup cs = { NULL, false, 0 };
-	char **env = NULL;
-	int ret;
-
-	c->pid = 0;
-	c->in_fd = c->out_fd = -1;
-	if ((ret = make_pipe(in, err)) || (ret = make_pipe(out, err)) ||
-	    (ret = make_pipe(st, err)))
-		goto out;
-	opts.argv = argv;
-	env = build_env(env_set);
-	c->pid = fork();
-	if (c->pid < 0) {
-		c->pid = 0;
-		ret = bf_err_sys(err, "cannot fork for '%s'", argv[0]);
-		goto out;
-	}
-	if (c->pid == 0)
-		child_exec(&opts, env, &cs, in[0], out[1], 2, st[1]);
-	close_fd(&st[1]);
-	if ((ret = child_failed(st[0], &opts, err))) {
-		waitpid(c->pid, NULL, 0);
-		c->pid = 0;
-		goto out;
-	}
-	c->in_fd = in[1];
-	c->out_fd = out[0];
-	in[1] = out[0] = -1;
-out:
-	for (int i = 0; i < 2; i++) {
-		close_fd(&in[i]);
-		close_fd(&out[i]);
-		close_fd(&st[i]);
-	}
-	free(env);
-	return ret;
-}
-
-void bf_child_stop(struct bf_child *c, double grace_s, int *status_out)
-{
-	double deadline = bf_now_monotonic() + grace_s;
-	int status = 0;
-	pid_t got = 0;
-
-	close_fd(&c->in_fd);
-	if (c->pid > 0) {
-		while ((got = waitpid(c->pid, &status, WNOHANG)) == 0 &&
-		       bf_now_monotonic() < deadline) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-			nanosleep(&ts, NULL);
-		}
-		if (got == 0) {
-			kill(-c->pid, SIGKILL);
-			kill(c->pid, SIGKILL);
-			waitpid(c->pid, &status, 0);
-		}
-	}
-	close_fd(&c->out_fd);
-	if (status_out)
-		*status_out = WIFSIGNALED(status) ? 128 + WTERMSIG(status)
-		                                  : WEXITSTATUS(status);
-	c->pid = 0;
-}
-
-/* The parent pid in /proc/PID/stat, or -1. */
-static pid_t proc_ppid(const char *pid)
-{
-	char path[64], buf[512];
-	const char *close_paren;
-	long ppid = -1;
-	size_t n;
-	FILE *f;
-
-	if (snprintf(path, sizeof(path), "/proc/%s/stat", pid) >=
-	    (int)sizeof(path))
-		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* "PID (COMM) STATE PPID ...": COMM may hold ')' and spaces */
-	close_paren = strrchr(buf, ')');
-	if (!close_paren || sscanf(close_paren + 1, " %*c %ld", &ppid) != 1)
-		return -1;
-	return (pid_t)ppid;
-}
-
-int bf_spawn_kill_strays(void)
-{
-	pid_t me = getpid();
-	int total = 0;
-
-	/* each pass kills our children; theirs come to us as they die */
-	for (int pass = 0; pass < 1000; pass++) {
-		pid_t found[256];
-		size_t n = 0;
-		struct dirent *de;
-		DIR *d = opendir("/proc");
-
-		if (!d)
-			break;
-		while ((de = readdir(d)) && n < BF_ARRAY_SIZE(found)) {
-			if (de->d_name[0] < '1' || de->d_name[0] > '9')
-				continue;
-			if (proc_ppid(de->d_name) == me) {
-				found[n] = (pid_t)strtol(de->d_name, NULL, 10);
-				kill(found[n++], SIGKILL);
-			}
-		}
-		closedir(d);
-		for (size_t i = 0; i < n; i++)
-			while (waitpid(found[i], NULL, 0) < 0 && errno == EINTR)
-				;
-		if (!n)
-			break;
-		total += (int)n;
-	}
-	return total;
 }

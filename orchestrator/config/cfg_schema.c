@@ -5,7 +5,6 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
-#include "benchfarm/detect.h"
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
 
@@ -14,15 +13,19 @@
  * Defaults are not here: bf_cfg_init() sets them before loading.
  */
 
-#define PATH_SIZE 160
-
 #define OFF(m)  offsetof(struct bf_cfg, m)
 #define BOFF(m) offsetof(struct bf_cfg_benchmark, m)
-#define DOFF(m) offsetof(struct bf_cfg_detector, m)
+#define MOFF(m) offsetof(struct bf_cfg_metric, m)
 #define TABLE(f)                    \
 	{                           \
 		f, BF_ARRAY_SIZE(f) \
 	}
+
+/* A WORD key's member is an int-sized enum, the index of its word. */
+_Static_assert(sizeof(enum bf_format) == sizeof(int), "format is an int");
+_Static_assert(sizeof(enum bf_output) == sizeof(int), "output is an int");
+_Static_assert(sizeof(enum bf_better) == sizeof(int), "better is an int");
+_Static_assert(sizeof(enum bf_fail_on) == sizeof(int), "fail_on is an int");
 
 static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                         const char *path)
@@ -32,7 +35,7 @@ static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 	if (node->type != YAML_SCALAR_NODE ||
 	    node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE ||
-	    strcmp((const char *)node->data.scalar.value, "1"))
+	    strcmp(bf_cfg__scalar(node), "1"))
 		return bf_cfg__error(
 		        ld, node,
 		        "unsupported config %s %s (this benchfarm reads version 1)",
@@ -41,84 +44,10 @@ static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	return 0;
 }
 
-static int load_format(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                       const char *path)
-{
-	struct bf_cfg_benchmark *b = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__format_words,
-	                           "format", &i);
-
-	if (!ret)
-		b->format = (enum bf_format)i;
-	return ret;
-}
-
-static int load_output(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                       const char *path)
-{
-	struct bf_cfg_benchmark *b = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__output_words,
-	                           "output stream", &i);
-
-	if (!ret)
-		b->output = (enum bf_output)i;
-	return ret;
-}
-
-static int load_better(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                       const char *path)
-{
-	struct bf_cfg_metric *m = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__better_words,
-	                           "direction", &i);
-
-	if (!ret)
-		m->better = (enum bf_better)i;
-	return ret;
-}
-
-static int load_fail_on(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                        const char *path)
-{
-	struct bf_cfg *cfg = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_cfg__fail_on_words,
-	                           "value", &i);
-
-	if (!ret)
-		cfg->presubmit.fail_on = (enum bf_fail_on)i;
-	return ret;
-}
-
-static int load_suppress(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                         const char *path)
-{
-	struct bf_cfg *cfg = obj;
-
-	return bf_cfg__get_words(ld, node, path, bf_cfg__check_words, "check",
-	                         false, &cfg->checks.suppress);
-}
-
-static int load_report(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                       const char *path)
-{
-	struct bf_cfg *cfg = obj;
-
-	return bf_cfg__get_words(ld, node, path, bf_cfg__report_words,
-	                         "report format", true, &cfg->report);
-}
-
-static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
-                                void *obj, const char *path);
-static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
-                               void *obj, const char *path);
-
 static const struct bf_cfg__field metric_fields[] = {
-	{ "better", BF_CFG__FN, 0, 0, 0, 0, NULL, load_better },
-	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metric_detector },
+	BF_CFG__WORD_KEY("better", MOFF(better), bf_cfg__better_words,
+	                 "direction"),
+	BF_CFG__FN_KEY("detector", MOFF(detector), 0, bf_cfg__load_detector),
 };
 static const struct bf_cfg__table metric_table = TABLE(metric_fields);
 
@@ -126,27 +55,19 @@ static int load_metrics(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                         const char *path)
 {
 	struct bf_cfg_benchmark *b = obj;
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 	yaml_node_t *key;
 	size_t n;
-	int ret;
+	int ret = bf_cfg__get_names(
+	        ld, node, path,
+	        "metric names, e.g. {real_time: {better: lower}}", &n);
 
-	if (bf_cfg__is_null(node))
-		return 0;
-	if (node->type != YAML_MAPPING_NODE)
-		return bf_cfg__error(
-		        ld, node,
-		        "'%s' must be a mapping of metric names, e.g. {real_time: {better: lower}}",
-		        path);
-	ret = bf_cfg__check_keys(ld, node, path);
-	if (ret)
+	if (ret || !n)
 		return ret;
-	n = bf_cfg__map_size(node);
 	b->metrics = bf_xcalloc(n, sizeof(*b->metrics));
 	for (size_t i = 0; !ret && i < n; i++, b->nmetrics++) {
 		key = bf_cfg__pair_key(ld, node, i);
-		b->metrics[i].name =
-		        bf_xstrdup((const char *)key->data.scalar.value);
+		b->metrics[i].name = bf_xstrdup(bf_cfg__scalar(key));
 		b->metrics[i].better = BF_BETTER_LOWER;
 		bf_cfg__join(sub, sizeof(sub), path, b->metrics[i].name);
 		ret = bf_cfg__load_map(ld, bf_cfg__pair_value(ld, node, i), sub,
@@ -174,21 +95,15 @@ static int load_env(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                     const char *path)
 {
 	struct bf_cfg_benchmark *b = obj;
-	char sub[PATH_SIZE];
-	int ret;
+	char sub[BF_CFG__PATH_SIZE];
+	size_t n;
+	int ret = bf_cfg__get_names(
+	        ld, node, path,
+	        "variable names to values, e.g. {DATA_DIR: testdata}", &n);
 
-	if (bf_cfg__is_null(node))
-		return 0;
-	if (node->type != YAML_MAPPING_NODE)
-		return bf_cfg__error(
-		        ld, node,
-		        "'%s' must be a mapping of variable names to values, e.g. {DATA_DIR: testdata}",
-		        path);
-	if ((ret = bf_cfg__check_keys(ld, node, path)))
-		return ret;
-	for (size_t i = 0; !ret && i < bf_cfg__map_size(node); i++) {
+	for (size_t i = 0; !ret && i < n; i++) {
 		yaml_node_t *key = bf_cfg__pair_key(ld, node, i);
-		const char *name = (const char *)key->data.scalar.value;
+		const char *name = bf_cfg__scalar(key);
 		char *value = NULL;
 
 		if (!is_env_name(name))
@@ -207,18 +122,19 @@ static int load_env(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 }
 
 static const struct bf_cfg__field benchmark_fields[] = {
-	{ "name", BF_CFG__STR, BOFF(name), BF_CFG__REQUIRED, 0, 0, NULL, NULL },
-	{ "command", BF_CFG__ARGV, BOFF(command),
-	  BF_CFG__REQUIRED | BF_CFG__NONEMPTY, 0, 0, NULL, NULL },
-	{ "workdir", BF_CFG__STR, BOFF(workdir), 0, 0, 0, NULL, NULL },
-	{ "env", BF_CFG__FN, 0, 0, 0, 0, NULL, load_env },
-	{ "source", BF_CFG__STR, BOFF(source), 0, 0, 0, NULL, NULL },
-	{ "format", BF_CFG__FN, 0, 0, 0, 0, NULL, load_format },
-	{ "output", BF_CFG__FN, 0, 0, 0, 0, NULL, load_output },
-	{ "timeout", BF_CFG__INT, BOFF(timeout_s), 0, 1, BF_CFG_MAX_TIMEOUT,
-	  NULL, NULL },
-	{ "metrics", BF_CFG__FN, 0, 0, 0, 0, NULL, load_metrics },
-	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_bench_detector },
+	BF_CFG__STR_KEY("name", BOFF(name), BF_CFG__REQUIRED),
+	BF_CFG__ARGV_KEY("command", BOFF(command),
+	                 BF_CFG__REQUIRED | BF_CFG__NONEMPTY),
+	BF_CFG__STR_KEY("workdir", BOFF(workdir), 0),
+	BF_CFG__FN_KEY("env", 0, 0, load_env),
+	BF_CFG__STR_KEY("source", BOFF(source), 0),
+	BF_CFG__WORD_KEY("format", BOFF(format), bf_cfg__format_words,
+	                 "format"),
+	BF_CFG__WORD_KEY("output", BOFF(output), bf_cfg__output_words,
+	                 "output stream"),
+	BF_CFG__INT_KEY("timeout", BOFF(timeout_s), 1, BF_CFG_MAX_TIMEOUT),
+	BF_CFG__FN_KEY("metrics", 0, 0, load_metrics),
+	BF_CFG__FN_KEY("detector", BOFF(detector), 0, bf_cfg__load_detector),
 };
 static const struct bf_cfg__table benchmark_table = TABLE(benchmark_fields);
 
@@ -250,7 +166,7 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                            const char *path)
 {
 	struct bf_cfg *cfg = obj;
-	char sub[PATH_SIZE];
+	char sub[BF_CFG__PATH_SIZE];
 	yaml_node_t *item;
 	size_t n;
 	int ret = 0;
@@ -291,341 +207,78 @@ static int load_benchmarks(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 #define NO_MAX HUGE_VAL
 
-static int load_variant(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                        const char *path)
-{
-	struct bf_cfg_detector *d = obj;
-	size_t i;
-	int ret = bf_cfg__get_word(ld, node, path, bf_skia_algo_names,
-	                           "skia variant", &i);
-
-	if (!ret) {
-		free(d->variant);
-		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
-	}
-	return ret;
-}
-
-static const struct bf_cfg__field detector_fields[] = {
-	{ "name", BF_CFG__STR, DOFF(name), 0, 0, 0, NULL, NULL },
-	{ "width", BF_CFG__INT, DOFF(width), 0, 1, 100000, NULL, NULL },
-	{ "threshold", BF_CFG__DOUBLE, DOFF(threshold), BF_CFG__LO_OPEN, 0,
-	  NO_MAX, NULL, NULL },
-	{ "min_change", BF_CFG__DOUBLE, DOFF(min_change), 0, 0, NO_MAX, NULL,
-	  NULL },
-	{ "max_pvalue", BF_CFG__DOUBLE, DOFF(max_pvalue),
-	  BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1, NULL, NULL },
-	{ "variant", BF_CFG__FN, 0, 0, 0, 0, NULL, load_variant },
-	/* skia computes in float32: the largest float32 */
-	{ "stddev_threshold", BF_CFG__DOUBLE, DOFF(stddev_threshold),
-	  BF_CFG__LO_OPEN, 0, 3.4028234663852886e38, NULL, NULL },
-};
-static const struct bf_cfg__table detector_table = TABLE(detector_fields);
-
-static bool has_word(const char *const *words, const char *s)
-{
-	for (; *words; words++) {
-		if (!strcmp(*words, s))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Each known key of a detector mapping must be one its detector uses;
- * unknown keys are left to bf_cfg__load_map, which suggests a spelling.
- */
-static int check_detector_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
-                               const struct bf_cfg__detector_def *def)
-{
-	yaml_node_t *key;
-	const char *k;
-	bool known;
-
-	for (size_t i = 0; i < bf_cfg__map_size(map); i++) {
-		key = bf_cfg__pair_key(ld, map, i);
-		k = (const char *)key->data.scalar.value;
-		known = false;
-		for (size_t j = 0; j < detector_table.n; j++)
-			known = known || !strcmp(detector_fields[j].key, k);
-		if (known && !has_word(def->keys, k))
-			return bf_cfg__error(
-			        ld, key, "'%s' does not apply to detector '%s'",
-			        k, def->name);
-	}
-	return 0;
-}
-
-/*
- * A skia variant other than original scores on its own scale: without a
- * threshold it takes its variant's default, absolute (in the metric's
- * unit) has none, and mannwhitneyu's is a p-value below 1.
- */
-int bf_cfg__skia_threshold_rule(struct bf_cfg_detector *d, bool have_threshold)
-{
-	double def;
-
-	if (!d->variant)
-		return 0;
-	def = bf_skia_default_interesting(
-	        (enum bf_skia_algo)bf_skia_algo_from_name(d->variant));
-	if (!have_threshold && def == 0)
-		return BF_CFG__NEEDS_THRESHOLD;
-	if (!have_threshold)
-		d->threshold = def;
-	else if (!strcmp(d->variant, "mannwhitneyu") && d->threshold >= 1)
-		return BF_CFG__NOT_A_P_VALUE;
-	return 0;
-}
-
-static int skia_variant_threshold(struct bf_cfg__ld *ld, yaml_node_t *map,
-                                  const char *path, struct bf_cfg_detector *d)
-{
-	yaml_node_t *v = bf_cfg__find_key(ld, map, "variant");
-	yaml_node_t *t = bf_cfg__find_key(ld, map, "threshold");
-
-	if (!v)
-		return 0;
-	switch (bf_cfg__skia_threshold_rule(d, t != NULL)) {
-	case BF_CFG__NEEDS_THRESHOLD:
-		return bf_cfg__error(ld, v,
-		                     "skia variant '%s' needs a 'threshold' in "
-		                     "'%s' (a step in the metric's unit)",
-		                     d->variant, path);
-	case BF_CFG__NOT_A_P_VALUE:
-		return bf_cfg__error(ld, t,
-		                     "'%s.threshold' of skia variant "
-		                     "'mannwhitneyu' is a p-value: it must be "
-		                     "less than 1, not %g",
-		                     path, d->threshold);
-	}
-	return 0;
-}
-
-int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
-                         struct bf_err *err)
-{
-	int i = bf_detector_from_name(name);
-
-	if (i < 0)
-		return bf_err_set(err, BF_EINVAL,
-		                  "unknown detector '%s' (jetpack, skia, "
-		                  "perfherder or edivisive)",
-		                  name);
-	memset(d, 0, sizeof(*d));
-	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
-	return 0;
-}
-
-int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
-                           const char *value, struct bf_err *err)
-{
-	const struct bf_cfg__detector_def *def =
-	        &bf_cfg__detectors[bf_detector_from_name(d->name)];
-	const struct bf_cfg__field *f = NULL;
-	char range[96];
-	double v;
-	int i;
-
-	for (size_t j = 0; j < detector_table.n; j++)
-		if (!strcmp(detector_fields[j].key, key))
-			f = &detector_fields[j];
-	if (!f || !strcmp(key, "name"))
-		return bf_err_set(err, BF_EINVAL, "no detector parameter '%s'",
-		                  key);
-	if (!has_word(def->keys, key))
-		return bf_err_set(err, BF_EINVAL,
-		                  "does not apply to detector '%s'", def->name);
-	if (f->type == BF_CFG__FN) { /* variant */
-		if ((i = bf_skia_algo_from_name(value)) < 0)
-			return bf_err_set(
-			        err, BF_EINVAL,
-			        "unknown skia variant '%s' (original, "
-			        "absolute, percent, cohen, "
-			        "mannwhitneyu)",
-			        value);
-		free(d->variant);
-		d->variant = bf_xstrdup(bf_skia_algo_names[i]);
-		return 0;
-	}
-	switch (bf_cfg__parse_number(f, value, &v, range, sizeof(range), err)) {
-	case BF_CFG__NOT_A_NUMBER:
-		return BF_EINVAL; /* err says why: not a number, out of range */
-	case BF_CFG__OUT_OF_RANGE:
-		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
-		                  value);
-	}
-	if (f->type == BF_CFG__INT)
-		*(int *)((char *)d + f->off) = (int)v;
-	else
-		*(double *)((char *)d + f->off) = v;
-	return 0;
-}
-
-int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
-                           struct bf_err *err)
-{
-	switch (bf_cfg__skia_threshold_rule(d, have_threshold)) {
-	case BF_CFG__NEEDS_THRESHOLD:
-		return bf_err_set(err, BF_EINVAL,
-		                  "skia variant '%s' needs a threshold (a "
-		                  "step in the metric's unit)",
-		                  d->variant);
-	case BF_CFG__NOT_A_P_VALUE:
-		return bf_err_set(err, BF_EINVAL,
-		                  "the threshold of skia variant "
-		                  "'mannwhitneyu' is a p-value: it must be "
-		                  "less than 1, not %g",
-		                  d->threshold);
-	}
-	return 0;
-}
-
-/* A detector: a name, or a mapping with a name and its parameters. */
-static int load_detector_into(struct bf_cfg__ld *ld, yaml_node_t *node,
-                              const char *path, struct bf_cfg_detector *d)
-{
-	yaml_node_t *name = node;
-	char sub[PATH_SIZE];
-	size_t i;
-	int ret;
-
-	if (node->type == YAML_MAPPING_NODE) {
-		ret = bf_cfg__check_keys(ld, node, path);
-		if (ret)
-			return ret;
-		name = bf_cfg__find_key(ld, node, "name");
-		if (!name)
-			return bf_cfg__error(
-			        ld, node, "missing required key 'name' in '%s'",
-			        path);
-	}
-	bf_cfg__join(sub, sizeof(sub), path, name == node ? "" : "name");
-	ret = bf_cfg__get_word(ld, name, name == node ? path : sub,
-	                       bf_detector_names, "detector", &i);
-	if (ret)
-		return ret;
-	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
-	if (name == node)
-		return 0;
-	ret = check_detector_keys(ld, node, &bf_cfg__detectors[i]);
-	if (!ret)
-		ret = bf_cfg__load_map(ld, node, path, &detector_table, d);
-	if (!ret && d->variant)
-		ret = skia_variant_threshold(ld, node, path, d);
-	return ret;
-}
-
-static int load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
-                         const char *path)
-{
-	struct bf_cfg *cfg = obj;
-
-	return load_detector_into(ld, node, path, &cfg->postsubmit.detector);
-}
-
-static int load_bench_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
-                               void *obj, const char *path)
-{
-	struct bf_cfg_benchmark *b = obj;
-
-	return load_detector_into(ld, node, path, &b->detector);
-}
-
-static int load_metric_detector(struct bf_cfg__ld *ld, yaml_node_t *node,
-                                void *obj, const char *path)
-{
-	struct bf_cfg_metric *m = obj;
-
-	return load_detector_into(ld, node, path, &m->detector);
-}
-
 static const struct bf_cfg__field project_fields[] = {
-	{ "repo", BF_CFG__STR, OFF(project.repo), BF_CFG__REQUIRED, 0, 0, NULL,
-	  NULL },
-	{ "target_branch", BF_CFG__STR, OFF(project.target_branch), 0, 0, 0,
-	  NULL, NULL },
-	{ "commit_url", BF_CFG__STR, OFF(project.commit_url), 0, 0, 0, NULL,
-	  NULL },
-	{ "build", BF_CFG__ARGV, OFF(project.build), 0, 0, 0, NULL, NULL },
-	{ "artifacts", BF_CFG__ARGV, OFF(project.artifacts), 0, 0, 0, NULL,
-	  NULL },
-	{ "build_timeout", BF_CFG__INT, OFF(project.build_timeout_s), 0, 1,
-	  BF_CFG_MAX_TIMEOUT, NULL, NULL },
+	BF_CFG__STR_KEY("repo", OFF(project.repo), BF_CFG__REQUIRED),
+	BF_CFG__STR_KEY("target_branch", OFF(project.target_branch), 0),
+	BF_CFG__STR_KEY("commit_url", OFF(project.commit_url), 0),
+	BF_CFG__ARGV_KEY("build", OFF(project.build), 0),
+	BF_CFG__ARGV_KEY("artifacts", OFF(project.artifacts), 0),
+	BF_CFG__INT_KEY("build_timeout", OFF(project.build_timeout_s), 1,
+	                BF_CFG_MAX_TIMEOUT),
 };
 
 static const struct bf_cfg__field devices_fields[] = {
-	{ "pool", BF_CFG__STR, OFF(devices.pool), 0, 0, 0, NULL, NULL },
+	BF_CFG__STR_KEY("pool", OFF(devices.pool), 0),
 };
 
 static const struct bf_cfg__field runs_fields[] = {
-	{ "repeats", BF_CFG__INT, OFF(runs.repeats), 0, 2, BF_CFG_MAX_REPEATS,
-	  NULL, NULL },
-	{ "warmup", BF_CFG__INT, OFF(runs.warmup), 0, 0, 1000, NULL, NULL },
-	{ "interleave", BF_CFG__BOOL, OFF(runs.interleave), 0, 0, 0, NULL,
-	  NULL },
-	{ "seed", BF_CFG__U64, OFF(runs.seed), 0, 0, 0, NULL, NULL },
-	{ "retries", BF_CFG__INT, OFF(runs.retries), 0, 0, 100, NULL, NULL },
-	{ "samples_max", BF_CFG__INT, OFF(runs.samples_max), 0, 1,
-	  BF_CFG_MAX_SAMPLES, NULL, NULL },
+	BF_CFG__INT_KEY("repeats", OFF(runs.repeats), 2, BF_CFG_MAX_REPEATS),
+	BF_CFG__INT_KEY("warmup", OFF(runs.warmup), 0, 1000),
+	BF_CFG__BOOL_KEY("interleave", OFF(runs.interleave)),
+	BF_CFG__U64_KEY("seed", OFF(runs.seed)),
+	BF_CFG__INT_KEY("retries", OFF(runs.retries), 0, 100),
+	BF_CFG__INT_KEY("samples_max", OFF(runs.samples_max), 1,
+	                BF_CFG_MAX_SAMPLES),
 };
 
 static const struct bf_cfg__field checks_fields[] = {
-	{ "battery_min", BF_CFG__INT, OFF(checks.battery_min), 0, 0, 100, NULL,
-	  NULL },
-	{ "require_charging", BF_CFG__BOOL, OFF(checks.require_charging), 0, 0,
-	  0, NULL, NULL },
-	{ "require_all_cores", BF_CFG__BOOL, OFF(checks.require_all_cores), 0,
-	  0, 0, NULL, NULL },
-	{ "require_locked_clocks", BF_CFG__BOOL,
-	  OFF(checks.require_locked_clocks), 0, 0, 0, NULL, NULL },
-	{ "thermal_max", BF_CFG__DOUBLE, OFF(checks.thermal_max),
-	  BF_CFG__LO_OPEN, 0, 150, NULL, NULL },
-	{ "throttle_tolerance", BF_CFG__DOUBLE, OFF(checks.throttle_tolerance),
-	  0, 0, 1, NULL, NULL },
-	{ "load_max", BF_CFG__DOUBLE, OFF(checks.load_max), BF_CFG__LO_OPEN, 0,
-	  NO_MAX, NULL, NULL },
-	{ "suppress", BF_CFG__FN, 0, 0, 0, 0, NULL, load_suppress },
-	{ "wait_max", BF_CFG__INT, OFF(checks.wait_max_s), 0, 0, 86400, NULL,
-	  NULL },
-	{ "load_wait", BF_CFG__INT, OFF(checks.load_wait_s), 0, 0, 3600, NULL,
-	  NULL },
+	BF_CFG__INT_KEY("battery_min", OFF(checks.battery_min), 0, 100),
+	BF_CFG__BOOL_KEY("require_charging", OFF(checks.require_charging)),
+	BF_CFG__BOOL_KEY("require_all_cores", OFF(checks.require_all_cores)),
+	BF_CFG__BOOL_KEY("require_locked_clocks",
+	                 OFF(checks.require_locked_clocks)),
+	BF_CFG__DOUBLE_KEY("thermal_max", OFF(checks.thermal_max),
+	                   BF_CFG__LO_OPEN, 0, 150),
+	BF_CFG__DOUBLE_KEY("throttle_tolerance", OFF(checks.throttle_tolerance),
+	                   0, 0, 1),
+	BF_CFG__DOUBLE_KEY("load_max", OFF(checks.load_max), BF_CFG__LO_OPEN, 0,
+	                   NO_MAX),
+	BF_CFG__WORDS_KEY("suppress", OFF(checks.suppress), 0,
+	                  bf_cfg__check_words, "check"),
+	BF_CFG__INT_KEY("wait_max", OFF(checks.wait_max_s), 0, 86400),
+	BF_CFG__INT_KEY("load_wait", OFF(checks.load_wait_s), 0, 3600),
 };
 
 static const struct bf_cfg__field presubmit_fields[] = {
-	{ "alpha", BF_CFG__DOUBLE, OFF(presubmit.alpha),
-	  BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1, NULL, NULL },
-	{ "min_effect", BF_CFG__DOUBLE, OFF(presubmit.min_effect), 0, 0, NO_MAX,
-	  NULL, NULL },
-	{ "fail_on", BF_CFG__FN, 0, 0, 0, 0, NULL, load_fail_on },
+	BF_CFG__DOUBLE_KEY("alpha", OFF(presubmit.alpha),
+	                   BF_CFG__LO_OPEN | BF_CFG__HI_OPEN, 0, 1),
+	BF_CFG__DOUBLE_KEY("min_effect", OFF(presubmit.min_effect), 0, 0,
+	                   NO_MAX),
+	BF_CFG__WORD_KEY("fail_on", OFF(presubmit.fail_on),
+	                 bf_cfg__fail_on_words, "value"),
 };
 
 static const struct bf_cfg__field postsubmit_fields[] = {
-	{ "detector", BF_CFG__FN, 0, 0, 0, 0, NULL, load_detector },
+	BF_CFG__FN_KEY("detector", OFF(postsubmit.detector), 0,
+	               bf_cfg__load_detector),
 };
 
 static const struct bf_cfg__field gerrit_fields[] = {
-	{ "host", BF_CFG__STR, OFF(review.gerrit.host), BF_CFG__REQUIRED, 0, 0,
-	  NULL, NULL },
-	{ "port", BF_CFG__INT, OFF(review.gerrit.port), 0, 1, 65535, NULL,
-	  NULL },
-	{ "user", BF_CFG__STR, OFF(review.gerrit.user), 0, 0, 0, NULL, NULL },
-	{ "key", BF_CFG__STR, OFF(review.gerrit.key), 0, 0, 0, NULL, NULL },
-	{ "label", BF_CFG__STR, OFF(review.gerrit.label), 0, 0, 0, NULL, NULL },
-	{ "vote_fail", BF_CFG__INT, OFF(review.gerrit.vote_fail), 0, -2, 0,
-	  NULL, NULL },
-	{ "vote_pass", BF_CFG__INT, OFF(review.gerrit.vote_pass), 0, 0, 2, NULL,
-	  NULL },
-	{ "change", BF_CFG__STR, OFF(review.gerrit.change), 0, 0, 0, NULL,
-	  NULL },
+	BF_CFG__STR_KEY("host", OFF(review.gerrit.host), BF_CFG__REQUIRED),
+	BF_CFG__INT_KEY("port", OFF(review.gerrit.port), 1, 65535),
+	BF_CFG__STR_KEY("user", OFF(review.gerrit.user), 0),
+	BF_CFG__STR_KEY("key", OFF(review.gerrit.key), 0),
+	BF_CFG__STR_KEY("label", OFF(review.gerrit.label), 0),
+	BF_CFG__INT_KEY("vote_fail", OFF(review.gerrit.vote_fail), -2, 0),
+	BF_CFG__INT_KEY("vote_pass", OFF(review.gerrit.vote_pass), 0, 2),
+	BF_CFG__STR_KEY("change", OFF(review.gerrit.change), 0),
 };
 static const struct bf_cfg__table gerrit_table = TABLE(gerrit_fields);
 
 static const struct bf_cfg__field review_fields[] = {
-	{ "check_name", BF_CFG__STR, OFF(review.check_name), 0, 0, 0, NULL,
-	  NULL },
-	{ "link", BF_CFG__STR, OFF(review.link), 0, 0, 0, NULL, NULL },
-	{ "gerrit", BF_CFG__MAP, 0, 0, 0, 0, &gerrit_table, NULL },
+	BF_CFG__STR_KEY("check_name", OFF(review.check_name), 0),
+	BF_CFG__STR_KEY("link", OFF(review.link), 0),
+	BF_CFG__MAP_KEY("gerrit", 0, &gerrit_table),
 };
 
 static const struct bf_cfg__table project_table = TABLE(project_fields);
@@ -637,19 +290,17 @@ static const struct bf_cfg__table presubmit_table = TABLE(presubmit_fields);
 static const struct bf_cfg__table postsubmit_table = TABLE(postsubmit_fields);
 
 static const struct bf_cfg__field root_fields[] = {
-	{ "version", BF_CFG__FN, 0, BF_CFG__REQUIRED, 0, 0, NULL,
-	  load_version },
-	{ "project", BF_CFG__MAP, 0, BF_CFG__REQUIRED, 0, 0, &project_table,
-	  NULL },
-	{ "benchmarks", BF_CFG__FN, 0, BF_CFG__REQUIRED, 0, 0, NULL,
-	  load_benchmarks },
-	{ "devices", BF_CFG__MAP, 0, 0, 0, 0, &devices_table, NULL },
-	{ "runs", BF_CFG__MAP, 0, 0, 0, 0, &runs_table, NULL },
-	{ "checks", BF_CFG__MAP, 0, 0, 0, 0, &checks_table, NULL },
-	{ "presubmit", BF_CFG__MAP, 0, 0, 0, 0, &presubmit_table, NULL },
-	{ "postsubmit", BF_CFG__MAP, 0, 0, 0, 0, &postsubmit_table, NULL },
-	{ "report", BF_CFG__FN, 0, 0, 0, 0, NULL, load_report },
-	{ "review", BF_CFG__MAP, 0, 0, 0, 0, &review_table, NULL },
+	BF_CFG__FN_KEY("version", 0, BF_CFG__REQUIRED, load_version),
+	BF_CFG__MAP_KEY("project", BF_CFG__REQUIRED, &project_table),
+	BF_CFG__FN_KEY("benchmarks", 0, BF_CFG__REQUIRED, load_benchmarks),
+	BF_CFG__MAP_KEY("devices", 0, &devices_table),
+	BF_CFG__MAP_KEY("runs", 0, &runs_table),
+	BF_CFG__MAP_KEY("checks", 0, &checks_table),
+	BF_CFG__MAP_KEY("presubmit", 0, &presubmit_table),
+	BF_CFG__MAP_KEY("postsubmit", 0, &postsubmit_table),
+	BF_CFG__WORDS_KEY("report", OFF(report), BF_CFG__EXEC_OK,
+	                  bf_cfg__report_words, "report format"),
+	BF_CFG__MAP_KEY("review", 0, &review_table),
 };
 static const struct bf_cfg__table root_table = TABLE(root_fields);
 
@@ -678,8 +329,6 @@ int bf_cfg_parse_setting(void *out, const char *key, const char *text,
                          struct bf_err *err)
 {
 	const struct bf_cfg__field *f = find_setting(key);
-	char range[96];
-	double v;
 
 	if (!f)
 		BF_BUG("no config setting '%s'", key);
@@ -687,18 +336,7 @@ int bf_cfg_parse_setting(void *out, const char *key, const char *text,
 		return bf_parse_u64(out, text, err);
 	if (f->type != BF_CFG__INT && f->type != BF_CFG__DOUBLE)
 		BF_BUG("config setting '%s' is not a number", key);
-	switch (bf_cfg__parse_number(f, text, &v, range, sizeof(range), err)) {
-	case BF_CFG__NOT_A_NUMBER:
-		return BF_EINVAL; /* err says why */
-	case BF_CFG__OUT_OF_RANGE:
-		return bf_err_set(err, BF_EINVAL, "must be %s (as %s), not %s",
-		                  range, key, text);
-	}
-	if (f->type == BF_CFG__INT)
-		*(int *)out = (int)v;
-	else
-		*(double *)out = v;
-	return 0;
+	return bf_cfg__set_number(out, f, text, key, err);
 }
 
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,

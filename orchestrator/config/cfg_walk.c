@@ -9,7 +9,6 @@
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
 
-#define PATH_SIZE 160
 #define DESC_SIZE 64
 
 int bf_cfg__error(struct bf_cfg__ld *ld, const yaml_node_t *node,
@@ -63,11 +62,6 @@ yaml_node_t *bf_cfg__item(struct bf_cfg__ld *ld, yaml_node_t *seq, size_t i)
 	                              seq->data.sequence.items.start[i]);
 }
 
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
 bool bf_cfg__is_null(const yaml_node_t *node)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
@@ -76,7 +70,7 @@ bool bf_cfg__is_null(const yaml_node_t *node)
 	    node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return false;
 	for (size_t i = 0; i < BF_ARRAY_SIZE(nulls); i++) {
-		if (!strcmp(scalar(node), nulls[i]))
+		if (!strcmp(bf_cfg__scalar(node), nulls[i]))
 			return true;
 	}
 	return false;
@@ -94,7 +88,7 @@ const char *bf_cfg__describe(const yaml_node_t *node, char *buf, size_t size)
 	if (bf_cfg__is_null(node))
 		return "an empty value";
 	/* Quote the value, without controls, cut at a character boundary. */
-	s = scalar(node);
+	s = bf_cfg__scalar(node);
 	buf[n++] = '\'';
 	for (; *s && n < max; s++)
 		buf[n++] = (unsigned char)*s < 0x20 ? '?' : *s;
@@ -130,19 +124,20 @@ int bf_cfg__check_keys(struct bf_cfg__ld *ld, yaml_node_t *map,
 	for (size_t i = 0; i < n; i++) {
 		key = bf_cfg__pair_key(ld, map, i);
 		if (key->type != YAML_SCALAR_NODE || bf_cfg__is_null(key) ||
-		    strlen(scalar(key)) != key->data.scalar.length)
+		    strlen(bf_cfg__scalar(key)) != key->data.scalar.length)
 			return bf_cfg__error(
 			        ld, key,
 			        "keys in '%s' must be non-empty strings",
 			        *path ? path : "the config");
 		for (size_t j = 0; j < i; j++) {
 			prev = bf_cfg__pair_key(ld, map, j);
-			if (strcmp(scalar(prev), scalar(key)))
+			if (strcmp(bf_cfg__scalar(prev), bf_cfg__scalar(key)))
 				continue;
 			return bf_cfg__error(
 			        ld, key,
 			        "duplicate key '%s' in '%s' (first at line %zu)",
-			        scalar(key), *path ? path : "the config",
+			        bf_cfg__scalar(key),
+			        *path ? path : "the config",
 			        prev->start_mark.line + 1);
 		}
 	}
@@ -158,10 +153,24 @@ yaml_node_t *bf_cfg__find_key(struct bf_cfg__ld *ld, yaml_node_t *map,
 		return NULL;
 	for (size_t i = 0; i < bf_cfg__map_size(map); i++) {
 		k = bf_cfg__pair_key(ld, map, i);
-		if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
+		if (k->type == YAML_SCALAR_NODE &&
+		    !strcmp(bf_cfg__scalar(k), key))
 			return bf_cfg__pair_value(ld, map, i);
 	}
 	return NULL;
+}
+
+int bf_cfg__get_names(struct bf_cfg__ld *ld, yaml_node_t *node,
+                      const char *path, const char *what, size_t *n)
+{
+	*n = 0;
+	if (bf_cfg__is_null(node))
+		return 0;
+	if (node->type != YAML_MAPPING_NODE)
+		return bf_cfg__error(ld, node, "'%s' must be a mapping of %s",
+		                     path, what);
+	*n = bf_cfg__map_size(node);
+	return bf_cfg__check_keys(ld, node, path);
 }
 
 int bf_cfg__want(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
@@ -183,7 +192,7 @@ static int plain(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 		return bf_cfg__error(
 		        ld, node,
 		        "'%s' must be %s, not the quoted string '%s' (remove the quotes)",
-		        path, what, scalar(node));
+		        path, what, bf_cfg__scalar(node));
 	return 0;
 }
 
@@ -191,13 +200,13 @@ int bf_cfg__get_str(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
                     char **out)
 {
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node) ||
-	    !*scalar(node))
+	    !*bf_cfg__scalar(node))
 		return bf_cfg__want(ld, node, path, "a non-empty string");
-	if (strlen(scalar(node)) != node->data.scalar.length)
+	if (strlen(bf_cfg__scalar(node)) != node->data.scalar.length)
 		return bf_cfg__error(
 		        ld, node, "'%s' must not contain NUL characters", path);
 	free(*out);
-	*out = bf_xstrdup(scalar(node));
+	*out = bf_xstrdup(bf_cfg__scalar(node));
 	return 0;
 }
 
@@ -208,14 +217,16 @@ static int get_bool(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	if (!strcmp(scalar(node), "true"))
+	if (!strcmp(bf_cfg__scalar(node), "true"))
 		*out = true;
-	else if (!strcmp(scalar(node), "false"))
+	else if (!strcmp(bf_cfg__scalar(node), "false"))
 		*out = false;
 	else
 		return bf_cfg__want(ld, node, path, what);
 	return 0;
 }
+
+enum { NOT_A_NUMBER = 1, OUT_OF_RANGE = 2 };
 
 /* "between 2 and 10000", "greater than 0 and less than 1", ... */
 static void range_text(char *out, size_t size, const struct bf_cfg__field *f)
@@ -243,9 +254,14 @@ static bool in_range(double v, const struct bf_cfg__field *f)
 	return true;
 }
 
-int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
-                         double *out, char *range, size_t size,
-                         struct bf_err *err)
+/*
+ * text as the INT or DOUBLE field f's value: 0, NOT_A_NUMBER (err, which
+ * may be NULL, says why: not a number, out of range), or OUT_OF_RANGE
+ * with f's range in words ("between 1 and 100000") in range.
+ */
+static int parse_number(const struct bf_cfg__field *f, const char *text,
+                        double *out, char *range, size_t size,
+                        struct bf_err *err)
 {
 	int64_t i;
 	int ret;
@@ -258,11 +274,41 @@ int bf_cfg__parse_number(const struct bf_cfg__field *f, const char *text,
 		ret = bf_parse_double(out, text, false, err);
 	}
 	if (ret)
-		return BF_CFG__NOT_A_NUMBER;
+		return NOT_A_NUMBER;
 	if (in_range(*out, f))
 		return 0;
 	range_text(range, size, f);
-	return BF_CFG__OUT_OF_RANGE;
+	return OUT_OF_RANGE;
+}
+
+/* v into the INT or DOUBLE field f's member at p. */
+static void store_number(void *p, const struct bf_cfg__field *f, double v)
+{
+	if (f->type == BF_CFG__INT)
+		*(int *)p = (int)v;
+	else
+		*(double *)p = v;
+}
+
+int bf_cfg__set_number(void *out, const struct bf_cfg__field *f,
+                       const char *text, const char *name, struct bf_err *err)
+{
+	char range[96];
+	double v;
+
+	switch (parse_number(f, text, &v, range, sizeof(range), err)) {
+	case NOT_A_NUMBER:
+		return BF_EINVAL; /* err says why: not a number, out of range */
+	case OUT_OF_RANGE:
+		if (name)
+			return bf_err_set(err, BF_EINVAL,
+			                  "must be %s (as %s), not %s", range,
+			                  name, text);
+		return bf_err_set(err, BF_EINVAL, "must be %s, not %s", range,
+		                  text);
+	}
+	store_number(out, f, v);
+	return 0;
 }
 
 static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
@@ -274,15 +320,15 @@ static int get_number(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	switch (bf_cfg__parse_number(f, scalar(node), out, range, sizeof(range),
-	                             NULL)) {
+	switch (parse_number(f, bf_cfg__scalar(node), out, range, sizeof(range),
+	                     NULL)) {
 	case 0:
 		return 0;
-	case BF_CFG__NOT_A_NUMBER:
+	case NOT_A_NUMBER:
 		return bf_cfg__want(ld, node, path, what);
 	default:
 		return bf_cfg__error(ld, node, "'%s' must be %s, not %s", path,
-		                     range, scalar(node));
+		                     range, bf_cfg__scalar(node));
 	}
 }
 
@@ -293,7 +339,7 @@ static int get_u64(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 
 	if (plain(ld, node, path, what))
 		return BF_EINVAL;
-	if (bf_parse_u64(out, scalar(node), NULL))
+	if (bf_parse_u64(out, bf_cfg__scalar(node), NULL))
 		return bf_cfg__want(ld, node, path, what);
 	return 0;
 }
@@ -314,18 +360,17 @@ int bf_cfg__get_argv(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
 	for (size_t i = 0; i < n; i++) {
 		item = bf_cfg__item(ld, node, i);
 		if (item->type != YAML_SCALAR_NODE || bf_cfg__is_null(item) ||
-		    strlen(scalar(item)) != item->data.scalar.length)
+		    strlen(bf_cfg__scalar(item)) != item->data.scalar.length)
 			return bf_cfg__want(ld, item, path,
 			                    "a list of strings");
-		bf_argv_push(out, scalar(item));
+		bf_argv_push(out, bf_cfg__scalar(item));
 	}
 	return 0;
 }
 
-static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
-                      yaml_node_t *node, void *obj, const char *path)
+int bf_cfg__get_value(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
+                      yaml_node_t *node, void *p, const char *path)
 {
-	char *p = (char *)obj + f->off;
 	double v;
 	int ret;
 
@@ -335,10 +380,8 @@ static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
 	case BF_CFG__INT:
 	case BF_CFG__DOUBLE:
 		ret = get_number(ld, node, path, f, &v);
-		if (!ret && f->type == BF_CFG__INT)
-			*(int *)p = (int)v;
-		else if (!ret)
-			*(double *)p = v;
+		if (!ret)
+			store_number(p, f, v);
 		return ret;
 	case BF_CFG__U64:
 		return get_u64(ld, node, path, (uint64_t *)p);
@@ -347,94 +390,7 @@ static int load_field(struct bf_cfg__ld *ld, const struct bf_cfg__field *f,
 	case BF_CFG__ARGV:
 		return bf_cfg__get_argv(ld, node, path, f->flags,
 		                        (struct bf_argv *)p);
-	case BF_CFG__MAP:
-		return bf_cfg__load_map(ld, node, path, f->sub, obj);
-	case BF_CFG__FN:
-		return f->fn(ld, node, obj, path);
+	default:
+		BF_BUG("field '%s' is not a value", f->key);
 	}
-	BF_BUG("unknown field type %d", (int)f->type);
-}
-
-static int unknown_key(struct bf_cfg__ld *ld, yaml_node_t *key,
-                       const char *path, const struct bf_cfg__table *t)
-{
-	const char *keys[33];
-	const char *k = scalar(key), *near;
-	char where[PATH_SIZE + 8] = "";
-
-	for (size_t i = 0; i < t->n; i++)
-		keys[i] = t->fields[i].key;
-	keys[t->n] = NULL;
-	near = bf_cfg__suggest(k, keys);
-	if (*path)
-		snprintf(where, sizeof(where), " in '%s'", path);
-	if (near)
-		return bf_cfg__error(ld, key,
-		                     "unknown key '%s'%s (did you mean '%s'?)",
-		                     k, where, near);
-	return bf_cfg__error(ld, key, "unknown key '%s'%s", k, where);
-}
-
-static int check_required(struct bf_cfg__ld *ld, yaml_node_t *node,
-                          const char *path, const struct bf_cfg__table *t,
-                          uint32_t seen)
-{
-	const struct bf_cfg__field *f;
-
-	for (size_t i = 0; i < t->n; i++) {
-		f = &t->fields[i];
-		if (!(f->flags & BF_CFG__REQUIRED) || (seen & (1u << i)))
-			continue;
-		if (!*path)
-			return bf_cfg__error(
-			        ld, node, "missing required key '%s'", f->key);
-		return bf_cfg__error(ld, node,
-		                     "missing required key '%s' in '%s'",
-		                     f->key, path);
-	}
-	return 0;
-}
-
-static int load_pair(struct bf_cfg__ld *ld, yaml_node_t *map, size_t i,
-                     const char *path, const struct bf_cfg__table *t, void *obj,
-                     uint32_t *seen)
-{
-	yaml_node_t *key = bf_cfg__pair_key(ld, map, i);
-	char sub[PATH_SIZE];
-
-	for (size_t j = 0; j < t->n; j++) {
-		if (strcmp(scalar(key), t->fields[j].key))
-			continue;
-		*seen |= 1u << j;
-		bf_cfg__join(sub, sizeof(sub), path, t->fields[j].key);
-		return load_field(ld, &t->fields[j],
-		                  bf_cfg__pair_value(ld, map, i), obj, sub);
-	}
-	return unknown_key(ld, key, path, t);
-}
-
-int bf_cfg__load_map(struct bf_cfg__ld *ld, yaml_node_t *node, const char *path,
-                     const struct bf_cfg__table *t, void *obj)
-{
-	uint32_t seen = 0;
-	int ret = 0;
-
-	if (t->n > 32)
-		BF_BUG("table for '%s' has %zu keys", path, t->n);
-	if (bf_cfg__is_null(node))
-		return check_required(ld, node, path, t, seen);
-	if (node->type != YAML_MAPPING_NODE)
-		return bf_cfg__want(ld, node, *path ? path : "the config",
-		                    "a mapping of keys");
-	if ((ret = bf_cfg__check_keys(ld, node, path)))
-		return ret;
-	/* every key, so that one run names every error (the first returns) */
-	for (size_t i = 0; i < bf_cfg__map_size(node); i++) {
-		int r = load_pair(ld, node, i, path, t, obj, &seen);
-
-		ret = ret ? ret : r;
-	}
-	if (check_required(ld, node, path, t, seen) && !ret)
-		ret = BF_EINVAL;
-	return ret;
 }

@@ -5,79 +5,9 @@
 #include "benchfarm/argv.h"
 
 /*
- * Words from a fixed set (formats, detectors, check ids, ...), and the
- * spelling suggestions for misspelt words and keys.
+ * Words from a fixed set (formats, detectors, check ids, ...); a
+ * misspelt one gets a suggestion (cfg_suggest.c).
  */
-
-/* Words longer than this get no suggestion. */
-#define SUGGEST_MAX_LEN 64
-
-static const char *scalar(const yaml_node_t *node)
-{
-	return (const char *)node->data.scalar.value;
-}
-
-/* Optimal string alignment distance; SIZE_MAX when a string is too long. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t rows[3][SUGGEST_MAX_LEN + 1];
-	size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *tmp;
-
-	if (la > SUGGEST_MAX_LEN || lb > SUGGEST_MAX_LEN)
-		return SIZE_MAX;
-	for (size_t j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t cost = a[i - 1] != b[j - 1];
-			size_t d = prev[j - 1] + cost;
-
-			if (prev[j] + 1 < d)
-				d = prev[j] + 1;
-			if (cur[j - 1] + 1 < d)
-				d = cur[j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && prev2[j - 2] + 1 < d)
-				d = prev2[j - 2] + 1;
-			cur[j] = d;
-		}
-		tmp = prev2;
-		prev2 = prev;
-		prev = cur;
-		cur = tmp;
-	}
-	return prev[lb];
-}
-
-/* Keeps the closest candidate that is near enough to be a typo. */
-struct near {
-	const char *best;
-	size_t dist;
-};
-
-static void near_try(struct near *nr, const char *s, const char *cand)
-{
-	size_t d = distance(s, cand);
-	size_t longest = strlen(cand) > strlen(s) ? strlen(cand) : strlen(s);
-
-	if (d == 0 || d > 2 || d * 3 > longest)
-		return;
-	if (!nr->best || d < nr->dist) {
-		nr->best = cand;
-		nr->dist = d;
-	}
-}
-
-const char *bf_cfg__suggest(const char *s, const char *const *words)
-{
-	struct near nr = { NULL, 0 };
-
-	for (; *words; words++)
-		near_try(&nr, s, *words);
-	return nr.best;
-}
 
 /* "a, b or c" from words, plus extra (if not NULL) as the last one. */
 static void word_list(char *out, size_t size, const char *const *words,
@@ -108,15 +38,15 @@ static int word_error(struct bf_cfg__ld *ld, yaml_node_t *node,
 
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node))
 		return bf_cfg__want(ld, node, path, "a word");
-	near = bf_cfg__suggest(scalar(node), words);
+	near = bf_cfg__suggest(bf_cfg__scalar(node), words);
 	if (near)
 		return bf_cfg__error(
 		        ld, node,
 		        "unknown %s '%s' for '%s' (did you mean '%s'?)", what,
-		        scalar(node), path, near);
+		        bf_cfg__scalar(node), path, near);
 	word_list(list, sizeof(list), words, extra);
 	return bf_cfg__error(ld, node, "unknown %s '%s' for '%s' (expected %s)",
-	                     what, scalar(node), path, list);
+	                     what, bf_cfg__scalar(node), path, list);
 }
 
 static bool find_word(const yaml_node_t *node, const char *const *words,
@@ -125,7 +55,7 @@ static bool find_word(const yaml_node_t *node, const char *const *words,
 	if (node->type != YAML_SCALAR_NODE || bf_cfg__is_null(node))
 		return false;
 	for (size_t i = 0; words[i]; i++) {
-		if (!strcmp(scalar(node), words[i])) {
+		if (!strcmp(bf_cfg__scalar(node), words[i])) {
 			*idx_out = i;
 			return true;
 		}

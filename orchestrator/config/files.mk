@@ -1,5 +1,11 @@
-ORCH_OBJS += orchestrator/config/cfg.o
-ORCH_OBJS += orchestrator/config/cfg_json.o
-ORCH_OBJS += orchestrator/config/cfg_walk.o
-ORCH_OBJS += orchestrator/config/cfg_schema.o
-ORCH_OBJS += orchestrator/config/cfg_words.o
+# The config module; tests that load a config link CFG_OBJS.
+CFG_OBJS := orchestrator/config/cfg.o
+CFG_OBJS += orchestrator/config/cfg_load.o
+CFG_OBJS += orchestrator/config/cfg_json.o
+CFG_OBJS += orchestrator/config/cfg_walk.o
+CFG_OBJS += orchestrator/config/cfg_table.o
+CFG_OBJS += orchestrator/config/cfg_words.o
+CFG_OBJS += orchestrator/config/cfg_suggest.o
+CFG_OBJS += orchestrator/config/cfg_schema.o
+CFG_OBJS += orchestrator/config/cfg_detector.o
+ORCH_OBJS += $(CFG_OBJS)

@@ -7,9 +7,12 @@
 #include "farm/ssh.h"
 
 /*
- * Shared by ssh.c, ssh_known.c, ssh_channel.c and ssh_sftp.c only: the
- * one place libssh2 is called (a library is wrapped by one module). The
- * session is always in non-blocking mode; every libssh2 call that
+ * Shared by the ssh*.c files only: the one place libssh2 is called (a
+ * library is wrapped by one module). The calls go one way:
+ * ssh_session.c (the session, the waits, the errors) calls no other
+ * ssh*.c file; ssh_known.c (host keys) uses the session; ssh.c
+ * (connect) uses both; ssh_channel.c and ssh_sftp.c use the session.
+ * The session is always in non-blocking mode; every libssh2 call that
  * returns EAGAIN is followed by bf_ssh__wait() and retried with the same
  * arguments.
  */
@@ -28,6 +31,8 @@ struct bf_ssh {
 
 /* No progress for this long inside one libssh2 operation is a timeout. */
 #define BF_SSH_STALL_S 60.0
+
+/* Defined in ssh_session.c. */
 
 /*
  * Wait until the socket is ready in the directions libssh2 is blocked

@@ -71,6 +71,12 @@ int bf_buildcache_lock(int *fd_out, const char *dir, const char *key,
 /* Convert the lock held on fd to type (F_RDLCK or F_WRLCK), waiting. */
 int bf_buildcache_relock(int fd, short type, struct bf_err *err);
 
+/*
+ * Whether someone (this process too) holds a lock on the lock file at
+ * lock_path; false when there is none or it cannot be opened.
+ */
+bool bf_buildcache_is_locked(const char *lock_path);
+
 /* One entry, as `benchfarm cache list` shows it. */
 struct bf_buildcache_entry {
 	char *name; /* the key, or "work"/"work2" for an old layout */

@@ -9,8 +9,8 @@ struct bf_err;
  * Read-only access to a git repository: resolving revisions, merge
  * bases, tree ids, commit metadata, first-parent history, and exporting
  * a commit's tree into a directory. This is the only module that calls
- * libgit2; no libgit2 type or allocation escapes it, and
- * it never runs a `git` subprocess.
+ * libgit2 (gitrepo.c, and gitrepo_export.c for the export); no libgit2
+ * type or allocation escapes it, and it never runs a `git` subprocess.
  *
  * Nothing here writes to the repository: not its refs, its index nor
  * its working tree, so a dirty checkout is never disturbed.

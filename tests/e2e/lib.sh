@@ -65,7 +65,6 @@ grep_file() {
 	fi
 }
 
-# git with a fixed identity, quiet.
 # need_sshd: skip the whole script (one "ok 1 # skip") without OpenSSH's
 # sshd, which the device tests start on 127.0.0.1 (ci/sshd.sh).
 need_sshd() {
@@ -75,26 +74,153 @@ need_sshd() {
 	}
 }
 
+# t_atexit: what a script does before the devices are stopped and $T is
+# removed, however it ends (sshd_setup's EXIT trap); nothing unless the
+# script defines its own after sourcing this file.
+t_atexit() {
+	:
+}
+
+# sshd_setup: the set-up of a test on real OpenSSH sshd "devices" on
+# 127.0.0.1 (ci/sshd.sh). Skips the script without sshd; sets SSHD_SH
+# (ci/sshd.sh), S (the devices' directory, $T/sshd), KEY (the client
+# key, mode 600, in every device's authorized_keys), ME (this user) and
+# exports BENCHFARM_KNOWN_HOSTS ($T/known_hosts). However the script
+# ends (a signal exits through EXIT), t_atexit runs, every device
+# sshd_start started is stopped and $T is removed.
+sshd_setup() {
+	need_sshd
+	SSHD_SH="$BF_SRC/ci/sshd.sh"
+	S="$T/sshd"
+	SSHD_STARTED=
+	mkdir -p "$S"
+	trap 't_atexit; for _d in $SSHD_STARTED; do "$SSHD_SH" stop "$S" "$_d"; done; rm -rf "$T"' EXIT
+	trap 'exit 1' HUP INT TERM PIPE
+	export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
+	ME=$(id -un)
+	"$SSHD_SH" client-key "$S"
+	chmod 600 "$S/client_key"
+	KEY="$S/client_key"
+}
+
+# sshd_start NAME [CONFIG]: start the sshd device NAME (in $S/NAME, its
+# SFTP server starting in $S/NAME/home), CONFIG its sshd_config lines
+# that win over ci/sshd.sh's (BF_SSHD_CONFIG, e.g. "MaxSessions 1"), and
+# set port and P_NAME to the port it listens on; a device that does not
+# start fails the script.
+sshd_start() {
+	SSHD_STARTED="$SSHD_STARTED $1"
+	port=$(BF_SSHD_CONFIG="${2:-${BF_SSHD_CONFIG:-}}" "$SSHD_SH" start "$S" "$1") || {
+		t_fail "start sshd device $1"
+		exit 1
+	}
+	eval "P_$1=\$port"
+}
+
+# sshd_add NAME PORT "what" [OPTION...]: benchfarm device add NAME at
+# 127.0.0.1:PORT as $ME with $KEY and the OPTIONs (--labels, --agent,
+# --workdir: only those given), accepting its host key; checked to
+# exit 0 (expect_exit).
+sshd_add() {
+	_name=$1
+	_port=$2
+	_what=$3
+	shift 3
+	expect_exit 0 "$_what" "$BF" device add "$_name" --host 127.0.0.1 \
+		--port "$_port" --user "$ME" --key "$KEY" "$@" --accept-host-key
+}
+
+# sshd_pool "how" NAME...: sshd_start and sshd_add each NAME in pool
+# "lab" with this build's agent and nothing else, so with the
+# documented defaults (the work directory is the default one); each
+# add is the check "add NAME how".
+sshd_pool() {
+	_how=$1
+	shift
+	for _d in "$@"; do
+		sshd_start "$_d"
+		sshd_add "$_d" "$port" "add $_d $_how" --labels lab --agent "$BFA"
+	done
+}
+
+# git with a fixed identity, quiet.
 t_git() {
 	git -c user.name=benchfarm-test -c user.email=test@benchfarm.invalid \
 		-c init.defaultBranch=main "$@" >/dev/null
 }
 
-# make_demo_repo DIR: the make-demo project, baseline on main and the
-# 20% slower patch on branch "patch".
-make_demo_repo() {
-	mkdir -p "$1"
-	t_git -C "$1" init -q -b main
-	for f in micro.cc Makefile benchfarm.yaml README.md; do
-		cp "$BF_SRC/configs/examples/demo/$f" "$1/$f"
+# demo_repo_start DIR FILE...: a new repository DIR (branch main) with
+# the FILEs of the make-demo project (configs/examples/demo: micro.cc,
+# Makefile, benchfarm.yaml, README.md), its baseline tuning.h, and out/
+# ignored; nothing is committed yet.
+demo_repo_start() {
+	_dir=$1
+	shift
+	mkdir -p "$_dir"
+	t_git -C "$_dir" init -q -b main
+	for _f in "$@"; do
+		cp "$BF_SRC/configs/examples/demo/$_f" "$_dir/$_f"
 	done
-	cp "$BF_SRC/configs/examples/demo/tuning_base.h" "$1/tuning.h"
-	printf 'out/\n' >"$1/.gitignore"
+	cp "$BF_SRC/configs/examples/demo/tuning_base.h" "$_dir/tuning.h"
+	printf 'out/\n' >"$_dir/.gitignore"
+}
+
+# demo_repo_commit DIR: everything in DIR is the baseline on main, and
+# the demo's 20% slower patch (its tuning_patch.h) is on branch "patch".
+demo_repo_commit() {
 	t_git -C "$1" add -A
 	t_git -C "$1" commit -q -m baseline
 	t_git -C "$1" checkout -q -b patch
 	cp "$BF_SRC/configs/examples/demo/tuning_patch.h" "$1/tuning.h"
 	t_git -C "$1" commit -q -am "slower checksum"
+}
+
+# make_demo_repo DIR: the make-demo project, baseline on main and the
+# 20% slower patch on branch "patch".
+make_demo_repo() {
+	demo_repo_start "$1" micro.cc Makefile benchfarm.yaml README.md
+	demo_repo_commit "$1"
+}
+
+# tiny_repo DIR YAML: the repository of the local compare tests, one
+# commit on main: b.sh prints "x 10 ns" and bf.yaml runs it as benchmark
+# b (format lines), then has the lines YAML (runs:, checks:).
+tiny_repo() {
+	mkdir -p "$1"
+	t_git -C "$1" init -q -b main
+	printf 'echo "x 10 ns"\n' >"$1/b.sh"
+	cat >"$1/bf.yaml" <<X
+version: 1
+project: {repo: .}
+benchmarks:
+  - {name: b, command: [sh, b.sh], format: lines}
+$2
+X
+	t_git -C "$1" add -A
+	t_git -C "$1" commit -q -m one
+}
+
+# pool_repo DIR: the repository of the tests of one run on a device of
+# pool lab, one commit "base" on main: bench.sh, its text read from
+# stdin, is the artifact and benchmark micro (format lines), 2 repeats
+# without warmup, with the checks a shared machine fails suppressed and
+# a presubmit that never fails.
+pool_repo() {
+	mkdir -p "$1"
+	t_git -C "$1" init -q -b main
+	cat >"$1/bench.sh"
+	cat >"$1/bf.yaml" <<'X'
+version: 1
+project: {repo: ., target_branch: main, build: [true], artifacts: [bench.sh]}
+benchmarks:
+  - {name: micro, command: [sh, bench.sh], format: lines}
+checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
+runs: {repeats: 2, warmup: 0}
+devices: {pool: lab}
+presubmit: {fail_on: never}
+X
+	t_git -C "$1" add -A
+	t_git -C "$1" commit -q -m base
 }
 
 # jq_check "what" FILTER FILE: passes when jq -e FILTER FILE is true. An
@@ -117,6 +243,18 @@ jq_slurp_check() {
 		t_ok "$1"
 	else
 		echo "#   jq -e -s '$2' is not true for $3"
+		t_fail "$1"
+	fi
+}
+
+# sql_check "what" WANT QUERY: passes when sqlite3 prints exactly WANT
+# for QUERY on the store ($BENCHFARM_DB).
+sql_check() {
+	_got=$(sqlite3 "$BENCHFARM_DB" "$3")
+	if [ "$_got" = "$2" ]; then
+		t_ok "$1"
+	else
+		echo "#   '$3' gave '$_got', not '$2'"
 		t_fail "$1"
 	fi
 }

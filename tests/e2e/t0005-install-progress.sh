@@ -39,19 +39,8 @@ if command -v cc >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1; then
 fi
 
 R="$T/repo"
-mkdir -p "$R"
-t_git -C "$R" init -q -b main
-printf 'echo "x 10 ns"\n' >"$R/b.sh"
-cat >"$R/bf.yaml" <<'X'
-version: 1
-project: {repo: .}
-benchmarks:
-  - {name: b, command: [sh, b.sh], format: lines}
-runs: {repeats: 2, warmup: 0}
-checks: {battery_min: 0, suppress: [load, throttle]}
-X
-t_git -C "$R" add -A
-t_git -C "$R" commit -q -m one
+tiny_repo "$R" "runs: {repeats: 2, warmup: 0}
+checks: {battery_min: 0, suppress: [load, throttle]}"
 
 expect_exit 0 "compare without a terminal" \
 	"$BF" compare -c "$R/bf.yaml" --base HEAD --patch HEAD

@@ -8,19 +8,8 @@
 
 FIX="$BF_SRC/tests/fixtures/sysroot"
 R="$T/repo"
-mkdir -p "$R"
-t_git -C "$R" init -q -b main
-printf 'echo "x 10 ns"\n' >"$R/b.sh"
-cat >"$R/bf.yaml" <<'X'
-version: 1
-project: {repo: .}
-benchmarks:
-  - {name: b, command: [sh, b.sh], format: lines}
-runs: {repeats: 3, warmup: 1}
-checks: {thermal_max: 70}
-X
-t_git -C "$R" add -A
-t_git -C "$R" commit -q -m one
+tiny_repo "$R" "runs: {repeats: 3, warmup: 1}
+checks: {thermal_max: 70}"
 
 BENCHFARM_SYSROOT="$FIX/healthy-locked" expect_exit 0 \
 	"healthy device is measured" \

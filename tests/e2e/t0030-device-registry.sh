@@ -7,17 +7,8 @@
 # or in the store.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
-need_sshd
-S="$T/sshd"
-DEVS="d1 d2 d3 d4"
-mkdir -p "$S"
-# Stop every sshd however the script ends (a signal exits through EXIT).
-trap 'for d in $DEVS; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
+sshd_setup
 LOG="$T/all-output"
-ME=$(id -un)
 
 # run CODE "what" ARGS...: expect_exit on benchfarm, keeping every output
 # for the secrets check at the end.
@@ -29,22 +20,14 @@ run() {
 	cat "$OUT" "$ERR" >>"$LOG"
 }
 
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-KEY="$S/client_key"
 # The key's private part: its base64 lines after the public header.
 sed -n '3,$p' "$KEY" | grep -v -- '-----' >"$T/secret-lines"
 
-for d in $DEVS; do
-	port=$("$SSHD_SH" start "$S" "$d") || {
-		t_fail "start sshd device $d"
-		exit 1
-	}
-	eval "P_$d=$port"
-	run 0 "add $d with --accept-host-key" device add "$d" \
-		--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
-		--labels pool1,lab --agent "$BFA" --workdir "$T/work/$d" \
-		--accept-host-key
+for d in d1 d2 d3 d4; do
+	sshd_start "$d"
+	sshd_add "$d" "$port" "add $d with --accept-host-key" \
+		--labels pool1,lab --agent "$BFA" --workdir "$T/work/$d"
+	cat "$OUT" "$ERR" >>"$LOG"
 	grep_file "$d: the SHA256 fingerprint and the file are printed" \
 		"^$d: host key SHA256:[A-Za-z0-9+/]* recorded in $T/known_hosts" \
 		"$OUT"

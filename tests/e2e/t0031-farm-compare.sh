@@ -9,28 +9,12 @@
 # never share a device.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
-need_sshd
-S="$T/sshd"
-DEVS="d1 d2 d3 d4"
-mkdir -p "$S"
-trap 'touch "$T/release"; for d in $DEVS; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
-ME=$(id -un)
-
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-KEY="$S/client_key"
-for d in $DEVS; do
-	port=$("$SSHD_SH" start "$S" "$d") || {
-		t_fail "start sshd device $d"
-		exit 1
-	}
-	expect_exit 0 "add $d with the default work directory" "$BF" device \
-		add "$d" --host 127.0.0.1 --port "$port" --user "$ME" \
-		--key "$KEY" --labels lab --agent "$BFA" --accept-host-key
-done
+sshd_setup
+# A run waiting for $T/release is let go however the script ends.
+t_atexit() {
+	touch "$T/release"
+}
+sshd_pool "with the default work directory" d1 d2 d3 d4
 expect_exit 0 "device show d1 --json" "$BF" device show d1 --json
 jq_check "no work directory was given" '.workdir == null' "$OUT"
 # The devices' SFTP servers start in $S/NAME/home (ci/sshd.sh), so each
@@ -54,13 +38,7 @@ jq_check "no work directory was given" '.workdir == null' "$OUT"
 #           device take two units).
 # It also fails loudly if two runs ever overlap on one device.
 R="$T/repo"
-mkdir -p "$R"
-t_git -C "$R" init -q -b main
-for f in micro.cc Makefile; do
-	cp "$BF_SRC/configs/examples/demo/$f" "$R/$f"
-done
-cp "$BF_SRC/configs/examples/demo/tuning_base.h" "$R/tuning.h"
-printf 'out/\n' >"$R/.gitignore"
+demo_repo_start "$R" micro.cc Makefile
 cat >"$R/wrap.sh" <<X
 #!/bin/sh
 dev=\${PWD%/home/.cache/benchfarm}
@@ -135,11 +113,7 @@ checks:
 runs: {repeats: 5, warmup: 1, interleave: true, retries: 1}
 presubmit: {fail_on: never}
 X
-t_git -C "$R" add -A
-t_git -C "$R" commit -q -m baseline
-t_git -C "$R" checkout -q -b patch
-cp "$BF_SRC/configs/examples/demo/tuning_patch.h" "$R/tuning.h"
-t_git -C "$R" commit -q -am "slower checksum"
+demo_repo_commit "$R"
 
 # no_dups RUN: every sample of the run is stored once, and each
 # benchmark has 5 measured runs on each side.
@@ -226,11 +200,10 @@ jq_check "the killed device is bad, every lease released" \
 # starts while A runs and must take the fourth.
 rm -f "$T/KILL"
 "$SSHD_SH" stop "$S" "$dead"
-port=$("$SSHD_SH" start "$S" "$dead")
+sshd_start "$dead"
 "$BF" device rm "$dead" >/dev/null
-expect_exit 0 "re-add the restarted device" "$BF" device add "$dead" \
-	--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
-	--labels lab --agent "$BFA" --accept-host-key
+sshd_add "$dead" "$port" "re-add the restarted device" --labels lab \
+	--agent "$BFA"
 touch "$T/GATE"
 "$BF" compare -c "$R/benchfarm.yaml" --base main --patch patch \
 	--json "$T/ra.json" --seed 7 >"$T/a.out" 2>"$T/a.err" &

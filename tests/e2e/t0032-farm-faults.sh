@@ -9,24 +9,13 @@
 # exit 3 with an error saying so.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
-need_sshd
-S="$T/sshd"
-mkdir -p "$S" "$T/work/full"
-trap 'umount "$T/work/full" 2>/dev/null; for d in ok1 ok2 gone; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
-ME=$(id -un)
-
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-KEY="$S/client_key"
+sshd_setup
+mkdir -p "$T/work/full"
+t_atexit() {
+	umount "$T/work/full" 2>/dev/null
+}
 for d in ok1 ok2 gone; do
-	port=$("$SSHD_SH" start "$S" "$d") || {
-		t_fail "start sshd device $d"
-		exit 1
-	}
-	eval "P_$d=\$port"
+	sshd_start "$d"
 done
 
 cat >"$T/hot-agent" <<X
@@ -39,9 +28,8 @@ chmod 755 "$T/hot-agent" "$T/garbage-agent" "$T/mute-agent"
 
 # add NAME PORT AGENT [WORKDIR]
 add() {
-	expect_exit 0 "add $1" "$BF" device add "$1" --host 127.0.0.1 \
-		--port "$2" --user "$ME" --key "$KEY" --labels lab \
-		--agent "$3" --workdir "${4:-$T/work/$1}" --accept-host-key
+	sshd_add "$1" "$2" "add $1" --labels lab --agent "$3" \
+		--workdir "${4:-$T/work/$1}"
 }
 full=no
 if mount -t tmpfs -o size=256k tmpfs "$T/work/full" 2>/dev/null; then
@@ -96,10 +84,10 @@ jq_check "the work was done by ok1 and ok2 only" \
 	'[.devices[] | select(.steps > 0) | .name] | length > 0 and all(.[]; . == "ok1" or . == "ok2")' \
 	"$T/r.json"
 run=$(jq .run_id "$T/r.json")
-n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where run_id = $run")
-[ "$n" = 16 ] && t_ok "16 samples stored" || t_fail "$n samples stored, not 16"
-n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples where run_id = $run and device not in ('ok1', 'ok2')")
-[ "$n" = 0 ] && t_ok "no sample from a bad device" || t_fail "$n samples from bad devices"
+sql_check "16 samples stored" 16 \
+	"select count(*) from samples where run_id = $run"
+sql_check "no sample from a bad device" 0 \
+	"select count(*) from samples where run_id = $run and device not in ('ok1', 'ok2')"
 
 expect_exit 0 "device list --json" "$BF" device list --json
 cp "$OUT" "$T/list.json"

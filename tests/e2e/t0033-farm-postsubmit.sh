@@ -12,33 +12,14 @@
 # every device stays good with its lease released.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
 need_sshd
 if ! command -v g++ >/dev/null 2>&1 ||
 	! printf '#include <benchmark/benchmark.h>\n' | g++ -E -x c++ - >/dev/null 2>&1; then
 	echo "ok 1 # skip no g++ with Google Benchmark"
 	exit 0
 fi
-S="$T/sshd"
-DEVS="d1 d2 d3"
-mkdir -p "$S"
-trap 'for d in $DEVS; do "$SSHD_SH" stop "$S" "$d"; done; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
-ME=$(id -un)
-
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-KEY="$S/client_key"
-for d in $DEVS; do
-	port=$("$SSHD_SH" start "$S" "$d") || {
-		t_fail "start sshd device $d"
-		exit 1
-	}
-	expect_exit 0 "add $d with the defaults" "$BF" device add "$d" \
-		--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
-		--labels lab --agent "$BFA" --accept-host-key
-done
+sshd_setup
+sshd_pool "with the defaults" d1 d2 d3
 
 # The project: a compression-like Google Benchmark suite.
 R="$T/repo"
@@ -302,11 +283,9 @@ jq_check "only d2 is bad, naming why; every device is idle" \
 n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
 [ "$n" = 0 ] && t_ok "no lease is left after d2 failed" ||
 	t_fail "$n leases are left after d2 failed"
-port=$("$SSHD_SH" start "$S" d2)
+sshd_start d2
 "$BF" device rm d2 >/dev/null
-expect_exit 0 "re-add the restarted d2" "$BF" device add d2 \
-	--host 127.0.0.1 --port "$port" --user "$ME" --key "$KEY" \
-	--labels lab --agent "$BFA" --accept-host-key
+sshd_add d2 "$port" "re-add the restarted d2" --labels lab --agent "$BFA"
 # Re-added, d2 is "unknown" until a job uses it: healthy, not "good".
 healthy='(.health == "good" or (.name == "d2" and .health == "unknown"))'
 
@@ -315,11 +294,8 @@ healthy='(.health == "good" or (.name == "d2" and .health == "unknown"))'
 # one SFTP session per connection however many artifacts. A device
 # whose sshd allows one session per connection (MaxSessions 1) is
 # refused with an error that names the limit.
-port=$(BF_SSHD_CONFIG="LogLevel DEBUG1" "$SSHD_SH" start "$S" chan)
-DEVS="$DEVS chan"
-expect_exit 0 "add chan" "$BF" device add chan --host 127.0.0.1 \
-	--port "$port" --user "$ME" --key "$KEY" --labels chan --agent "$BFA" \
-	--accept-host-key
+sshd_start chan "LogLevel DEBUG1"
+sshd_add chan "$port" "add chan" --labels chan --agent "$BFA"
 expect_exit 0 "run 14 files on chan" "$BF" run -c "$CFG" --commit "$C12" \
 	--device chan
 n=$(find "$S"/chan/home/.cache/benchfarm/artifacts -type f | wc -l)
@@ -334,11 +310,8 @@ echo "# chan: $conns connections, $sftps SFTP sessions, $chans session channels"
 [ "$chans" -le $((2 * conns)) ] &&
 	t_ok "at most two session channels per connection ($chans for $conns)" ||
 	t_fail "$chans session channels for $conns connections"
-port=$(BF_SSHD_CONFIG="MaxSessions 1" "$SSHD_SH" start "$S" tight)
-DEVS="$DEVS tight"
-expect_exit 0 "add tight" "$BF" device add tight --host 127.0.0.1 \
-	--port "$port" --user "$ME" --key "$KEY" --labels tight \
-	--agent "$BFA" --accept-host-key
+sshd_start tight "MaxSessions 1"
+sshd_add tight "$port" "add tight" --labels tight --agent "$BFA"
 expect_exit 3 "a run on a device allowing one session fails" "$BF" run \
 	-c "$CFG" --commit "$C12" --device tight
 grep_file "the error names sshd's MaxSessions" \

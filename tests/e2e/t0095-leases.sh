@@ -5,50 +5,27 @@
 # host takes the lease of the dead process back at once.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
-need_sshd
-S="$T/sshd"
-mkdir -p "$S"
-trap 'timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null; "$SSHD_SH" stop "$S" dev; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
-ME=$(id -un)
-
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-port=$("$SSHD_SH" start "$S" dev) || {
-	t_fail "start sshd device"
-	exit 1
+sshd_setup
+# A benchmark still waiting on the FIFO go is let go however the script
+# ends.
+t_atexit() {
+	timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null
 }
-expect_exit 0 "add the device" "$BF" device add dev --host 127.0.0.1 \
-	--port "$port" --user "$ME" --key "$S/client_key" --labels lab \
-	--agent "$BFA" --workdir "$T/work" --accept-host-key
+sshd_start dev
+sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
+	--workdir "$T/work"
 
 # While $T/block exists the benchmark says so through the FIFO started
 # and then waits on the FIFO go: the compare is caught holding its lease.
 mkfifo "$T/started" "$T/go"
 R="$T/repo"
-mkdir -p "$R"
-t_git -C "$R" init -q -b main
-cat >"$R/bench.sh" <<X
+pool_repo "$R" <<X
 if [ -e "$T/block" ]; then
 	echo started >"$T/started"
 	read x <"$T/go"
 fi
 echo "b 1 ns"
 X
-cat >"$R/bf.yaml" <<'X'
-version: 1
-project: {repo: ., target_branch: main, build: [true], artifacts: [bench.sh]}
-benchmarks:
-  - {name: micro, command: [sh, bench.sh], format: lines}
-checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
-runs: {repeats: 2, warmup: 0}
-devices: {pool: lab}
-presubmit: {fail_on: never}
-X
-t_git -C "$R" add -A
-t_git -C "$R" commit -q -m base
 leases() { sqlite3 "$BENCHFARM_DB" 'select count(*) from leases'; }
 
 # caught SIG: start a compare, wait until its benchmark runs, send SIG.

@@ -10,24 +10,8 @@
 # one, and the orchestrator uploads it again.
 . "$(dirname "$0")/lib.sh"
 
-SSHD_SH="$BF_SRC/ci/sshd.sh"
-need_sshd
-S="$T/sshd"
-mkdir -p "$S"
-trap '"$SSHD_SH" stop "$S" d1; rm -rf "$T"' EXIT
-trap 'exit 1' HUP INT TERM PIPE
-export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
-ME=$(id -un)
-
-"$SSHD_SH" client-key "$S"
-chmod 600 "$S/client_key"
-port=$("$SSHD_SH" start "$S" d1) || {
-	t_fail "start sshd device d1"
-	exit 1
-}
-expect_exit 0 "add d1 with the defaults" "$BF" device add d1 \
-	--host 127.0.0.1 --port "$port" --user "$ME" --key "$S/client_key" \
-	--labels lab --agent "$BFA" --accept-host-key
+sshd_setup
+sshd_pool "with the defaults" d1
 CACHE="$S/d1/home/.cache/benchfarm/artifacts"
 
 # The base: a program that says 100 ns, and a data directory whose
@@ -165,9 +149,8 @@ jq_check "nothing of the flood is compared" \
 	'.results[0].verdict == "error" and (.results[0].error | test("no samples from the patch side"))' \
 	"$T/f.json"
 run=$(jq .run_id "$T/f.json")
-n=$(sqlite3 "$BENCHFARM_DB" "select side || ':' || count(*) from samples where run_id = $run group by side")
-[ "$n" = "base:2" ] && t_ok "the base's runs are stored, no sample of the flood" ||
-	t_fail "samples stored per side: $n"
+sql_check "the base's runs are stored, no sample of the flood" "base:2" \
+	"select side || ':' || count(*) from samples where run_id = $run group by side"
 expect_exit 0 "device list after the flood" "$BF" device list --json
 jq_check "the device stays good, its lease released" \
 	'.[0].health == "good" and .[0].state == "idle" and .[0].lease_holder == null' \

@@ -2,16 +2,19 @@
 #define BENCHFARM_PLUGIN_H
 
 /*
- * The reporter plugin ABI: the only header a reporter includes. A
- * reporter turns a result document (the JSON of `benchfarm compare
+ * The reporter plugin ABI. A reporter (plugins/) includes this, core's
+ * other public headers ("benchfarm/NAME.h") and its own folder's, nothing
+ * of the orchestrator's or the agent's (ci/include-check.py).
+ *
+ * A reporter turns a result document (the JSON of `benchfarm compare
  * --json`, or of `benchfarm detect --json`) into one or more outputs: a
  * review comment, a check-run payload, JUnit XML, an exporter's file.
  * It never opens the store, parses YAML or talks to the network itself:
  * what it needs from the outside comes through struct bf_host.
  *
  * Each plugin exports exactly one constant descriptor (struct
- * bf_plugin); orchestrator/report/plugins.c lists the built-in ones. The host
- * checks abi first and refuses a mismatch.
+ * bf_plugin); orchestrator/report/plugins.c lists the built-in ones. The
+ * host checks abi first and refuses a mismatch.
  */
 
 #include <jansson.h>

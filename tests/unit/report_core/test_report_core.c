@@ -15,8 +15,8 @@
 #include <cmocka.h>
 
 #include "benchfarm/fs.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
 
 extern const struct bf_plugin bf_plugin_json;
 extern const struct bf_plugin bf_plugin_exec;

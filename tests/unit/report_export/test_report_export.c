@@ -1,7 +1,8 @@
 /*
- * The exporters: junit (a regression is a failure, what was not measured
- * an error), skia-perf (Perf's format version 1) and bmf (Bencher Metric
- * Format), from the fixtures and from hand-made documents.
+ * The exporters skia-perf (Perf's format version 1) and bmf (Bencher
+ * Metric Format), from the fixtures and from hand-made documents, and
+ * what every exporter (junit's included) refuses. JUnit's XML is
+ * test_report_junit's.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -15,26 +16,14 @@
 #include <cmocka.h>
 
 #include "benchfarm/plugin.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
+#include "mocks/report_fixture.h"
 #include "report_util.h"
 
 extern const struct bf_plugin bf_plugin_junit;
 extern const struct bf_plugin bf_plugin_skia_perf;
 extern const struct bf_plugin bf_plugin_bmf;
-
-#define FX "tests/fixtures/report/"
-
-static json_t *load(const char *name)
-{
-	char path[256];
-	json_t *d;
-
-	snprintf(path, sizeof(path), FX "%s.json", name);
-	d = json_load_file(path, 0, NULL);
-	assert_non_null(d);
-	return d;
-}
 
 /*
  * The primary output of p on d; fails the test on an error. The review
@@ -44,93 +33,14 @@ static json_t *load(const char *name)
 static char *render(const struct bf_plugin *p, json_t *d, const char *name)
 {
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	struct bf_err err = BF_ERR_INIT;
-	struct bf_report *r = NULL;
-	struct host_mock m;
-	const struct bf_buf *b;
-	char *text;
 
 	opts.gerrit_change = "4711,3";
-	if (bf_report_render(&r, p, d, &opts, host_mock_init(&m), &err))
-		fail_msg("%s: %s", p->name, err.msg);
-	assert_string_equal(bf_report_output_name(r, 0), name);
-	b = bf_report_output(r, 0);
-	text = strndup(b->buf, b->len);
-	bf_report_free(r);
-	host_mock_release(&m);
-	return text;
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-
-	for (const char *p = hay; (p = strstr(p, needle)); p++)
-		n++;
-	return n;
-}
-
-static void test_junit__failures_and_errors(void **state)
-{
-	json_t *d = load("compare-regressed");
-	char *x = render(&bf_plugin_junit, d, "junit.xml");
-
-	(void)state;
-	assert_int_equal(strncmp(x,
-	                         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
-	                         "\n<testsuites name=\"benchfarm\" "
-	                         "tests=\"4\" failures=\"1\" errors=\"0\" "
-	                         "time=\"12.500\">",
-	                         116),
-	                 0);
-	assert_int_equal(count(x, "<testcase "), 4);
-	assert_int_equal(count(x, "<failure "), 1);
-	assert_non_null(strstr(x, "<testcase classname=\"micro\" "
-	                          "name=\"BM_sort/1024 real_time\" "
-	                          "time=\"0.000\">\n      "
-	                          "<failure type=\"regression\" "
-	                          "message=\"regressed: +12.3% [+8.0%, "
-	                          "+17.0%], p 0.002\">"));
-	assert_null(strstr(x, "<error"));
-	free(x);
-	json_decref(d);
-	/* infrastructure: errors, never failures, in their own suite */
-	d = load("compare-infra");
-	x = render(&bf_plugin_junit, d, "junit.xml");
-	assert_non_null(strstr(x, "tests=\"4\" failures=\"0\" errors=\"3\" "
-	                          "time="));
-	assert_int_equal(count(x, "<failure"), 0);
-	assert_int_equal(count(x, "<error type=\"infrastructure\""), 2);
-	assert_non_null(strstr(x, "<testsuite name=\"benchfarm."
-	                          "infrastructure\" tests=\"2\" "
-	                          "failures=\"0\" errors=\"2\""));
-	assert_non_null(strstr(x, "<error type=\"infra\" message=\"connection "
-	                          "to &apos;pixel-7&apos; lost\"/>"));
-	free(x);
-	json_decref(d);
-}
-
-static void test_junit__escapes_hostile_names(void **state)
-{
-	json_t *d = json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "kind",
-	                      "compare", "results", "benchmark", "s]]>", "name",
-	                      "a<b>&\"c'\x01\t\xef\xbf\xbe", "metric", "m",
-	                      "verdict", "regressed");
-	char *x = render(&bf_plugin_junit, d, "junit.xml");
-
-	(void)state;
-	assert_non_null(strstr(x, "name=\"a&lt;b&gt;&amp;&quot;c&apos;"
-	                          "\xef\xbf\xbd&#9;\xef\xbf\xbd m\""));
-	assert_non_null(strstr(x, "classname=\"s]]&gt;\""));
-	assert_null(strstr(x, "\x01"));
-	assert_null(strstr(x, "\xef\xbf\xbe"));
-	free(x);
-	json_decref(d);
+	return report_render_primary(p, d, &opts, name);
 }
 
 static void test_skia_perf__format_version_1(void **state)
 {
-	json_t *d = load("compare-regressed"), *p, *res, *key, *stat;
+	json_t *d = report_fixture("compare-regressed"), *p, *res, *key, *stat;
 	char *text = render(&bf_plugin_skia_perf, d, "skia-perf.json");
 
 	(void)state;
@@ -201,7 +111,7 @@ static void test_skia_perf__keys_forced_valid(void **state)
 
 static void test_bmf__patch_medians_and_bounds(void **state)
 {
-	json_t *d = load("compare-regressed"), *b, *m;
+	json_t *d = report_fixture("compare-regressed"), *b, *m;
 	char *text = render(&bf_plugin_bmf, d, "bmf.json");
 
 	(void)state;
@@ -225,7 +135,7 @@ static void test_bmf__patch_medians_and_bounds(void **state)
 
 static void test_bmf__unmeasured_left_out(void **state)
 {
-	json_t *d = load("compare-infra"), *b;
+	json_t *d = report_fixture("compare-infra"), *b;
 	char *text = render(&bf_plugin_bmf, d, "bmf.json");
 
 	(void)state;
@@ -244,7 +154,7 @@ static void test_bmf__unmeasured_left_out(void **state)
  */
 static void test_skia__colliding_names_stay_apart(void **state)
 {
-	json_t *d = load("compare-regressed"), *p, *res, *r0, *r1;
+	json_t *d = report_fixture("compare-regressed"), *p, *res, *r0, *r1;
 	const char *t0, *t1;
 	char *text;
 
@@ -288,7 +198,7 @@ static void test_skia__colliding_names_stay_apart(void **state)
  */
 static void test_bmf__long_names_fit_and_stay_apart(void **state)
 {
-	json_t *d = load("compare-regressed"), *b, *res, *v;
+	json_t *d = report_fixture("compare-regressed"), *b, *res, *v;
 	char name[1400];
 	const char *key;
 	size_t k = 0, n = 0;
@@ -385,7 +295,7 @@ static void test_export__text_not_utf8_is_an_error(void **state)
 	const struct bf_plugin *ps[] = { &bf_plugin_skia_perf, &bf_plugin_bmf };
 	const char *names[] = { "skia-perf.json", "bmf.json" };
 	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-regressed");
+	json_t *d = report_fixture("compare-regressed");
 	json_t *res = json_array_get(json_object_get(d, "results"), 0);
 
 	(void)state;
@@ -458,7 +368,7 @@ static void test_skia_perf__presubmit_is_a_trybot_result(void **state)
 		{ { "CI_MERGE_REQUEST_IID", "9", NULL, NULL }, "9", PATCH },
 		{ { "CHANGE_ID", "31", NULL, NULL }, "31", PATCH },
 	};
-	json_t *d = load("compare-regressed"), *p;
+	json_t *d = report_fixture("compare-regressed"), *p;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
@@ -516,7 +426,7 @@ static void test_skia_perf__presubmit_is_a_trybot_result(void **state)
  */
 static void test_skia_perf__run_result(void **state)
 {
-	json_t *d = load("run"), *p, *st;
+	json_t *d = report_fixture("run"), *p, *st;
 	struct bf_err err = BF_ERR_INIT;
 	static const char *const stat[] = { "median", "min", "max", "mean" };
 	static const double want[] = { 48250, 48100, 48700, 48350 };
@@ -559,7 +469,7 @@ static void test_skia_perf__run_result(void **state)
  */
 static void test_bmf__run_result_and_honest_units(void **state)
 {
-	json_t *d = load("run"), *b, *m;
+	json_t *d = report_fixture("run"), *b, *m;
 	char *text = render(&bf_plugin_bmf, d, "bmf.json");
 
 	(void)state;
@@ -612,8 +522,6 @@ static void test_bmf__run_result_and_honest_units(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_junit__failures_and_errors),
-		cmocka_unit_test(test_junit__escapes_hostile_names),
 		cmocka_unit_test(test_skia_perf__format_version_1),
 		cmocka_unit_test(test_skia_perf__presubmit_is_a_trybot_result),
 		cmocka_unit_test(test_skia_perf__run_result),

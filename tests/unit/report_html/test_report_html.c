@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
+#include "benchfarm/report.h"
 #include "html/assets.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
 
 extern const struct bf_plugin bf_plugin_html;
 

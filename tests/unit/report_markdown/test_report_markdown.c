@@ -18,49 +18,23 @@
 #include <cmocka.h>
 
 #include "benchfarm/plugin.h"
+#include "benchfarm/report.h"
 #include "mocks/host_mock.h"
-#include "report/plugins.h"
+#include "mocks/report_fixture.h"
 #include "report_markdown.h"
 
 extern const struct bf_plugin bf_plugin_markdown;
 
-#define FX "tests/fixtures/report/"
-
-static json_t *load(const char *name)
-{
-	char path[256];
-	json_t *d;
-
-	snprintf(path, sizeof(path), FX "%s.json", name);
-	d = json_load_file(path, 0, NULL);
-	assert_non_null(d);
-	return d;
-}
-
 /* The report as rendered through the plugin, with opts. */
 static char *render(const json_t *d, const struct bf_report_opts *o)
 {
-	struct bf_err err = BF_ERR_INIT;
-	struct bf_report *r = NULL;
-	struct host_mock m;
-	const struct bf_buf *b;
-	char *text;
-
-	assert_int_equal(bf_report_render(&r, &bf_plugin_markdown, d, o,
-	                                  host_mock_init(&m), &err),
-	                 0);
-	assert_string_equal(bf_report_output_name(r, 0), "report.md");
-	b = bf_report_output(r, 0);
-	text = strndup(b->buf, b->len);
-	bf_report_free(r);
-	host_mock_release(&m);
-	return text;
+	return report_render_primary(&bf_plugin_markdown, d, o, "report.md");
 }
 
 static char *render_fx(const char *name)
 {
 	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
-	json_t *d = load(name);
+	json_t *d = report_fixture(name);
 	char *text = render(d, &o);
 
 	json_decref(d);
@@ -80,7 +54,7 @@ static bool contains_ci(const char *hay, const char *needle)
 static void test_markdown__marker_is_the_first_line(void **state)
 {
 	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-clean");
+	json_t *d = report_fixture("compare-clean");
 	char *text;
 
 	(void)state;
@@ -229,7 +203,7 @@ static void test_markdown__hostile_names_stay_in_their_cells(void **state)
  */
 static void test_markdown__same_name_in_two_suites(void **state)
 {
-	json_t *d = load("compare-regressed"), *results, *twin;
+	json_t *d = report_fixture("compare-regressed"), *results, *twin;
 	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
 	char *text, *one;
 
@@ -314,7 +288,7 @@ static void test_markdown__long_names_are_cut_at_a_character(void **state)
 static void test_markdown__link_only_when_http(void **state)
 {
 	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
-	json_t *d = load("compare-clean");
+	json_t *d = report_fixture("compare-clean");
 	char *text;
 
 	(void)state;
@@ -334,7 +308,7 @@ static void test_markdown__link_only_when_http(void **state)
 
 static void test_markdown__detect_alerts_and_suppressions(void **state)
 {
-	json_t *d = load("detect");
+	json_t *d = report_fixture("detect");
 	json_t *supp = json_pack("[{s:s, s:s}]", "commit",
 	                         "abcdef0123456789abcdef0123456789abcdef01",
 	                         "reason", "suite-wide spike");
@@ -405,7 +379,7 @@ static void test_markdown__results_missing_or_empty(void **state)
 		host_mock_release(&m);
 		json_decref(bad[i]);
 	}
-	d = load("compare-empty");
+	d = report_fixture("compare-empty");
 	text = render(d, &o);
 	assert_false(contains_ci(text, "no regression"));
 	assert_non_null(strstr(text, "## benchfarm: nothing was compared\n"));

@@ -1,0 +1,171 @@
+#include "report_markdown_int.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "benchfarm/common.h"
+#include "benchfarm/json.h"
+#include "report_util.h"
+
+/*
+ * The markdown reporter's tables: a comparison's results (one table per
+ * section of the document), a detect's alerts and a bisect's probes.
+ * Every cell from the document is escaped text (report_markdown_text.c).
+ */
+
+/* Order of verdicts in the tables: what needs a reviewer first. */
+static int rank(const char *verdict)
+{
+	static const char *const order[] = { "regressed", "error", "improved",
+		                             "unknown", "same" };
+
+	for (size_t i = 0; i < BF_ARRAY_SIZE(order); i++)
+		if (!strcmp(order[i], verdict))
+			return (int)i;
+	return (int)BF_ARRAY_SIZE(order);
+}
+
+/*
+ * Whether the results come from more than one suite: then two suites'
+ * benchmarks of one name would give rows that look the same, so each
+ * row names its suite in a column of its own.
+ */
+static bool several_suites(const json_t *results)
+{
+	const char *first = NULL;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *s = bf_json_str_or(r, "benchmark", "");
+
+		if (!first)
+			first = s;
+		else if (strcmp(first, s))
+			return true;
+	}
+	return false;
+}
+
+static void add_row(struct bf_buf *b, const json_t *r, bool suite)
+{
+	const char *unit = bf_json_str_or(r, "unit", "");
+	const char *verdict = bf_json_str_or(r, "verdict", "error");
+	bool bold = !strcmp(verdict, "regressed");
+
+	bf_buf_addstr(b, "| ");
+	if (suite)
+		bf_md_cell(b, r, "benchmark");
+	bf_md_cell(b, r, "name");
+	bf_md_cell(b, r, "metric");
+	if (!strcmp(verdict, "error")) {
+		bf_buf_addstr(b, "– | – | – | – | **not measured**: ");
+		bf_md_text(b, bf_json_str_or(r, "error", "see below"));
+		bf_buf_addstr(b, " |\n");
+		return;
+	}
+	bf_md_value(b, bf_rep_num(json_object_get(r, "base"), "median"), unit);
+	bf_buf_addstr(b, " | ");
+	bf_md_value(b, bf_rep_num(json_object_get(r, "patch"), "median"), unit);
+	bf_buf_addstr(b, " | ");
+	bf_rep_add_effect(b, r, "–");
+	bf_buf_addstr(b, " | ");
+	if (isfinite(bf_rep_num(r, "p_adjusted")))
+		bf_buf_addf(b, "%.3g", bf_rep_num(r, "p_adjusted"));
+	else
+		bf_buf_addstr(b, "–");
+	bf_buf_addf(b, " | %s", bold ? "**" : "");
+	bf_md_name(b, verdict);
+	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
+}
+
+size_t bf_md_results_table(struct bf_buf *b, const json_t *results, int lo,
+                           int hi)
+{
+	bool suite = several_suites(results);
+	size_t rows = 0;
+
+	for (int k = lo; k <= hi; k++) {
+		size_t i;
+		json_t *r;
+
+		json_array_foreach(results, i, r)
+		{
+			if (rank(bf_json_str_or(r, "verdict", "error")) != k)
+				continue;
+			if (!rows++)
+				bf_buf_addf(
+				        b,
+				        "| %sbenchmark | metric | base | "
+				        "patch | change [95%% CI] | p "
+				        "(adj.) | verdict |\n"
+				        "|%s---|---|---:|---:|---:|---:|---|"
+				        "\n",
+				        suite ? "suite | " : "",
+				        suite ? "---|" : "");
+			add_row(b, r, suite);
+		}
+	}
+	return rows;
+}
+
+void bf_md_alerts_table(struct bf_buf *b, const json_t *alerts)
+{
+	size_t i;
+	json_t *a;
+
+	if (!json_array_size(alerts))
+		return;
+	bf_buf_addstr(b, "| benchmark | metric | commits | change | "
+	                 "direction | score | state |\n"
+	                 "|---|---|---|---:|---|---:|---|\n");
+	json_array_foreach(alerts, i, a)
+	{
+		bf_buf_addstr(b, "| ");
+		bf_md_name(b, bf_json_str_or(a, "suite", "?"));
+		bf_buf_addstr(b, " / ");
+		bf_md_cell(b, a, "benchmark");
+		bf_md_cell(b, a, "metric");
+		bf_md_commit(b, bf_json_str_or(a, "commit_lo", "?"));
+		bf_buf_addstr(b, "..");
+		bf_md_commit(b, bf_json_str_or(a, "commit_hi", "?"));
+		bf_buf_addstr(b, " | ");
+		bf_md_percent(b, bf_rep_num(a, "size"));
+		bf_buf_addstr(b, " | ");
+		bf_md_cell(b, a, "direction");
+		bf_buf_addf(
+		        b, "%.3g | %s |\n", bf_rep_num(a, "score"),
+		        json_is_true(json_object_get(a, "ignored")) ? "ignored"
+		        : json_is_true(json_object_get(a, "new"))   ? "new"
+		                                                    : "known");
+	}
+	bf_buf_addch(b, '\n');
+}
+
+void bf_md_probes_table(struct bf_buf *b, const json_t *probes)
+{
+	size_t i;
+	json_t *p;
+
+	if (!json_array_size(probes))
+		return;
+	bf_buf_addstr(b, "| commit | verdict | change [95% CI] | outcome |\n"
+	                 "|---|---|---:|---|\n");
+	json_array_foreach(probes, i, p)
+	{
+		bf_buf_addstr(b, "| ");
+		bf_md_commit(b, bf_json_str_or(p, "commit", "?"));
+		bf_buf_addstr(b, " | ");
+		bf_md_cell(b, p, "verdict");
+		bf_rep_add_effect(b, json_object_get(p, "series"), "–");
+		bf_buf_addstr(b, " | ");
+		bf_md_name(b, bf_json_str_or(p, "outcome", "?"));
+		if (json_is_string(json_object_get(p, "reason"))) {
+			bf_buf_addstr(b, ": ");
+			bf_md_text(b, bf_json_str_or(p, "reason", ""));
+		}
+		bf_buf_addstr(b, " |\n");
+	}
+}
