@@ -6,56 +6,13 @@
  * worked out by hand from its formulas; the arithmetic is in the
  * comments.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchfarm/detect.h"
 #include "benchfarm/err.h"
-
-static void check_close(double got, double want, double tol, const char *what,
-                        const char *file, int line)
-{
-	if (fabs(got - want) <= tol)
-		return;
-	print_error("%s = %.17g, want %.17g (tolerance %g)\n", what, got, want,
-	            tol);
-	_fail(file, line);
-}
-
-#define assert_close(got, want, tol) \
-	check_close((got), (want), (tol), #got, __FILE__, __LINE__)
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-/*
- * A fixed pseudo-random sequence (the Numerical Recipes LCG): uniform
- * noise in [-amp, amp), the same on every platform.
- */
-static double lcg_noise(uint32_t *s, double amp)
-{
-	*s = *s * 1664525u + 1013904223u;
-	return (2 * (*s / 4294967296.0) - 1) * amp;
-}
-
-/* levels[k] for values k*seg .. (k+1)*seg - 1, plus noise; malloc'd. */
-static double *leveled(const double *levels, size_t nlevels, size_t seg,
-                       double amp, uint32_t seed)
-{
-	double *x = malloc(nlevels * seg * sizeof(*x));
-
-	assert_non_null(x);
-	for (size_t i = 0; i < nlevels * seg; i++)
-		x[i] = levels[i / seg] + lcg_noise(&seed, amp);
-	return x;
-}
+#include "unit/detect_ttest/series.h"
 
 static void ph_params(struct bf_detect_params *p, int minb, int maxb, int fore,
                       double thr)
