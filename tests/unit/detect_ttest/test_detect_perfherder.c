@@ -390,24 +390,6 @@ static void test_ph__degenerate_series(void **state)
 	free(step);
 }
 
-static void expect_einval(const struct bf_detect_params *p, const char *name)
-{
-	const double x[] = { 1, 2, 3, 4 };
-	struct bf_step_window w;
-	struct bf_change *c = NULL;
-	size_t nc = 7;
-	struct bf_err err = BF_ERR_INIT;
-
-	assert_int_equal(bf_detect_perfherder(&c, &nc, p, x, 4, &err),
-	                 BF_EINVAL);
-	assert_null(c);
-	assert_int_equal(nc, 0);
-	assert_non_null(strstr(err.msg, name));
-	bf_err_clear(&err);
-	assert_int_equal(bf_detect_window(&w, p, x, 4, &err), BF_EINVAL);
-	assert_non_null(strstr(err.msg, name));
-}
-
 static void test_ph__rejects_bad_params(void **state)
 {
 	struct bf_detect_params p;
