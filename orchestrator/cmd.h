@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "benchfarm/common.h"
+#include "job/presubmit.h"
 
 struct bf_store;
 struct bf_cfg;
@@ -12,7 +13,6 @@ struct bf_cfg;
 /* What main() prepares for a command, once, before calling it. */
 enum bf_cmd_flags {
 	BF_CMD_NEEDS_DB = 1 << 0, /* open the store before the command */
-	BF_CMD_STUB = 1 << 1, /* not implemented yet: says which issue */
 };
 
 /* State main() hands each command. */
@@ -72,6 +72,30 @@ int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
 int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
                         const char *klass, const char *cmd);
 
+/*
+ * A command's view of its job's notes (bf_cmd_job_note's arg): errors
+ * and warnings are printed as "benchfarm: CMD: ...", a failed build's
+ * log tail after its error; when stderr is a terminal (progress), also
+ * the preparing lines and one step line, rewritten at each step.
+ */
+struct bf_cmd_notes {
+	const char *cmd;
+	bool progress;
+	bool line_open; /* a step line is on the terminal, not ended */
+};
+
+/* For cmd: progress when stderr is a terminal. */
+void bf_cmd_notes_init(struct bf_cmd_notes *n, const char *cmd);
+
+/* A bf_job_note_fn that prints for arg, a struct bf_cmd_notes. */
+void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text);
+
+/*
+ * After a job: "benchfarm: CMD: stopped: WHY" when result (NULL: none)
+ * says its runs were stopped (status "infra_failure").
+ */
+void bf_cmd_say_stopped(const json_t *result, const char *cmd);
+
 struct bf_argv;
 struct bf_host_ssh;
 struct bf_report_opts;
@@ -107,9 +131,65 @@ void bf_cmd_split_formats(struct bf_argv *out, const char *list);
  */
 int bf_cmd_check_formats(const struct bf_argv *formats, const char *cmd);
 
+/*
+ * The options several commands share (cmd_opts.c), in groups: -c CONFIG
+ * and -h always, and with
+ * - BF_CMD_OPTS_CLASSES, --device and --pool naming device classes of
+ *   the history (detect, history, dashboard);
+ * - BF_CMD_OPTS_SERIES, --suite, --benchmark and --metric GLOB and
+ *   --range A..B (history, dashboard);
+ * - BF_CMD_OPTS_JOB, -n/--repeats N, --device NAME, --pool LABEL and
+ *   --json FILE of a measuring job (run, backfill, bisect).
+ */
+enum bf_cmd_opt_groups {
+	BF_CMD_OPTS_CLASSES = 1 << 0,
+	BF_CMD_OPTS_SERIES = 1 << 1,
+	BF_CMD_OPTS_JOB = 1 << 2,
+};
+
+#define BF_CMD_MAX_CLASSES 16
+
+/* What the shared options were given; NULL, 0: not given. */
+struct bf_cmd_args {
+	const char *config;
+	const char *klass[BF_CMD_MAX_CLASSES]; /* BF_CMD_OPTS_CLASSES */
+	size_t nklass;
+	const char *suite, *bench, *metric; /* globs */
+	const char *range;
+	int repeats; /* BF_CMD_OPTS_JOB, checked as runs.repeats */
+	const char *device, *pool, *json;
+};
+
+/* The option codes of cmd_opts.c start here; a command's own are less. */
+#define BF_CMD_OPT_FIRST 0x1000
+
+struct bf_cmd_parser {
+	const char *name, *usage;
+	unsigned groups; /* enum bf_cmd_opt_groups */
+	size_t max_classes; /* 1: a later --device/--pool replaces one */
+	const struct option *opts; /* the command's own; a zero row ends */
+	const char *shortopts; /* theirs, besides the groups' */
+	/* takes one of its own options, c with val: 0 or an exit code */
+	int (*take)(void *arg, int c, const char *val);
+	void *arg;
+	/* NULL: no operands; else gets the index of the first one */
+	int *operands;
+};
+
+/*
+ * Parse argv (from the command name) into a and, through p->take, the
+ * command's own options. Returns 0, -1 when -h printed the usage, or an
+ * exit code after printing why.
+ */
+int bf_cmd_parse(struct bf_cmd_args *a, int argc, char **argv,
+                 const struct bf_cmd_parser *p);
+
+/* A series is selected when each glob of a matches its name. */
+bool bf_cmd_series_matches(const struct bf_cmd_args *a, const char *suite,
+                           const char *bench, const char *metric);
+
 /* The commands. */
 int cmd_config(int argc, char **argv, struct bf_ctx *ctx);
-int cmd_stub(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_report(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_trace(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_compare(int argc, char **argv, struct bf_ctx *ctx);

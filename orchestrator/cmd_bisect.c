@@ -1,7 +1,6 @@
 #include "cmd.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
@@ -56,86 +55,54 @@ static const char usage[] =
 
 struct bisect {
 	struct bf_bisect_opts o;
-	const char *config, *json_path;
+	struct bf_cmd_args args; /* -c, -n, --device, --pool, --json */
 };
 
-enum {
-	OPT_GOOD = 256,
-	OPT_BAD,
-	OPT_BENCH,
-	OPT_SERIES,
-	OPT_METRIC,
-	OPT_DEVICE,
-	OPT_POOL,
-	OPT_JSON
-};
+enum { OPT_GOOD = 256, OPT_BAD, OPT_BENCH, OPT_SERIES, OPT_METRIC };
+
+/* bisect's own options. */
+static int take(void *arg, int c, const char *val)
+{
+	struct bisect *b = arg;
+
+	if (c == OPT_GOOD)
+		b->o.good = val;
+	else if (c == OPT_BAD)
+		b->o.bad = val;
+	else if (c == OPT_BENCH)
+		b->o.bench = val;
+	else if (c == OPT_SERIES)
+		b->o.series = val;
+	else if (c == OPT_METRIC)
+		b->o.metric = val;
+	return 0;
+}
 
 static int parse(struct bisect *b, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "good", required_argument, NULL, OPT_GOOD },
 		{ "bad", required_argument, NULL, OPT_BAD },
 		{ "benchmark", required_argument, NULL, OPT_BENCH },
 		{ "series", required_argument, NULL, OPT_SERIES },
 		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "repeats", required_argument, NULL, 'n' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_POOL },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_err err = BF_ERR_INIT;
-	int c;
+	const struct bf_cmd_parser cmd = {
+		.name = "bisect",
+		.usage = usage,
+		.groups = BF_CMD_OPTS_JOB,
+		.opts = opts,
+		.take = take,
+		.arg = b,
+	};
+	int ret = bf_cmd_parse(&b->args, argc, argv, &cmd);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			b->config = optarg;
-			break;
-		case OPT_GOOD:
-			b->o.good = optarg;
-			break;
-		case OPT_BAD:
-			b->o.bad = optarg;
-			break;
-		case OPT_BENCH:
-			b->o.bench = optarg;
-			break;
-		case OPT_SERIES:
-			b->o.series = optarg;
-			break;
-		case OPT_METRIC:
-			b->o.metric = optarg;
-			break;
-		case OPT_DEVICE:
-			b->o.device = optarg;
-			break;
-		case OPT_POOL:
-			b->o.pool = optarg;
-			break;
-		case OPT_JSON:
-			b->json_path = optarg;
-			break;
-		case 'n':
-			if (bf_cfg_parse_setting(&b->o.repeats, "runs.repeats",
-			                         optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, "bisect",
-				                   "--repeats: %s", err.msg);
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return BF_EXIT_OK;
-		default:
-			fputs(usage, stderr);
-			return BF_EXIT_USAGE;
-		}
-	}
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, "bisect",
-		                   "unexpected argument '%s'", argv[optind]);
+	if (ret)
+		return ret < 0 ? BF_EXIT_OK : ret;
+	b->o.repeats = b->args.repeats;
+	b->o.device = b->args.device;
+	b->o.pool = b->args.pool;
 	if (!b->o.good || !b->o.bad || !b->o.bench)
 		return bf_cmd_fail(BF_EXIT_USAGE, "bisect",
 		                   "--good, --bad and --benchmark are required "
@@ -145,25 +112,28 @@ static int parse(struct bisect *b, int argc, char **argv)
 
 int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 {
-	struct bisect b = { BF_BISECT_OPTS_INIT, NULL, NULL };
+	struct bisect b = { .o = BF_BISECT_OPTS_INIT };
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_cmd_notes notes;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
 	int ret;
 
 	if ((ret = parse(&b, argc, argv)) >= 0)
 		return ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "bisect", b.config)))
+	if ((ret = bf_cmd_load_cfg(&cfg, "bisect", b.args.config)))
 		return ret;
 	b.o.log = stdout;
-	b.o.progress = isatty(2);
+	bf_cmd_notes_init(&notes, "bisect");
+	b.o.note = bf_cmd_job_note;
+	b.o.note_arg = &notes;
 	ret = bf_bisect_run(&result, &cfg, ctx->store, &b.o, &err);
 	if (ret)
 		ret = bf_cmd_fail(ret == BF_EINVAL ? BF_EXIT_USAGE
 		                                   : BF_EXIT_INFRA,
 		                  "bisect", "%s", err.msg);
-	else if (b.json_path &&
-	         bf_json_write_file(result, b.json_path, true, true, &err))
+	else if (b.args.json &&
+	         bf_json_write_file(result, b.args.json, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "bisect", "%s", err.msg);
 	json_decref(result);
 	bf_cfg_release(&cfg);

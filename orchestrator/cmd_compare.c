@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
@@ -252,7 +251,9 @@ int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_argv formats = BF_ARGV_INIT;
+	struct bf_cmd_notes notes;
 	json_t *result = NULL;
+	char *md = NULL;
 	struct bf_cfg cfg;
 	int ret = parse_opts(&o, argc, argv);
 
@@ -260,22 +261,30 @@ int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 		return ret;
 	if ((ret = bf_cmd_load_cfg(&cfg, "compare", o.config)))
 		return ret;
-	o.progress = isatty(2);
+	bf_cmd_notes_init(&notes, "compare");
+	o.note = bf_cmd_job_note;
+	o.note_arg = &notes;
+	o.result_out = &result;
+	if (!o.markdown_path)
+		o.markdown_out = &md; /* for stdout */
 	if (o.report || o.report_dir) {
-		o.result_out = &result;
 		report_formats(&formats, &o, &cfg);
 		/* a misspelt format is found before hours of measuring */
 		if ((ret = bf_cmd_check_formats(&formats, "compare")))
 			goto out;
 	}
-	ret = bf_presubmit_run(&o, &cfg, ctx->store);
-	if (result) {
+	ret = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
+	if (md)
+		fputs(md, stdout);
+	bf_cmd_say_stopped(result, "compare");
+	if (result && (o.report || o.report_dir)) {
 		int rc = write_reports(result, &formats, &o, &cfg);
 
 		if (rc && ret != BF_EXIT_INFRA)
 			ret = rc;
 	}
 out:
+	free(md);
 	json_decref(result);
 	bf_argv_release(&formats);
 	bf_cfg_release(&cfg);

@@ -1,6 +1,5 @@
 #include "cmd.h"
 
-#include <fnmatch.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -61,78 +60,44 @@ static const char dashboard_usage[] =
         "or\n"
         "config error, 3 the store, repository or file failed.\n";
 
-#define MAX_CLASSES 16
-
-enum {
-	OPT_DEVICE = 256,
-	OPT_SUITE,
-	OPT_BENCH,
-	OPT_METRIC,
-	OPT_RANGE,
-	OPT_JSON
-};
+enum { OPT_JSON = 256 };
 
 struct dash_opts {
-	const char *config, *suite, *bench, *metric, *range, *output, *json;
-	const char *klass[MAX_CLASSES];
-	size_t nklass;
+	struct bf_cmd_args sel;
+	const char *output, *json;
 };
 
-static bool matches(const char *glob, const char *s)
+/* dashboard's own options: -o FILE, --json FILE. */
+static int take(void *arg, int c, const char *val)
 {
-	return !glob || !fnmatch(glob, s, 0);
+	struct dash_opts *o = arg;
+
+	if (c == 'o')
+		o->output = val;
+	else if (c == OPT_JSON)
+		o->json = val;
+	return 0;
 }
 
 static int parse(struct dash_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_DEVICE },
-		{ "suite", required_argument, NULL, OPT_SUITE },
-		{ "benchmark", required_argument, NULL, OPT_BENCH },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", required_argument, NULL, OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	const struct bf_cmd_parser cmd = {
+		.name = "dashboard",
+		.usage = dashboard_usage,
+		.groups = BF_CMD_OPTS_CLASSES | BF_CMD_OPTS_SERIES,
+		.max_classes = BF_CMD_MAX_CLASSES,
+		.opts = opts,
+		.shortopts = "o:",
+		.take = take,
+		.arg = o,
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:o:h", opts, NULL)) != -1) {
-		if (c == 'c')
-			o->config = optarg;
-		else if (c == OPT_DEVICE) {
-			if (o->nklass == MAX_CLASSES)
-				return bf_cmd_fail(
-				        BF_EXIT_USAGE, "dashboard",
-				        "--device/--pool: at most %d "
-				        "device classes",
-				        MAX_CLASSES);
-			o->klass[o->nklass++] = optarg;
-		} else if (c == OPT_SUITE)
-			o->suite = optarg;
-		else if (c == OPT_BENCH)
-			o->bench = optarg;
-		else if (c == OPT_METRIC)
-			o->metric = optarg;
-		else if (c == OPT_RANGE)
-			o->range = optarg;
-		else if (c == 'o')
-			o->output = optarg;
-		else if (c == OPT_JSON)
-			o->json = optarg;
-		else if (c == 'h')
-			return fputs(dashboard_usage, stdout), -1;
-		else
-			return fputs(dashboard_usage, stderr), BF_EXIT_USAGE;
-	}
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, "dashboard",
-		                   "unexpected argument '%s'", argv[optind]);
-	return 0;
+	return bf_cmd_parse(&o->sel, argc, argv, &cmd);
 }
 
 /* project.commit_url: an http(s) URL with "{commit}" in it. */
@@ -236,30 +201,31 @@ static int build(json_t **out, const struct dash_opts *o,
 	for (size_t i = 0; i < n; i++)
 		idv[i] = ids[i];
 	classes = json_array();
-	for (size_t c = 0; !rc && c < o->nklass; c++) {
+	for (size_t c = 0; !rc && c < o->sel.nklass; c++) {
 		struct bf_history h = { 0 };
 
-		json_array_append_new(classes, json_string(o->klass[c]));
-		rc = bf_history_load(&h, store, o->klass[c], idv, n, err);
+		json_array_append_new(classes, json_string(o->sel.klass[c]));
+		rc = bf_history_load(&h, store, o->sel.klass[c], idv, n, err);
 		for (size_t i = 0; !rc && i < h.n; i++) {
 			const struct bf_hist_series *s = &h.series[i];
 
-			if (s->npoints && matches(o->suite, s->suite) &&
-			    matches(o->bench, s->benchmark) &&
-			    matches(o->metric, s->metric))
+			if (s->npoints &&
+			    bf_cmd_series_matches(&o->sel, s->suite,
+			                          s->benchmark, s->metric))
 				json_array_append_new(
 				        series,
-				        series_json(cfg, o->klass[c], s, n));
+				        series_json(cfg, o->sel.klass[c], s,
+				                    n));
 		}
 		bf_history_release(&h);
 	}
 	if (!rc)
 		rc = bf_store_alert_list(&al, &nal, store, NULL, err);
 	for (size_t i = 0; !rc && i < nal; i++)
-		for (size_t c = 0; c < o->nklass; c++)
+		for (size_t c = 0; c < o->sel.nklass; c++)
 			if (!strcmp(al[i].device_class ? al[i].device_class
 			                               : "",
-			            o->klass[c]))
+			            o->sel.klass[c]))
 				json_array_append_new(alerts,
 				                      alert_json(&al[i]));
 	bf_store_alerts_free(al, nal);
@@ -326,13 +292,13 @@ int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret)
 		return ret < 0 ? BF_EXIT_OK : ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "dashboard", o.config)))
+	if ((ret = bf_cmd_load_cfg(&cfg, "dashboard", o.sel.config)))
 		return ret;
 	if ((ret = check_commit_url(&cfg)))
 		goto out;
-	if (!o.nklass)
-		o.klass[o.nklass++] = cfg.devices.pool;
-	rc = bf_history_commits(&ids, &n, &repo, &cfg, o.range, &err);
+	if (!o.sel.nklass)
+		o.sel.klass[o.sel.nklass++] = cfg.devices.pool;
+	rc = bf_history_commits(&ids, &n, &repo, &cfg, o.sel.range, &err);
 	if (!rc)
 		rc = build(&doc, &o, &cfg, ctx->store, repo, ids, n, &err);
 	if (rc) {

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -76,15 +75,7 @@ static const char detect_usage[] =
         "failed,\n"
         "or a bisect could not run.\n";
 
-enum {
-	OPT_ALGO = 256,
-	OPT_DEVICE,
-	OPT_JSON,
-	OPT_DRY,
-	OPT_SPIKE,
-	OPT_NOSPIKE,
-	OPT_BISECT
-};
+enum { OPT_ALGO = 256, OPT_JSON, OPT_DRY, OPT_SPIKE, OPT_NOSPIKE, OPT_BISECT };
 
 static long long int_of(const json_t *o, const char *key)
 {
@@ -207,92 +198,115 @@ int bf_cmd_detect_after(const struct bf_cfg *cfg, struct bf_store *store,
 	return BF_EXIT_OK;
 }
 
-int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
+/* What detect was asked. */
+struct detect_args {
+	struct bf_cmd_args sel;
+	struct bf_detect_opts o;
+	struct bf_bisect_opts bo;
+	bool bisect;
+	const char *json_path;
+};
+
+/* detect's own options (the config and the class are cmd_opts.c's). */
+static int take(void *arg, int c, const char *val)
+{
+	struct detect_args *a = arg;
+	struct bf_err err = BF_ERR_INIT;
+	char *end;
+
+	if (c == OPT_BISECT) {
+		a->bisect = true;
+	} else if (c == 'n') {
+		if (bf_cfg_parse_setting(&a->bo.repeats, "runs.repeats", val,
+		                         &err))
+			return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+			                   "--repeats: %s", err.msg);
+	} else if (c == OPT_ALGO) {
+		a->o.algorithm = val;
+	} else if (c == OPT_JSON) {
+		a->json_path = val;
+	} else if (c == OPT_DRY) {
+		a->o.store_alerts = false;
+	} else if (c == OPT_NOSPIKE) {
+		a->o.spike_share = 2; /* more than every series */
+	} else if (c == OPT_SPIKE) {
+		errno = 0;
+		a->o.spike_share = strtod(val, &end);
+		if (errno || end == val || *end ||
+		    !(a->o.spike_share > 0 && a->o.spike_share <= 1))
+			return bf_cmd_fail(BF_EXIT_USAGE, "detect",
+			                   "--spike-share: '%s' is not a share "
+			                   "above 0 and at most 1",
+			                   val);
+	}
+	return 0;
+}
+
+static int parse(struct detect_args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "algorithm", required_argument, NULL, OPT_ALGO },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_DEVICE },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "dry-run", no_argument, NULL, OPT_DRY },
 		{ "spike-share", required_argument, NULL, OPT_SPIKE },
 		{ "no-spike", no_argument, NULL, OPT_NOSPIKE },
 		{ "bisect", no_argument, NULL, OPT_BISECT },
 		{ "repeats", required_argument, NULL, 'n' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_detect_opts o = BF_DETECT_OPTS_INIT;
-	struct bf_bisect_opts bo = BF_BISECT_OPTS_INIT;
-	bool bisect = false;
-	char *end;
+	const struct bf_cmd_parser cmd = {
+		.name = "detect",
+		.usage = detect_usage,
+		.groups = BF_CMD_OPTS_CLASSES,
+		.max_classes = 1,
+		.opts = opts,
+		.shortopts = "n:",
+		.take = take,
+		.arg = a,
+	};
+	int ret = bf_cmd_parse(&a->sel, argc, argv, &cmd);
+
+	if (a->sel.nklass)
+		a->o.device_class = a->sel.klass[0];
+	return ret;
+}
+
+int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
+{
+	struct detect_args a = { .o = BF_DETECT_OPTS_INIT,
+		                 .bo = BF_BISECT_OPTS_INIT };
+	struct bf_cmd_notes notes;
 	struct bf_err err = BF_ERR_INIT;
-	const char *config = NULL, *json_path = NULL;
 	json_t *result = NULL;
 	struct bf_cfg cfg;
-	int c, ret, bisect_ret = BF_EXIT_OK;
+	int ret = parse(&a, argc, argv), bisect_ret = BF_EXIT_OK;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-		if (c == 'c')
-			config = optarg;
-		else if (c == OPT_BISECT)
-			bisect = true;
-		else if (c == 'n') {
-			if (bf_cfg_parse_setting(&bo.repeats, "runs.repeats",
-			                         optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, "detect",
-				                   "--repeats: %s", err.msg);
-		} else if (c == OPT_ALGO)
-			o.algorithm = optarg;
-		else if (c == OPT_DEVICE)
-			o.device_class = optarg;
-		else if (c == OPT_JSON)
-			json_path = optarg;
-		else if (c == OPT_DRY)
-			o.store_alerts = false;
-		else if (c == OPT_NOSPIKE)
-			o.spike_share = 2; /* more than every series */
-		else if (c == OPT_SPIKE) {
-			errno = 0;
-			o.spike_share = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o.spike_share > 0 && o.spike_share <= 1))
-				return bf_cmd_fail(
-				        BF_EXIT_USAGE, "detect",
-				        "--spike-share: '%s' is not "
-				        "a share above 0 and at most 1",
-				        optarg);
-		} else if (c == 'h')
-			return fputs(detect_usage, stdout), BF_EXIT_OK;
-		else
-			return fputs(detect_usage, stderr), BF_EXIT_USAGE;
-	}
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
-		                   "unexpected argument '%s'", argv[optind]);
-	if (bisect && !o.store_alerts)
+	if (ret)
+		return ret < 0 ? BF_EXIT_OK : ret;
+	if (a.bisect && !a.o.store_alerts)
 		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 		                   "--bisect records each culprit with its "
 		                   "alert: it cannot be used with --dry-run");
-	if (bo.repeats && !bisect)
+	if (a.bo.repeats && !a.bisect)
 		return bf_cmd_fail(BF_EXIT_USAGE, "detect",
 		                   "--repeats is for --bisect's probes");
-	if (o.algorithm && bf_detector_from_name(o.algorithm) < 0)
+	if (a.o.algorithm && bf_detector_from_name(a.o.algorithm) < 0)
 		return bf_cmd_fail(
 		        BF_EXIT_USAGE, "detect",
 		        "--algorithm: unknown detector '%s' (jetpack, "
 		        "skia, perfherder or edivisive)",
-		        o.algorithm);
-	if ((ret = bf_cmd_load_cfg(&cfg, "detect", config)))
+		        a.o.algorithm);
+	if ((ret = bf_cmd_load_cfg(&cfg, "detect", a.sel.config)))
 		return ret;
-	ret = bf_postsubmit_detect(&result, &cfg, ctx->store, &o, &err);
-	if (!ret && bisect) {
+	ret = bf_postsubmit_detect(&result, &cfg, ctx->store, &a.o, &err);
+	if (!ret && a.bisect) {
 		/* the evidence goes where the result does not */
-		bo.log = json_path && !strcmp(json_path, "-") ? stderr : stdout;
-		bo.progress = isatty(2);
-		if (bf_detect_bisect(result, &cfg, ctx->store, &bo, &err))
+		a.bo.log = a.json_path && !strcmp(a.json_path, "-") ? stderr
+		                                                    : stdout;
+		bf_cmd_notes_init(&notes, "detect");
+		a.bo.note = bf_cmd_job_note;
+		a.bo.note_arg = &notes;
+		if (bf_detect_bisect(result, &cfg, ctx->store, &a.bo, &err))
 			bisect_ret = bf_cmd_fail(BF_EXIT_INFRA, "detect",
 			                         "--bisect: %s", err.msg);
 	}
@@ -302,12 +316,12 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 		                          ? BF_EXIT_USAGE
 		                          : BF_EXIT_INFRA,
 		                  "detect", "%s", err.msg);
-	} else if (json_path && !strcmp(json_path, "-")) {
+	} else if (a.json_path && !strcmp(a.json_path, "-")) {
 		bf_json_print(result, stdout);
 	} else {
 		print_alerts(result);
-		if (json_path &&
-		    bf_json_write_file(result, json_path, true, true, &err))
+		if (a.json_path &&
+		    bf_json_write_file(result, a.json_path, true, true, &err))
 			ret = bf_cmd_fail(BF_EXIT_INFRA, "detect", "%s",
 			                  err.msg);
 	}

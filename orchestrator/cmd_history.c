@@ -1,6 +1,5 @@
 #include "cmd.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,31 +57,13 @@ static const char history_usage[] =
         "usage\n"
         "or config error, 3 the store or repository failed.\n";
 
-enum {
-	OPT_DEVICE = 256,
-	OPT_SUITE,
-	OPT_BENCH,
-	OPT_METRIC,
-	OPT_RANGE,
-	OPT_LAST
-};
+enum { OPT_LAST = 256 };
 
 struct hist_opts {
-	const char *config, *klass, *suite, *bench, *metric, *range;
+	struct bf_cmd_args sel;
 	int last; /* 0: every point */
 	bool json;
 };
-
-static bool matches(const char *glob, const char *s)
-{
-	return !glob || !fnmatch(glob, s, 0);
-}
-
-static bool selected(const struct hist_opts *o, const struct bf_hist_series *s)
-{
-	return matches(o->suite, s->suite) && matches(o->bench, s->benchmark) &&
-	       matches(o->metric, s->metric);
-}
 
 /* The first index of s's newest o->last points (0: all of them). */
 static size_t first_shown(const struct hist_opts *o,
@@ -160,60 +141,47 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 	}
 }
 
+/* history's own options: --last N, --json. */
+static int take(void *arg, int c, const char *val)
+{
+	struct hist_opts *o = arg;
+	struct bf_err err = BF_ERR_INIT;
+
+	if (c == 'j')
+		o->json = true;
+	else if (c == OPT_LAST &&
+	         bf_parse_int_range(&o->last, val, 1, 1000000000, &err))
+		return bf_cmd_fail(BF_EXIT_USAGE, "history", "--last: %s",
+		                   err.msg);
+	return 0;
+}
+
 static int parse(struct hist_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_DEVICE },
-		{ "suite", required_argument, NULL, OPT_SUITE },
-		{ "benchmark", required_argument, NULL, OPT_BENCH },
-		{ "metric", required_argument, NULL, OPT_METRIC },
-		{ "range", required_argument, NULL, OPT_RANGE },
 		{ "last", required_argument, NULL, OPT_LAST },
 		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_err err = BF_ERR_INIT;
-	int c;
+	const struct bf_cmd_parser cmd = {
+		.name = "history",
+		.usage = history_usage,
+		.groups = BF_CMD_OPTS_CLASSES | BF_CMD_OPTS_SERIES,
+		.max_classes = 1,
+		.opts = opts,
+		.shortopts = "",
+		.take = take,
+		.arg = o,
+	};
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
-		if (c == 'c')
-			o->config = optarg;
-		else if (c == OPT_DEVICE)
-			o->klass = optarg;
-		else if (c == OPT_SUITE)
-			o->suite = optarg;
-		else if (c == OPT_BENCH)
-			o->bench = optarg;
-		else if (c == OPT_METRIC)
-			o->metric = optarg;
-		else if (c == OPT_RANGE)
-			o->range = optarg;
-		else if (c == OPT_LAST) {
-			if (bf_parse_int_range(&o->last, optarg, 1, 1000000000,
-			                       &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, "history",
-				                   "--last: %s", err.msg);
-		} else if (c == 'j')
-			o->json = true;
-		else if (c == 'h')
-			return fputs(history_usage, stdout), -1;
-		else
-			return fputs(history_usage, stderr), BF_EXIT_USAGE;
-	}
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, "history",
-		                   "unexpected argument '%s'", argv[optind]);
-	return 0;
+	return bf_cmd_parse(&o->sel, argc, argv, &cmd);
 }
 
 int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct hist_opts o = { 0 };
 	struct bf_err err = BF_ERR_INIT;
+	const char *klass;
 	struct bf_gitrepo *repo = NULL;
 	struct bf_history h = { 0 };
 	char(*commits)[41] = NULL;
@@ -225,16 +193,15 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret)
 		return ret < 0 ? BF_EXIT_OK : ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "history", o.config)))
+	if ((ret = bf_cmd_load_cfg(&cfg, "history", o.sel.config)))
 		return ret;
-	if (!o.klass)
-		o.klass = cfg.devices.pool;
-	rc = bf_history_commits(&commits, &n, &repo, &cfg, o.range, &err);
+	klass = o.sel.nklass ? o.sel.klass[0] : cfg.devices.pool;
+	rc = bf_history_commits(&commits, &n, &repo, &cfg, o.sel.range, &err);
 	if (!rc) {
 		ids = bf_xcalloc(n + 1, sizeof(*ids));
 		for (size_t i = 0; i < n; i++)
 			ids[i] = commits[i];
-		rc = bf_history_load(&h, ctx->store, o.klass, ids, n, &err);
+		rc = bf_history_load(&h, ctx->store, klass, ids, n, &err);
 	}
 	if (rc) {
 		ret = bf_cmd_fail(err.code == BF_EINVAL ||
@@ -246,18 +213,20 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 	}
 	series = json_array();
 	for (size_t i = 0; i < h.n; i++)
-		if (selected(&o, &h.series[i]))
+		if (bf_cmd_series_matches(&o.sel, h.series[i].suite,
+		                          h.series[i].benchmark,
+		                          h.series[i].metric))
 			json_array_append_new(series, series_json(&o, &cfg,
 			                                          &h.series[i],
 			                                          commits, n));
 	doc = json_pack("{s:s, s:s, s:s, s:I, s:o}", "benchfarm", BF_VERSION,
-	                "kind", "history", "device_class", o.klass, "commits",
+	                "kind", "history", "device_class", klass, "commits",
 	                (json_int_t)n, "series", series);
 	if (!json_array_size(series))
 		fprintf(stderr,
 		        "benchfarm: history: none of the %zu series stored on "
 		        "device class '%s' over these %zu commits matches\n",
-		        h.n, o.klass, n);
+		        h.n, klass, n);
 	if (o.json) {
 		bf_json_print(doc, stdout);
 	} else {

@@ -1,7 +1,6 @@
 #include "cmd.h"
 
 #include <stdio.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -79,15 +78,41 @@ static const char backfill_usage[] =
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
-enum {
-	OPT_COMMIT = 256,
-	OPT_DEVICE,
-	OPT_POOL,
-	OPT_JSON,
-	OPT_SEED,
-	OPT_DETECT,
-	OPT_RETRY_FAILED
+enum { OPT_COMMIT = 256, OPT_SEED, OPT_DETECT, OPT_RETRY_FAILED };
+
+/* What run or backfill was asked, besides the job options. */
+struct post_args {
+	struct bf_presubmit_opts *o;
+	bool *detect, *retry; /* retry: NULL for run */
+	const char *cmd, *usage;
 };
+
+/*
+ * The own options of run and backfill: --commit is run's,
+ * --retry-failed backfill's.
+ */
+static int take(void *arg, int c, const char *val)
+{
+	struct post_args *a = arg;
+	struct bf_err err = BF_ERR_INIT;
+
+	if (c == OPT_COMMIT && !a->retry) {
+		a->o->patch = val;
+	} else if (c == OPT_SEED) {
+		if (bf_parse_u64(&a->o->seed, val, &err))
+			return bf_cmd_fail(BF_EXIT_USAGE, a->cmd, "--seed: %s",
+			                   err.msg);
+		a->o->seed_set = true;
+	} else if (c == OPT_DETECT) {
+		*a->detect = true;
+	} else if (c == OPT_RETRY_FAILED && a->retry) {
+		*a->retry = true;
+	} else {
+		fputs(a->usage, stderr);
+		return BF_EXIT_USAGE;
+	}
+	return 0;
+}
 
 /* range and retry are NULL for run, which takes neither. */
 static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
@@ -95,71 +120,71 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
                  const char *usage)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
 		{ "commit", required_argument, NULL, OPT_COMMIT },
-		{ "repeats", required_argument, NULL, 'n' },
-		{ "device", required_argument, NULL, OPT_DEVICE },
-		{ "pool", required_argument, NULL, OPT_POOL },
-		{ "json", required_argument, NULL, OPT_JSON },
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "detect", no_argument, NULL, OPT_DETECT },
 		{ "retry-failed", no_argument, NULL, OPT_RETRY_FAILED },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bf_err err = BF_ERR_INIT;
-	int c;
+	struct post_args pa = { o, detect, retry, cmd, usage };
+	struct bf_cmd_args a = { 0 };
+	int first = 0;
+	const struct bf_cmd_parser p = {
+		.name = cmd,
+		.usage = usage,
+		.groups = BF_CMD_OPTS_JOB,
+		.opts = opts,
+		.take = take,
+		.arg = &pa,
+		.operands = range ? &first : NULL,
+	};
+	int ret = bf_cmd_parse(&a, argc, argv, &p);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "c:n:h", opts, NULL)) != -1) {
-		if (c == 'c') {
-			o->config = optarg;
-		} else if (c == OPT_COMMIT && !range) {
-			o->patch = optarg;
-		} else if (c == 'n') {
-			if (bf_cfg_parse_setting(&o->repeats, "runs.repeats",
-			                         optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-				                   "--repeats: %s", err.msg);
-		} else if (c == OPT_SEED) {
-			if (bf_parse_u64(&o->seed, optarg, &err))
-				return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-				                   "--seed: %s", err.msg);
-			o->seed_set = true;
-		} else if (c == OPT_DEVICE) {
-			o->device = optarg;
-		} else if (c == OPT_POOL) {
-			o->pool = optarg;
-		} else if (c == OPT_JSON) {
-			o->json_path = optarg;
-		} else if (c == OPT_DETECT) {
-			*detect = true;
-		} else if (c == OPT_RETRY_FAILED && retry) {
-			*retry = true;
-		} else if (c == 'h') {
-			fputs(usage, stdout);
-			return BF_EXIT_OK;
-		} else {
-			fputs(usage, stderr);
-			return BF_EXIT_USAGE;
-		}
-	}
-	if (range && optind + 1 == argc) {
-		*range = argv[optind];
+	if (ret)
+		return ret < 0 ? BF_EXIT_OK : ret;
+	o->config = a.config;
+	o->device = a.device;
+	o->pool = a.pool;
+	o->json_path = a.json;
+	o->repeats = a.repeats;
+	if (range && first + 1 == argc) {
+		*range = argv[first];
 		return -1;
 	}
 	if (range)
 		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
 		                   "give one range A..B (see --help)");
-	if (optind != argc)
-		return bf_cmd_fail(BF_EXIT_USAGE, cmd,
-		                   "unexpected argument '%s'", argv[optind]);
 	return -1;
+}
+
+/* What run recorded: a table of medians, no verdict. */
+static void print_recorded(const json_t *result)
+{
+	const json_t *results = json_object_get(result, "results");
+	const json_t *r;
+	size_t i;
+
+	printf("commit %.12s: %zu series recorded (run %lld)\n",
+	       bf_json_str_or(json_object_get(result, "commit"), "commit", ""),
+	       json_array_size(results),
+	       (long long)json_integer_value(
+	               json_object_get(result, "run_id")));
+	json_array_foreach(results, i, r)
+	{
+		printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
+		       bf_json_str_or(r, "name", "?"),
+		       bf_json_str_or(r, "metric", "?"),
+		       json_number_value(json_object_get(r, "median")),
+		       bf_json_str_or(r, "unit", ""),
+		       (long long)json_integer_value(json_object_get(r, "n")));
+	}
 }
 
 int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
+	struct bf_cmd_notes notes;
+	json_t *result = NULL;
 	struct bf_cfg cfg;
 	bool detect = false;
 	int ret = parse(&o, &detect, NULL, NULL, argc, argv, "run", run_usage);
@@ -169,8 +194,16 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	if ((ret = bf_cmd_load_cfg(&cfg, "run", o.config)))
 		return ret;
 	o.record = true;
-	o.progress = isatty(2);
-	ret = bf_presubmit_run(&o, &cfg, ctx->store);
+	bf_cmd_notes_init(&notes, "run");
+	o.note = bf_cmd_job_note;
+	o.note_arg = &notes;
+	o.result_out = &result;
+	ret = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
+	if (result) {
+		print_recorded(result);
+		bf_cmd_say_stopped(result, "run");
+	}
+	json_decref(result);
 	if (ret == BF_EXIT_OK && detect)
 		ret = bf_cmd_detect_after(&cfg, ctx->store,
 		                          o.device ? o.device : o.pool, "run");
@@ -219,6 +252,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_cmd_notes notes;
 	const char *range = NULL, *json_path;
 	char(*oids)[41] = NULL;
 	char(*keys)[65] = NULL;
@@ -241,8 +275,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	json_path = o.json_path;
 	o.json_path = NULL;
 	o.record = true;
-	o.quiet = true;
-	o.progress = isatty(2);
+	bf_cmd_notes_init(&notes, "backfill");
+	o.note = bf_cmd_job_note;
+	o.note_arg = &notes;
 	for (size_t i = 0; i < n; i++) {
 		json_t *failure = NULL, *row;
 		bool have = false;
@@ -271,9 +306,14 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			failure = json_pack("{s:s, s:I}", "stage", "build",
 			                    "failed_run", (json_int_t)broken);
 		} else {
+			json_t *result = NULL;
+
 			o.patch = oids[i];
 			o.failure_out = &failure;
-			rc = bf_presubmit_run(&o, &cfg, ctx->store);
+			o.result_out = &result;
+			rc = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
+			bf_cmd_say_stopped(result, "backfill");
+			json_decref(result);
 			if (rc == BF_EXIT_OK) {
 				measured++;
 				what = "measured";

@@ -14,6 +14,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
+#include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "benchfarm/text.h"
 #include "config/cfg.h"
@@ -72,6 +73,66 @@ int bf_cmd_fail(int exit_code, const char *cmd, const char *fmt, ...)
 	return exit_code;
 }
 
+void bf_cmd_notes_init(struct bf_cmd_notes *n, const char *cmd)
+{
+	n->cmd = cmd;
+	n->progress = isatty(2);
+	n->line_open = false;
+}
+
+/* A step line on the terminal ends before anything else is printed. */
+static void end_step_line(struct bf_cmd_notes *n)
+{
+	if (n->line_open)
+		fputc('\n', stderr);
+	n->line_open = false;
+}
+
+void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text)
+{
+	struct bf_cmd_notes *n = arg;
+	char *inert;
+
+	if (!n->progress && (kind == BF_JOB_PREPARING || kind == BF_JOB_STEP))
+		return;
+	if (kind != BF_JOB_STEP)
+		end_step_line(n);
+	inert = bf_text_inert(text, BF_TEXT_LINES);
+	switch (kind) {
+	case BF_JOB_PREPARING:
+		fprintf(stderr, "benchfarm: preparing %s\n", inert);
+		break;
+	case BF_JOB_STEP:
+		fprintf(stderr, "\r\033[K%s", inert);
+		n->line_open = true;
+		break;
+	case BF_JOB_STEPS_END:
+		break;
+	case BF_JOB_WARNING:
+		fprintf(stderr, "benchfarm: %s: warning: %s\n", n->cmd, inert);
+		break;
+	case BF_JOB_ERROR:
+		fprintf(stderr, "benchfarm: %s: %s\n", n->cmd, inert);
+		break;
+	case BF_JOB_BUILD_LOG:
+		/*
+		 * as the build wrote it: a CI step shows it between
+		 * ::stop-commands:: lines, where its commands are inert
+		 */
+		fprintf(stderr, "--- last lines of the build log ---\n%s\n",
+		        text);
+		break;
+	}
+	free(inert);
+}
+
+void bf_cmd_say_stopped(const json_t *result, const char *cmd)
+{
+	if (!strcmp(bf_json_str_or(result, "status", ""), "infra_failure"))
+		bf_cmd_fail(0, cmd, "stopped: %s",
+		            bf_json_str_or(result, "infra_error", "?"));
+}
+
 bool bf_cmd_wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -112,9 +173,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: benchfarm [--db PATH] [-v] [-q] [--version] "
 	           "COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < bf_ncommands; i++)
-		fprintf(f, "  %-10s %s%s\n", bf_commands[i].name,
-		        bf_commands[i].help,
-		        bf_commands[i].flags & BF_CMD_STUB ? " (planned)" : "");
+		fprintf(f, "  %-10s %s\n", bf_commands[i].name,
+		        bf_commands[i].help);
 	fprintf(f, "\n'benchfarm COMMAND -h' shows a command's options.\n"
 	           "Exit codes: 0 ok, 1 regression, 2 usage or config error, "
 	           "3 infrastructure failure.\n");

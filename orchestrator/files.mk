@@ -1,6 +1,5 @@
 ORCH_OBJS += orchestrator/commands.o
 ORCH_OBJS += orchestrator/cmd_config.o
-ORCH_OBJS += orchestrator/cmd_stubs.o
 ORCH_OBJS += orchestrator/cmd_compare.o
 ORCH_OBJS += orchestrator/cmd_analyze.o
 ORCH_OBJS += orchestrator/cmd_device.o
@@ -9,6 +8,7 @@ ORCH_OBJS += orchestrator/cmd_device_list.o
 ORCH_OBJS += orchestrator/cmd_device_check.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
 ORCH_OBJS += orchestrator/cmd_detect.o
+ORCH_OBJS += orchestrator/cmd_opts.o
 ORCH_OBJS += orchestrator/cmd_history.o
 ORCH_OBJS += orchestrator/cmd_dashboard.o
 ORCH_OBJS += orchestrator/cmd_bisect.o

@@ -72,20 +72,22 @@ static bool starts_block(const struct bf_plan *plan, size_t i)
 	       plan->steps[i - 1].repeat != st->repeat;
 }
 
+/* A step is done: the caller's note (under job->lock). */
 static void progress(struct dispatch *d, const struct bf_worker *w,
                      const struct bf_plan_step *st)
 {
 	const struct bf_job *job = d->job;
+	char *text;
 
 	d->steps_done++;
-	if (!job->o->progress)
+	if (!job->o->note)
 		return;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %s %d on %s", d->steps_done,
-	        d->steps_total, job->cfg->benchmarks[st->bench].name,
-	        bf_side_name(st->side), st->warmup ? "warmup" : "run",
-	        st->repeat + 1, w->name);
-	if (d->steps_done == d->steps_total)
-		fputc('\n', stderr);
+	text = bf_xasprintf(
+	        "[%zu/%zu] %s %s %s %d on %s", d->steps_done, d->steps_total,
+	        job->cfg->benchmarks[st->bench].name, bf_side_name(st->side),
+	        st->warmup ? "warmup" : "run", st->repeat + 1, w->name);
+	job->o->note(job->o->note_arg, BF_JOB_STEP, text);
+	free(text);
 }
 
 /*
@@ -431,8 +433,8 @@ static void finish(struct dispatch *d)
 		           why ? why : "the work could not be finished",
 		           sizeof(job->abort_msg));
 	}
-	if (job->o->progress && d->steps_done < d->steps_total)
-		fputc('\n', stderr);
+	if (job->o->note)
+		job->o->note(job->o->note_arg, BF_JOB_STEPS_END, "");
 }
 
 int bf_dispatch_run(struct bf_job *job, struct bf_err *err)

@@ -1,5 +1,5 @@
-#ifndef BF_SCHED_H
-#define BF_SCHED_H
+#ifndef BF_PLAN_H
+#define BF_PLAN_H
 
 #include "benchfarm/common.h"
 
@@ -38,4 +38,4 @@ void bf_plan_release(struct bf_plan *plan);
 /* "base" or "patch". */
 const char *bf_side_name(int side);
 
-#endif /* BF_SCHED_H */
+#endif /* BF_PLAN_H */

@@ -1,6 +1,6 @@
 #include "job/presubmit.h"
 
-#include <stdio.h>
+#include <stdarg.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +40,26 @@ static void job_release(struct bf_job *job)
 	json_decref(job->failure);
 	bf_gitrepo_free(job->repo);
 	free(job->digest);
+}
+
+/* Tell the caller (o->note); the first error is kept for err. */
+static void note(struct bf_job *job, enum bf_job_note kind, const char *fmt,
+                 ...) BF_PRINTF(3, 4);
+
+static void note(struct bf_job *job, enum bf_job_note kind, const char *fmt,
+                 ...)
+{
+	va_list ap;
+	char *text;
+
+	va_start(ap, fmt);
+	text = bf_xvasprintf(fmt, ap);
+	va_end(ap);
+	if (kind == BF_JOB_ERROR && !job->first_err.code)
+		bf_err_set(&job->first_err, BF_ERROR, "%s", text);
+	if (job->o->note)
+		job->o->note(job->o->note_arg, kind, text);
+	free(text);
 }
 
 char *bf_presubmit_config_digest(const char *path)
@@ -115,10 +135,10 @@ static int check_same(struct bf_job *job, const char *patch, struct bf_err *err)
 		        patch, job->side[1].commit,
 		        job->cfg->project.target_branch);
 	job->same_commit = true;
-	fprintf(stderr,
-	        "benchfarm: compare: warning: base and patch are the same "
-	        "commit %.12s: an A/A run, which can only measure noise\n",
-	        job->side[1].commit);
+	note(job, BF_JOB_WARNING,
+	     "base and patch are the same commit %.12s: an A/A run, which "
+	     "can only measure noise",
+	     job->side[1].commit);
 	return 0;
 }
 
@@ -178,10 +198,8 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 		char *tail;
 
 		bf_strlcpy(commit, job->side[s].commit, sizeof(commit));
-		if (job->o->progress)
-			fprintf(stderr, "benchfarm: preparing %s %.12s\n",
-			        job->record ? "commit" : bf_side_name(s),
-			        commit);
+		note(job, BF_JOB_PREPARING, "%s %.12s",
+		     job->record ? "commit" : bf_side_name(s), commit);
 		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
 		                          job->cfg, err) &&
 		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
@@ -191,13 +209,9 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 		               ? bf_workspace_log_tail(job->side[s].log_path,
 		                                       15)
 		               : NULL;
-		fprintf(stderr, "benchfarm: %s: %s\n",
-		        job->record ? "run" : "compare", err->msg);
+		note(job, BF_JOB_ERROR, "%s", err->msg);
 		if (tail && *tail)
-			fprintf(stderr,
-			        "--- last lines of the build log ---\n"
-			        "%s\n",
-			        tail);
+			note(job, BF_JOB_BUILD_LOG, "%s", tail);
 		job_fail(job, "build", job->record ? "commit" : bf_side_name(s),
 		         commit, err->msg, tail && *tail ? tail : NULL);
 		/* what the build was made of: a rerun under the same
@@ -229,42 +243,76 @@ static int create_run(struct bf_job *job, struct bf_err *err)
 	return bf_store_run_create(&job->run_id, job->store, &run, err);
 }
 
+/*
+ * The result JSON into o->json_path (when given); BF_EXIT_INFRA when it
+ * cannot be written.
+ */
+static int write_json(struct bf_job *job, const json_t *result,
+                      struct bf_err *err)
+{
+	if (!job->o->json_path ||
+	    !bf_json_write_file(result, job->o->json_path, true, true, err))
+		return BF_EXIT_OK;
+	note(job, BF_JOB_ERROR, "%s", err->msg);
+	return BF_EXIT_INFRA;
+}
+
+/*
+ * The markdown report into o->markdown_path, else to *o->markdown_out
+ * for the caller to show; BF_EXIT_INFRA when it cannot be made or
+ * written. It carries the review settings' marker and link, as `report
+ * --format markdown -c` and compare --report write them: a pipeline
+ * that posts either file finds and updates the same comment.
+ */
+static int write_markdown(struct bf_job *job, const json_t *result,
+                          struct bf_err *err)
+{
+	const char *path = job->o->markdown_path;
+	char *md;
+
+	if (!path && !job->o->markdown_out)
+		return BF_EXIT_OK;
+	md = bf_report_markdown_text(result, job->cfg->review.check_name,
+	                             job->cfg->review.link, err);
+	if (md && !path) {
+		*job->o->markdown_out = md;
+		return BF_EXIT_OK;
+	}
+	if (md && !bf_fs_write_atomic(path, md, strlen(md), 0600, err)) {
+		free(md);
+		return BF_EXIT_OK;
+	}
+	free(md);
+	note(job, BF_JOB_ERROR, "%s", err->msg);
+	return BF_EXIT_INFRA;
+}
+
+/*
+ * The run is over: stored as failed or complete, its result handed to
+ * the caller (result_out) or dropped. Returns ret, the exit code.
+ */
+static int finish_run(struct bf_job *job, json_t *result, int ret)
+{
+	bf_store_run_finish(job->store, job->run_id,
+	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                    (int64_t)time(NULL), NULL);
+	if (job->o->result_out)
+		*job->o->result_out = result;
+	else
+		json_decref(result);
+	return ret;
+}
+
 /* Write the reports; returns the exit code. */
 static int conclude(struct bf_job *job, struct bf_err *err)
 {
 	json_t *result = bf_job_result_json(job);
-	char *md = NULL;
 	struct bf_tally t;
-	int ret = BF_EXIT_OK;
+	int ret = write_json(job, result, err);
 
 	bf_comparison_tally(&t, &job->cmp);
-	if (job->o->json_path &&
-	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
-		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
+	if (write_markdown(job, result, err))
 		ret = BF_EXIT_INFRA;
-	}
-	if (job->o->quiet) {
-		/* the caller reads result_out */
-	} else if (!(md = bf_report_markdown_text(
-	                     result, job->cfg->review.check_name,
-	                     job->cfg->review.link, err))) {
-		/* the review settings' marker and link, as `report --format
-		 * markdown -c` and compare --report write them: a pipeline
-		 * that posts either file finds and updates the same comment */
-		fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
-		ret = BF_EXIT_INFRA;
-	} else if (job->o->markdown_path) {
-		if (bf_fs_write_atomic(job->o->markdown_path, md, strlen(md),
-		                       0600, err)) {
-			fprintf(stderr, "benchfarm: compare: %s\n", err->msg);
-			ret = BF_EXIT_INFRA;
-		}
-	} else {
-		fputs(md, stdout);
-	}
-	if (job->aborted)
-		fprintf(stderr, "benchfarm: compare: stopped: %s\n",
-		        job->abort_msg);
 	if (!ret && (job->aborted || !t.measured))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
@@ -276,49 +324,16 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 	else if (!ret && t.regressed &&
 	         job->cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION)
 		ret = BF_EXIT_REGRESSION;
-	bf_store_run_finish(job->store, job->run_id,
-	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
-	                    (int64_t)time(NULL), NULL);
-	free(md);
-	if (job->o->result_out)
-		*job->o->result_out = result;
-	else
-		json_decref(result);
-	return ret;
+	return finish_run(job, result, ret);
 }
 
-/* benchfarm run: one commit recorded; a table of medians, no verdict. */
+/* benchfarm run: one commit recorded, no verdict. */
 static int conclude_record(struct bf_job *job, struct bf_err *err)
 {
 	json_t *result = bf_job_record_json(job);
 	json_t *results = json_object_get(result, "results");
-	size_t i;
-	json_t *r;
-	int ret = BF_EXIT_OK;
+	int ret = write_json(job, result, err);
 
-	if (job->o->json_path &&
-	    bf_json_write_file(result, job->o->json_path, true, true, err)) {
-		fprintf(stderr, "benchfarm: run: %s\n", err->msg);
-		ret = BF_EXIT_INFRA;
-	}
-	if (!job->o->quiet) {
-		printf("commit %.12s: %zu series recorded (run %lld)\n",
-		       job->side[1].commit, json_array_size(results),
-		       (long long)job->run_id);
-		json_array_foreach(results, i, r)
-		{
-			printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
-			       bf_json_str_or(r, "name", "?"),
-			       bf_json_str_or(r, "metric", "?"),
-			       json_number_value(json_object_get(r, "median")),
-			       bf_json_str_or(r, "unit", ""),
-			       (long long)json_integer_value(
-			               json_object_get(r, "n")));
-		}
-	}
-	if (job->aborted)
-		fprintf(stderr, "benchfarm: run: stopped: %s\n",
-		        job->abort_msg);
 	if (job->aborted || !json_array_size(results))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
@@ -328,14 +343,7 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 		                 ? "the result could not be written"
 		                 : "no benchmark produced a result",
 		         NULL);
-	bf_store_run_finish(job->store, job->run_id,
-	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
-	                    (int64_t)time(NULL), NULL);
-	if (job->o->result_out)
-		*job->o->result_out = result;
-	else
-		json_decref(result);
-	return ret;
+	return finish_run(job, result, ret);
 }
 
 /*
@@ -358,7 +366,8 @@ static void keep_failure(struct bf_job *job)
 }
 
 int bf_presubmit_run(const struct bf_presubmit_opts *o,
-                     const struct bf_cfg *cfg, struct bf_store *store)
+                     const struct bf_cfg *cfg, struct bf_store *store,
+                     struct bf_err *err_out)
 {
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_job job;
@@ -381,13 +390,11 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cond, NULL);
 	if ((ret = resolve_commits(&job, &err))) {
-		fprintf(stderr, "benchfarm: %s: %s\n",
-		        job.record ? "run" : "compare", err.msg);
+		note(&job, BF_JOB_ERROR, "%s", err.msg);
 		goto out;
 	}
 	if (create_run(&job, &err)) {
-		fprintf(stderr, "benchfarm: %s: %s\n",
-		        job.record ? "run" : "compare", err.msg);
+		note(&job, BF_JOB_ERROR, "%s", err.msg);
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}
@@ -428,6 +435,8 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	ret = conclude(&job, &err);
 out:
 	keep_failure(&job);
+	if (err_out && job.first_err.code)
+		*err_out = job.first_err;
 	job_release(&job);
 	return ret;
 }

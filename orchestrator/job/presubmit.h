@@ -6,7 +6,29 @@
 #include "benchfarm/common.h"
 
 struct bf_cfg;
+struct bf_err;
 struct bf_store;
+
+/*
+ * What a job tells its caller as it goes. The engine prints nothing: the
+ * caller shows each note under its own command's name, or keeps it.
+ * text is one message (a build log's tail: several lines), with no
+ * final newline.
+ */
+enum bf_job_note {
+	BF_JOB_PREPARING, /* a side's build begins: "base 0123456789ab" */
+	BF_JOB_STEP, /* a run ended: "[3/40] BM_x base run 2 on d1" */
+	BF_JOB_STEPS_END, /* the runs are over (text ""): a step line ends */
+	BF_JOB_WARNING, /* the job goes on */
+	BF_JOB_ERROR, /* the job fails; its exit code says how */
+	BF_JOB_BUILD_LOG, /* the failed build's log tail, after its error */
+};
+
+/*
+ * Called from the job's thread and, for BF_JOB_STEP, from its device
+ * threads: one call at a time (the job's lock is held).
+ */
+typedef void bf_job_note_fn(void *arg, enum bf_job_note kind, const char *text);
 
 /* What `benchfarm compare` was asked; NULL/negative means "config". */
 struct bf_presubmit_opts {
@@ -31,15 +53,25 @@ struct bf_presubmit_opts {
 	bool seed_set; /* else runs.seed, or a fresh one when that is 0 */
 	double alpha; /* -1: presubmit.alpha */
 	double min_effect;
-	bool progress; /* a progress line on stderr */
+	bf_job_note_fn *note; /* NULL: the notes are dropped */
+	void *note_arg;
 	/*
 	 * Postsubmit (benchfarm run): measure the one commit "patch" names
 	 * and record it in the history; no base, no verdict.
 	 */
 	bool record;
 	const char *only_bench; /* run only this benchmark (bisect) */
-	bool quiet; /* no markdown on stdout */
-	json_t **result_out; /* when set, gets the result (new reference) */
+	/*
+	 * A compare without markdown_path: when set, gets the markdown
+	 * report (caller frees) for the caller to show; else none is made.
+	 */
+	char **markdown_out;
+	/*
+	 * When set, gets the result (new reference) once the job has run;
+	 * its "status" "infra_failure" and "infra_error" say when the runs
+	 * were stopped, for the caller to show.
+	 */
+	json_t **result_out;
 	const char *trace_bench; /* compare --trace: trace it after the runs */
 	/*
 	 * When set and the job fails after its run was created: what
@@ -54,8 +86,8 @@ struct bf_presubmit_opts {
 #define BF_PRESUBMIT_OPTS_INIT                                               \
 	{                                                                    \
 		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-		        NULL, 0, -1, 0, false, -1, -1, false, false, NULL,   \
-		        false, NULL, NULL, NULL                              \
+		        NULL, 0, -1, 0, false, -1, -1, NULL, NULL, false,    \
+		        NULL, NULL, NULL, NULL, NULL                         \
 	}
 
 /*
@@ -67,10 +99,14 @@ char *bf_presubmit_config_digest(const char *path);
 /*
  * The whole presubmit job: resolve and build both sides, run the plan on
  * the local agent storing every sample as it arrives, judge, write the
- * reports. Prints its own diagnostics and returns the exit code
- * (enum bf_exit).
+ * files asked for (json_path, markdown_path). Returns the exit code
+ * (enum bf_exit). What stops it before the runs (a revision, the store,
+ * a build) and a file it cannot write go to o->note as BF_JOB_ERROR, and
+ * err (may be NULL) gets the first of them; runs that the devices could
+ * not finish are said by the result and by failure_out.
  */
 int bf_presubmit_run(const struct bf_presubmit_opts *o,
-                     const struct bf_cfg *cfg, struct bf_store *store);
+                     const struct bf_cfg *cfg, struct bf_store *store,
+                     struct bf_err *err);
 
 #endif /* BF_PRESUBMIT_H */

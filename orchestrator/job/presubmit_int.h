@@ -39,6 +39,7 @@ struct bf_job {
 	json_t *checks; /* every device check result, for the report */
 	json_t *trace; /* compare --trace: files or error; NULL */
 	json_t *failure; /* why the job failed, for the run's info; NULL */
+	struct bf_err first_err; /* the first error noted (BF_JOB_ERROR) */
 };
 
 /*

@@ -87,6 +87,17 @@ static json_t *devices_json(const struct bf_job *job)
 	return arr;
 }
 
+/* The devices that ran the job, and whether its runs were stopped. */
+static void add_outcome(json_t *r, const struct bf_job *job)
+{
+	json_object_set_new(r, "devices", devices_json(job));
+	json_object_set_new(r, "status",
+	                    json_string(job->aborted ? "infra_failure" : "ok"));
+	if (job->aborted)
+		json_object_set_new(r, "infra_error",
+		                    json_string(job->abort_msg));
+}
+
 json_t *bf_job_record_json(const struct bf_job *job)
 {
 	const struct bf_comparison *c = &job->cmp;
@@ -118,12 +129,7 @@ json_t *bf_job_record_json(const struct bf_job *job)
 	json_object_set_new(r, "config", json_string(job->cfg->path));
 	json_object_set_new(r, "commit",
 	                    commit_json(&job->side[1], &job->info[1]));
-	json_object_set_new(r, "devices", devices_json(job));
-	json_object_set_new(r, "status",
-	                    json_string(job->aborted ? "infra_failure" : "ok"));
-	if (job->aborted)
-		json_object_set_new(r, "infra_error",
-		                    json_string(job->abort_msg));
+	add_outcome(r, job);
 	json_object_set_new(r, "results", results);
 	json_object_set_new(r, "errors", json_deep_copy(c->errors));
 	return r;
@@ -198,12 +204,7 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	                    commit_json(&job->side[1], &job->info[1]));
 	/* an A/A run: every verdict can only be noise */
 	json_object_set_new(r, "same_commit", json_boolean(job->same_commit));
-	json_object_set_new(r, "devices", devices_json(job));
-	json_object_set_new(r, "status",
-	                    json_string(job->aborted ? "infra_failure" : "ok"));
-	if (job->aborted)
-		json_object_set_new(r, "infra_error",
-		                    json_string(job->abort_msg));
+	add_outcome(r, job);
 	if (job->failure) /* stage, side, commit, error, log_tail */
 		json_object_set_new(r, "failure", json_deep_copy(job->failure));
 	json_object_set_new(r, "summary", summary_json(job));

@@ -195,6 +195,7 @@ static int probe(json_t **out, const char **why, struct bisect *b,
                  const char *commit, bool first, struct bf_err *err)
 {
 	json_t *result = NULL, *failure = NULL, *s;
+	struct bf_err job_err = BF_ERR_INIT;
 	int ret;
 
 	*out = NULL;
@@ -203,7 +204,7 @@ static int probe(json_t **out, const char **why, struct bisect *b,
 	b->po.patch = commit;
 	b->po.result_out = &result;
 	b->po.failure_out = &failure;
-	ret = bf_presubmit_run(&b->po, b->cfg, b->store);
+	ret = bf_presubmit_run(&b->po, b->cfg, b->store, &job_err);
 	if ((ret == BF_EXIT_INFRA || ret == BF_EXIT_USAGE || !result) &&
 	    !first && (*why = untestable(failure, result))) {
 		ret = 0;
@@ -213,7 +214,7 @@ static int probe(json_t **out, const char **why, struct bisect *b,
 		ret = bf_err_set(err, BF_ERROR, "the probe of %.12s failed: %s",
 		                 commit,
 		                 failure ? bf_json_str_or(failure, "error", "")
-		                         : "see above");
+		                         : job_err.msg);
 		goto out;
 	}
 	s = pick_series(b, result, first);
@@ -428,8 +429,8 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
 	b.po.repeats = o->repeats;
 	b.po.device = o->device;
 	b.po.pool = o->pool;
-	b.po.quiet = true;
-	b.po.progress = o->progress;
+	b.po.note = o->note;
+	b.po.note_arg = o->note_arg;
 	b.probes = json_array();
 	b.skipped_json = json_array();
 	ret = check_bench(&b, err);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "benchfarm/common.h"
+#include "job/presubmit.h"
 
 struct bf_cfg;
 struct bf_err;
@@ -30,12 +31,13 @@ struct bf_bisect_opts {
 	int repeats; /* runs per side and probe; 0: runs.repeats */
 	const char *device, *pool; /* NULL: devices.pool */
 	FILE *log; /* the evidence, a line a probe; NULL: none */
-	bool progress; /* presubmit's progress lines on stderr */
+	bf_job_note_fn *note; /* each probe's job notes; NULL: dropped */
+	void *note_arg;
 };
 
-#define BF_BISECT_OPTS_INIT                                              \
-	{                                                                \
-		NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, false \
+#define BF_BISECT_OPTS_INIT                                                   \
+	{                                                                     \
+		NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL \
 	}
 
 /*

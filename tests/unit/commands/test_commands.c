@@ -1,7 +1,6 @@
 /*
  * Walks both command tables and runs the real programs: every command
- * answers -h with exit 0 and a usage line (git's help test), and every
- * planned command says which issue brings it and exits 2.
+ * answers -h with exit 0 and a usage line (git's help test).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -50,24 +49,6 @@ static void test_commands__every_command_answers_help(void **state)
 			fail_msg("'%s -h' exited %d with '%s'",
 			         bf_commands[i].name, res.exit_code,
 			         res.out.buf);
-		bf_spawn_result_release(&res);
-	}
-	free(prog);
-}
-
-static void test_commands__stubs_name_their_issue(void **state)
-{
-	char *prog = program("benchfarm");
-
-	(void)state;
-	for (size_t i = 0; i < bf_ncommands; i++) {
-		struct bf_spawn_result res;
-
-		if (!(bf_commands[i].flags & BF_CMD_STUB))
-			continue;
-		run(&res, prog, bf_commands[i].name, NULL);
-		assert_int_equal(res.exit_code, BF_EXIT_USAGE);
-		assert_non_null(strstr(res.err.buf, "planned in issue #"));
 		bf_spawn_result_release(&res);
 	}
 	free(prog);
@@ -130,7 +111,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_commands__every_command_answers_help),
-		cmocka_unit_test(test_commands__stubs_name_their_issue),
 		cmocka_unit_test(test_commands__contract_names_exist),
 		cmocka_unit_test(test_commands__agent_commands_answer_help),
 		cmocka_unit_test(test_commands__unknown_command_is_usage_error),

@@ -1,160 +1,9 @@
 /*
- * Unit tests for gathering and judging a comparison
- * (orchestrator/job/compare.c), with a config from bf_cfg_load_string().
+ * Unit tests for gathering a comparison (orchestrator/job/compare.c):
+ * each run's samples into series per benchmark, name and metric, the
+ * config's metrics and directions, and the errors of a side.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <cmocka.h>
-
-#include <math.h>
-#include <stdio.h>
-
-#include "benchfarm/err.h"
-#include "benchfarm/sample.h"
-#include "config/cfg.h"
-#include "job/compare.h"
-#include "job/plan.h"
-
-/* Benchmark 0 keeps every metric; benchmark 1 lists its own. */
-#define CFG_TEXT(min_effect)                 \
-	"version: 1\n"                       \
-	"project: {repo: .}\n"               \
-	"benchmarks:\n"                      \
-	"  - name: micro\n"                  \
-	"    command: [./micro]\n"           \
-	"  - name: picky\n"                  \
-	"    command: [./picky]\n"           \
-	"    metrics:\n"                     \
-	"      real_time: {better: lower}\n" \
-	"      score: {better: higher}\n"    \
-	"      rate: {better: lower}\n"      \
-	"presubmit: {alpha: 0.05, min_effect: " min_effect "}\n"
-
-struct fixture {
-	struct bf_cfg cfg;
-	struct bf_comparison c;
-};
-
-static int setup_with(void **state, const char *text)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct bf_err err = BF_ERR_INIT;
-
-	if (!f)
-		return -1;
-	if (bf_cfg_load_string(&f->cfg, "t.yaml", text, strlen(text), &err)) {
-		print_error("config: %s\n", err.msg);
-		free(f);
-		return -1;
-	}
-	bf_comparison_init(&f->c, (int)f->cfg.nbenchmarks);
-	*state = f;
-	return 0;
-}
-
-static int setup(void **state)
-{
-	return setup_with(state, CFG_TEXT("0.02"));
-}
-
-static int setup_wide(void **state)
-{
-	return setup_with(state, CFG_TEXT("0.5"));
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	bf_comparison_release(&f->c);
-	bf_cfg_release(&f->cfg);
-	free(f);
-	return 0;
-}
-
-/* One measured run whose output is a single row. */
-static void add1(struct fixture *f, int bench, int side, int repeat,
-                 const char *name, const char *metric, const char *unit,
-                 double value)
-{
-	struct bf_samples s = BF_SAMPLES_INIT;
-
-	bf_samples_add(&s, name, metric, unit, value, 0);
-	bf_comparison_add_run(&f->c, &f->cfg, bench, side, repeat, &s);
-	bf_samples_release(&s);
-}
-
-/* runs runs per side of one series, base + step*r and patch + step*r. */
-static void add_series(struct fixture *f, int bench, const char *name,
-                       const char *metric, const char *unit, double base,
-                       double patch, double step, int runs)
-{
-	for (int r = 0; r < runs; r++) {
-		add1(f, bench, BF_SIDE_BASE, r, name, metric, unit,
-		     base + step * r);
-		add1(f, bench, BF_SIDE_PATCH, r, name, metric, unit,
-		     patch + step * r);
-	}
-}
-
-static struct bf_series *find(struct fixture *f, int bench, const char *name,
-                              const char *metric)
-{
-	for (size_t i = 0; i < f->c.n; i++) {
-		struct bf_series *s = &f->c.series[i];
-
-		if (s->bench == bench && !strcmp(s->name, name) &&
-		    !strcmp(s->metric, metric))
-			return s;
-	}
-	print_error("no series %d/%s/%s\n", bench, name, metric);
-	fail();
-	return NULL;
-}
-
-/* The results JSON entry for name/metric (borrowed from arr). */
-static json_t *result_of(json_t *arr, const char *name, const char *metric)
-{
-	size_t i;
-	json_t *o;
-
-	json_array_foreach(arr, i, o)
-	{
-		if (!strcmp(json_string_value(json_object_get(o, "name")),
-		            name) &&
-		    !strcmp(json_string_value(json_object_get(o, "metric")),
-		            metric))
-			return o;
-	}
-	print_error("no result for %s/%s\n", name, metric);
-	fail();
-	return NULL;
-}
-
-static double num(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_number(v)) {
-		print_error("\"%s\" is not a number\n", key);
-		fail();
-	}
-	return json_number_value(v);
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_string(v)) {
-		print_error("\"%s\" is not a string\n", key);
-		fail();
-	}
-	return json_string_value(v);
-}
+#include "unit/compare/fixture.h"
 
 static void test_compare__run_contributes_its_median(void **state)
 {
@@ -265,16 +114,16 @@ static void test_compare__series_are_per_benchmark(void **state)
 
 static void test_compare__config_metrics_filter_and_direction(void **state)
 {
+	static const struct metric m[] = {
+		{ "real_time", "ns", 10 },
+		{ "cpu_time", "ns", 9 },
+		{ "score", "", 5 },
+		{ "rate", "/s", 1000 },
+		{ "items_per_second", "/s", 1e6 },
+	};
 	struct fixture *f = *state;
-	struct bf_samples s = BF_SAMPLES_INIT;
 
-	bf_samples_add(&s, "BM_p", "real_time", "ns", 10, 0);
-	bf_samples_add(&s, "BM_p", "cpu_time", "ns", 9, 0);
-	bf_samples_add(&s, "BM_p", "score", "", 5, 0);
-	bf_samples_add(&s, "BM_p", "rate", "/s", 1000, 0);
-	bf_samples_add(&s, "BM_p", "items_per_second", "/s", 1e6, 0);
-	bf_comparison_add_run(&f->c, &f->cfg, 1, BF_SIDE_PATCH, 0, &s);
-	bf_samples_release(&s);
+	add_row(f, 1, BF_SIDE_PATCH, 0, "BM_p", m, 5);
 
 	/* Only the listed metrics make series. */
 	assert_int_equal(f->c.n, 3);
@@ -293,17 +142,14 @@ static void test_compare__config_metrics_filter_and_direction(void **state)
 
 static void test_compare__default_direction_from_unit(void **state)
 {
+	static const struct metric m[] = {
+		{ "real_time", "ns", 1 }, { "items_per_second", "/s", 1 },
+		{ "bytes", "B/s", 1 },    { "count", "", 1 },
+		{ "seconds", "s", 1 },    { "slash", "/", 1 },
+	};
 	struct fixture *f = *state;
-	struct bf_samples s = BF_SAMPLES_INIT;
 
-	bf_samples_add(&s, "BM", "real_time", "ns", 1, 0);
-	bf_samples_add(&s, "BM", "items_per_second", "/s", 1, 0);
-	bf_samples_add(&s, "BM", "bytes", "B/s", 1, 0);
-	bf_samples_add(&s, "BM", "count", "", 1, 0);
-	bf_samples_add(&s, "BM", "seconds", "s", 1, 0);
-	bf_samples_add(&s, "BM", "slash", "/", 1, 0);
-	bf_comparison_add_run(&f->c, &f->cfg, 0, BF_SIDE_BASE, 0, &s);
-	bf_samples_release(&s);
+	add_row(f, 0, BF_SIDE_BASE, 0, "BM", m, 6);
 
 	assert_int_equal(f->c.n, 6);
 	assert_false(find(f, 0, "BM", "real_time")->higher_is_better);
@@ -386,189 +232,6 @@ static void test_compare__add_error_counts_and_json(void **state)
 	assert_string_equal(str(e, "code"), "parse_error");
 }
 
-static void test_compare__verdicts_and_tally(void **state)
-{
-	struct fixture *f = *state;
-	struct bf_tally t;
-
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	add_series(f, 0, "faster", "real_time", "ns", 100, 80, 0.5, 10);
-	add_series(f, 0, "flat", "real_time", "ns", 100, 100, 0.01, 10);
-	/* A rate going up is an improvement. */
-	add_series(f, 0, "rate_up", "items_per_second", "/s", 100, 120, 0.5,
-	           10);
-	/* The config says higher is better for score: down is worse. */
-	add_series(f, 1, "scored", "score", "", 100, 80, 0.5, 10);
-	add_series(f, 0, "few", "real_time", "ns", 100, 200, 1, 2);
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 7);
-
-	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
-	                 BF_VERDICT_REGRESSED);
-	assert_int_equal(find(f, 0, "faster", "real_time")->result.verdict,
-	                 BF_VERDICT_IMPROVED);
-	assert_int_equal(find(f, 0, "flat", "real_time")->result.verdict,
-	                 BF_VERDICT_SAME);
-	assert_int_equal(
-	        find(f, 0, "rate_up", "items_per_second")->result.verdict,
-	        BF_VERDICT_IMPROVED);
-	assert_int_equal(find(f, 1, "scored", "score")->result.verdict,
-	                 BF_VERDICT_REGRESSED);
-	assert_int_equal(find(f, 0, "few", "real_time")->result.verdict,
-	                 BF_VERDICT_UNKNOWN);
-
-	bf_comparison_tally(&t, &f->c);
-	assert_int_equal(t.regressed, 2);
-	assert_int_equal(t.improved, 2);
-	assert_int_equal(t.same, 1);
-	assert_int_equal(t.unknown, 1);
-	assert_int_equal(t.errors, 0);
-	assert_int_equal(t.measured, 6);
-}
-
-static void test_compare__results_json_fields(void **state)
-{
-	struct fixture *f = *state;
-	json_t *res, *o, *base, *vals;
-	double effect;
-
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	add_series(f, 0, "rate_up", "items_per_second", "/s", 100, 120, 0.5,
-	           10);
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
-	res = bf_comparison_results_json(&f->c, &f->cfg);
-	assert_int_equal(json_array_size(res), 2);
-
-	o = result_of(res, "slower", "real_time");
-	assert_string_equal(str(o, "benchmark"), "micro");
-	assert_string_equal(str(o, "unit"), "ns");
-	assert_string_equal(str(o, "better"), "lower");
-	assert_string_equal(str(o, "verdict"), "regressed");
-	effect = num(o, "effect");
-	/* medians 102.25 and 122.25 */
-	assert_true(fabs(effect - (122.25 / 102.25 - 1)) < 1e-12);
-	assert_true(num(o, "ci_low") <= effect);
-	assert_true(num(o, "ci_high") >= effect);
-	assert_true(num(o, "ci_low") > 0.02);
-	assert_true(num(o, "p_value") > 0 && num(o, "p_value") < 0.05);
-	assert_true(num(o, "p_adjusted") >= num(o, "p_value"));
-	assert_true(num(o, "p_adjusted") <= 1);
-	base = json_object_get(o, "base");
-	assert_non_null(base);
-	assert_int_equal(json_integer_value(json_object_get(base, "n")), 10);
-	assert_true(num(base, "median") == 102.25);
-	vals = json_object_get(base, "values");
-	assert_int_equal(json_array_size(vals), 10);
-	for (size_t i = 0; i < 10; i++)
-		assert_true(json_number_value(json_array_get(vals, i)) ==
-		            100 + 0.5 * (double)i);
-	assert_true(num(json_object_get(o, "patch"), "median") == 122.25);
-	assert_int_equal(json_array_size(json_object_get(
-	                         json_object_get(o, "patch"), "values")),
-	                 10);
-
-	o = result_of(res, "rate_up", "items_per_second");
-	assert_string_equal(str(o, "better"), "higher");
-	assert_string_equal(str(o, "verdict"), "improved");
-	json_decref(res);
-}
-
-/* p-values are adjusted across all series of the comparison. */
-static void test_compare__fdr_across_series(void **state)
-{
-	struct fixture *f = *state;
-	const struct bf_series *s;
-
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	add_series(f, 0, "flat", "real_time", "ns", 100, 100, 0.01, 10);
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
-	s = find(f, 0, "slower", "real_time");
-	/* BH with two tests, the other p = 1: the smaller doubles. */
-	assert_true(s->result.p_value < 0.01);
-	assert_true(fabs(s->result.p_adjusted - 2 * s->result.p_value) < 1e-12);
-	assert_int_equal(s->result.verdict, BF_VERDICT_REGRESSED);
-}
-
-static void test_compare__zero_base_median_is_an_error(void **state)
-{
-	struct fixture *f = *state;
-	const struct bf_series *s;
-	struct bf_tally t;
-
-	add_series(f, 0, "zero", "real_time", "ns", 0, 1, 0, 5);
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
-	s = find(f, 0, "zero", "real_time");
-	assert_false(s->judged);
-	assert_non_null(s->error);
-	assert_non_null(strstr(s->error, "median is 0"));
-	bf_comparison_tally(&t, &f->c);
-	assert_int_equal(t.errors, 1);
-	assert_int_equal(t.measured, 0);
-}
-
-/* With min_effect 0.5 in the config, a 20% change is "same". */
-static void test_compare__config_min_effect(void **state)
-{
-	struct fixture *f = *state;
-
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
-	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
-	                 BF_VERDICT_SAME);
-}
-
-static void test_compare__min_effect_override(void **state)
-{
-	struct fixture *f = *state;
-
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	bf_comparison_judge(&f->c, &f->cfg, -1, 0.02, 3);
-	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
-	                 BF_VERDICT_REGRESSED);
-}
-
-static void test_compare__alpha_override(void **state)
-{
-	struct fixture *f = *state;
-
-	/* 10 against 10, fully apart: p is about 1e-4, above 1e-9. */
-	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
-	bf_comparison_judge(&f->c, &f->cfg, 1e-9, -1, 3);
-	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
-	                 BF_VERDICT_UNKNOWN);
-}
-
-static void test_compare__empty_comparison(void **state)
-{
-	struct fixture *f = *state;
-	struct bf_tally t;
-	json_t *res;
-
-	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
-	bf_comparison_tally(&t, &f->c);
-	assert_int_equal(t.measured + t.errors + t.regressed + t.improved +
-	                         t.same + t.unknown,
-	                 0);
-	res = bf_comparison_results_json(&f->c, &f->cfg);
-	assert_int_equal(json_array_size(res), 0);
-	json_decref(res);
-}
-
-static void test_compare__real_or_null(void **state)
-{
-	json_t *v;
-
-	(void)state;
-	v = bf_json_real_or_null(1.5);
-	assert_true(json_is_real(v) && json_real_value(v) == 1.5);
-	json_decref(v);
-	v = bf_json_real_or_null(NAN);
-	assert_true(json_is_null(v));
-	json_decref(v);
-	v = bf_json_real_or_null(-INFINITY);
-	assert_true(json_is_null(v));
-	json_decref(v);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -580,19 +243,7 @@ int main(void)
 		T(test_compare__default_direction_from_unit),
 		T(test_compare__missing_side_is_an_error),
 		T(test_compare__add_error_counts_and_json),
-		T(test_compare__verdicts_and_tally),
-		T(test_compare__results_json_fields),
-		T(test_compare__fdr_across_series),
-		T(test_compare__zero_base_median_is_an_error),
-		cmocka_unit_test_setup_teardown(test_compare__config_min_effect,
-		                                setup_wide, teardown),
-		cmocka_unit_test_setup_teardown(
-		        test_compare__min_effect_override, setup_wide,
-		        teardown),
-		T(test_compare__alpha_override),
-		T(test_compare__empty_comparison),
 #undef T
-		cmocka_unit_test(test_compare__real_or_null),
 	};
 
 	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);

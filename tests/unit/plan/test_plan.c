@@ -1,4 +1,4 @@
-/* Unit tests for the run schedule (orchestrator/job/plan.c). */
+/* Unit tests for the run plan (orchestrator/job/plan.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -75,7 +75,7 @@ static void check_counts(const struct bf_plan *p, int nbench, int repeats,
 	free(wseen);
 }
 
-static void test_sched__same_seed_same_plan(void **state)
+static void test_plan__same_seed_same_plan(void **state)
 {
 	struct bf_plan a, b;
 
@@ -89,7 +89,7 @@ static void test_sched__same_seed_same_plan(void **state)
 	}
 }
 
-static void test_sched__different_seed_different_order(void **state)
+static void test_plan__different_seed_different_order(void **state)
 {
 	enum { NSEEDS = 10 };
 	struct bf_plan p[NSEEDS];
@@ -109,7 +109,7 @@ static void test_sched__different_seed_different_order(void **state)
 }
 
 /* Benchmarks are shuffled inside a repeat, not always run in order. */
-static void test_sched__benchmark_order_varies(void **state)
+static void test_plan__benchmark_order_varies(void **state)
 {
 	struct bf_plan p;
 	bool varied = false;
@@ -132,7 +132,7 @@ static void test_sched__benchmark_order_varies(void **state)
 	bf_plan_release(&p);
 }
 
-static void test_sched__warmups_first_and_marked(void **state)
+static void test_plan__warmups_first_and_marked(void **state)
 {
 	const bool modes[] = { true, false };
 
@@ -152,7 +152,7 @@ static void test_sched__warmups_first_and_marked(void **state)
 	}
 }
 
-static void test_sched__no_warmup(void **state)
+static void test_plan__no_warmup(void **state)
 {
 	struct bf_plan p;
 
@@ -163,7 +163,7 @@ static void test_sched__no_warmup(void **state)
 	bf_plan_release(&p);
 }
 
-static void test_sched__exact_repeats_per_side(void **state)
+static void test_plan__exact_repeats_per_side(void **state)
 {
 	(void)state;
 	for (int nbench = 1; nbench <= 5; nbench++)
@@ -201,7 +201,7 @@ static void check_interleaved(const struct bf_plan *p)
 	}
 }
 
-static void test_sched__interleave_pairs_adjacent(void **state)
+static void test_plan__interleave_pairs_adjacent(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 1; seed <= 30; seed++) {
@@ -241,7 +241,7 @@ static void check_balanced(const struct bf_plan *p, int nbench, int repeats)
 		}
 }
 
-static void test_sched__interleave_balanced_blocks(void **state)
+static void test_plan__interleave_balanced_blocks(void **state)
 {
 	bool seen[2] = { false, false };
 
@@ -259,7 +259,7 @@ static void test_sched__interleave_balanced_blocks(void **state)
 	assert_true(seen[BF_SIDE_PATCH]);
 }
 
-static void test_sched__no_interleave_base_then_patch(void **state)
+static void test_plan__no_interleave_base_then_patch(void **state)
 {
 	struct bf_plan p;
 	size_t k;
@@ -276,7 +276,7 @@ static void test_sched__no_interleave_base_then_patch(void **state)
 	bf_plan_release(&p);
 }
 
-static void test_sched__zero_benchmarks(void **state)
+static void test_plan__zero_benchmarks(void **state)
 {
 	struct bf_plan p;
 
@@ -289,7 +289,7 @@ static void test_sched__zero_benchmarks(void **state)
 	bf_plan_release(&p);
 }
 
-static void test_sched__zero_repeats_only_warmups(void **state)
+static void test_plan__zero_repeats_only_warmups(void **state)
 {
 	struct bf_plan p;
 
@@ -301,7 +301,7 @@ static void test_sched__zero_repeats_only_warmups(void **state)
 	bf_plan_release(&p);
 }
 
-static void test_sched__odd_repeats(void **state)
+static void test_plan__odd_repeats(void **state)
 {
 	(void)state;
 	for (uint64_t seed = 0; seed < 20; seed++) {
@@ -325,7 +325,7 @@ static void test_sched__odd_repeats(void **state)
 	}
 }
 
-static void test_sched__release_twice_and_side_names(void **state)
+static void test_plan__release_twice_and_side_names(void **state)
 {
 	struct bf_plan p;
 
@@ -343,20 +343,20 @@ static void test_sched__release_twice_and_side_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sched__same_seed_same_plan),
-		cmocka_unit_test(test_sched__different_seed_different_order),
-		cmocka_unit_test(test_sched__benchmark_order_varies),
-		cmocka_unit_test(test_sched__warmups_first_and_marked),
-		cmocka_unit_test(test_sched__no_warmup),
-		cmocka_unit_test(test_sched__exact_repeats_per_side),
-		cmocka_unit_test(test_sched__interleave_pairs_adjacent),
-		cmocka_unit_test(test_sched__interleave_balanced_blocks),
-		cmocka_unit_test(test_sched__no_interleave_base_then_patch),
-		cmocka_unit_test(test_sched__zero_benchmarks),
-		cmocka_unit_test(test_sched__zero_repeats_only_warmups),
-		cmocka_unit_test(test_sched__odd_repeats),
-		cmocka_unit_test(test_sched__release_twice_and_side_names),
+		cmocka_unit_test(test_plan__same_seed_same_plan),
+		cmocka_unit_test(test_plan__different_seed_different_order),
+		cmocka_unit_test(test_plan__benchmark_order_varies),
+		cmocka_unit_test(test_plan__warmups_first_and_marked),
+		cmocka_unit_test(test_plan__no_warmup),
+		cmocka_unit_test(test_plan__exact_repeats_per_side),
+		cmocka_unit_test(test_plan__interleave_pairs_adjacent),
+		cmocka_unit_test(test_plan__interleave_balanced_blocks),
+		cmocka_unit_test(test_plan__no_interleave_base_then_patch),
+		cmocka_unit_test(test_plan__zero_benchmarks),
+		cmocka_unit_test(test_plan__zero_repeats_only_warmups),
+		cmocka_unit_test(test_plan__odd_repeats),
+		cmocka_unit_test(test_plan__release_twice_and_side_names),
 	};
 
-	return cmocka_run_group_tests_name("sched", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);
 }

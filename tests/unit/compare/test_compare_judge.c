@@ -1,0 +1,211 @@
+/*
+ * Unit tests for judging a comparison (orchestrator/job/compare.c): the
+ * verdicts and their tally, the results JSON, the FDR adjustment across
+ * series, and the config's and the command line's alpha and min_effect.
+ */
+#include "unit/compare/fixture.h"
+
+static void test_compare__verdicts_and_tally(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_tally t;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	add_series(f, 0, "faster", "real_time", "ns", 100, 80, 0.5, 10);
+	add_series(f, 0, "flat", "real_time", "ns", 100, 100, 0.01, 10);
+	/* A rate going up is an improvement. */
+	add_series(f, 0, "rate_up", "items_per_second", "/s", 100, 120, 0.5,
+	           10);
+	/* The config says higher is better for score: down is worse. */
+	add_series(f, 1, "scored", "score", "", 100, 80, 0.5, 10);
+	add_series(f, 0, "few", "real_time", "ns", 100, 200, 1, 2);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 7);
+
+	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
+	assert_int_equal(find(f, 0, "faster", "real_time")->result.verdict,
+	                 BF_VERDICT_IMPROVED);
+	assert_int_equal(find(f, 0, "flat", "real_time")->result.verdict,
+	                 BF_VERDICT_SAME);
+	assert_int_equal(
+	        find(f, 0, "rate_up", "items_per_second")->result.verdict,
+	        BF_VERDICT_IMPROVED);
+	assert_int_equal(find(f, 1, "scored", "score")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
+	assert_int_equal(find(f, 0, "few", "real_time")->result.verdict,
+	                 BF_VERDICT_UNKNOWN);
+
+	bf_comparison_tally(&t, &f->c);
+	assert_int_equal(t.regressed, 2);
+	assert_int_equal(t.improved, 2);
+	assert_int_equal(t.same, 1);
+	assert_int_equal(t.unknown, 1);
+	assert_int_equal(t.errors, 0);
+	assert_int_equal(t.measured, 6);
+}
+
+static void test_compare__results_json_fields(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res, *o, *base, *vals;
+	double effect;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	add_series(f, 0, "rate_up", "items_per_second", "/s", 100, 120, 0.5,
+	           10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
+	res = bf_comparison_results_json(&f->c, &f->cfg);
+	assert_int_equal(json_array_size(res), 2);
+
+	o = result_of(res, "slower", "real_time");
+	assert_string_equal(str(o, "benchmark"), "micro");
+	assert_string_equal(str(o, "unit"), "ns");
+	assert_string_equal(str(o, "better"), "lower");
+	assert_string_equal(str(o, "verdict"), "regressed");
+	effect = num(o, "effect");
+	/* medians 102.25 and 122.25 */
+	assert_true(fabs(effect - (122.25 / 102.25 - 1)) < 1e-12);
+	assert_true(num(o, "ci_low") <= effect);
+	assert_true(num(o, "ci_high") >= effect);
+	assert_true(num(o, "ci_low") > 0.02);
+	assert_true(num(o, "p_value") > 0 && num(o, "p_value") < 0.05);
+	assert_true(num(o, "p_adjusted") >= num(o, "p_value"));
+	assert_true(num(o, "p_adjusted") <= 1);
+	base = json_object_get(o, "base");
+	assert_non_null(base);
+	assert_int_equal(json_integer_value(json_object_get(base, "n")), 10);
+	assert_true(num(base, "median") == 102.25);
+	vals = json_object_get(base, "values");
+	assert_int_equal(json_array_size(vals), 10);
+	for (size_t i = 0; i < 10; i++)
+		assert_true(json_number_value(json_array_get(vals, i)) ==
+		            100 + 0.5 * (double)i);
+	assert_true(num(json_object_get(o, "patch"), "median") == 122.25);
+	assert_int_equal(json_array_size(json_object_get(
+	                         json_object_get(o, "patch"), "values")),
+	                 10);
+
+	o = result_of(res, "rate_up", "items_per_second");
+	assert_string_equal(str(o, "better"), "higher");
+	assert_string_equal(str(o, "verdict"), "improved");
+	json_decref(res);
+}
+
+/* p-values are adjusted across all series of the comparison. */
+static void test_compare__fdr_across_series(void **state)
+{
+	struct fixture *f = *state;
+	const struct bf_series *s;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	add_series(f, 0, "flat", "real_time", "ns", 100, 100, 0.01, 10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
+	s = find(f, 0, "slower", "real_time");
+	/* BH with two tests, the other p = 1: the smaller doubles. */
+	assert_true(s->result.p_value < 0.01);
+	assert_true(fabs(s->result.p_adjusted - 2 * s->result.p_value) < 1e-12);
+	assert_int_equal(s->result.verdict, BF_VERDICT_REGRESSED);
+}
+
+static void test_compare__zero_base_median_is_an_error(void **state)
+{
+	struct fixture *f = *state;
+	const struct bf_series *s;
+	struct bf_tally t;
+
+	add_series(f, 0, "zero", "real_time", "ns", 0, 1, 0, 5);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
+	s = find(f, 0, "zero", "real_time");
+	assert_false(s->judged);
+	assert_non_null(s->error);
+	assert_non_null(strstr(s->error, "median is 0"));
+	bf_comparison_tally(&t, &f->c);
+	assert_int_equal(t.errors, 1);
+	assert_int_equal(t.measured, 0);
+}
+
+/* With min_effect 0.5 in the config, a 20% change is "same". */
+static void test_compare__config_min_effect(void **state)
+{
+	struct fixture *f = *state;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
+	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
+	                 BF_VERDICT_SAME);
+}
+
+static void test_compare__min_effect_override(void **state)
+{
+	struct fixture *f = *state;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, 0.02, 3);
+	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
+}
+
+static void test_compare__alpha_override(void **state)
+{
+	struct fixture *f = *state;
+
+	/* 10 against 10, fully apart: p is about 1e-4, above 1e-9. */
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	bf_comparison_judge(&f->c, &f->cfg, 1e-9, -1, 3);
+	assert_int_equal(find(f, 0, "slower", "real_time")->result.verdict,
+	                 BF_VERDICT_UNKNOWN);
+}
+
+static void test_compare__empty_comparison(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_tally t;
+	json_t *res;
+
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
+	bf_comparison_tally(&t, &f->c);
+	assert_int_equal(t.measured + t.errors + t.regressed + t.improved +
+	                         t.same + t.unknown,
+	                 0);
+	res = bf_comparison_results_json(&f->c, &f->cfg);
+	assert_int_equal(json_array_size(res), 0);
+	json_decref(res);
+}
+
+static void test_compare__real_or_null(void **state)
+{
+	json_t *v;
+
+	(void)state;
+	v = bf_json_real_or_null(1.5);
+	assert_true(json_is_real(v) && json_real_value(v) == 1.5);
+	json_decref(v);
+	v = bf_json_real_or_null(NAN);
+	assert_true(json_is_null(v));
+	json_decref(v);
+	v = bf_json_real_or_null(-INFINITY);
+	assert_true(json_is_null(v));
+	json_decref(v);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_compare__verdicts_and_tally),
+		T(test_compare__results_json_fields),
+		T(test_compare__fdr_across_series),
+		T(test_compare__zero_base_median_is_an_error),
+		cmocka_unit_test_setup_teardown(test_compare__config_min_effect,
+		                                setup_wide, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_compare__min_effect_override, setup_wide,
+		        teardown),
+		T(test_compare__alpha_override),
+		T(test_compare__empty_comparison),
+#undef T
+		cmocka_unit_test(test_compare__real_or_null),
+	};
+
+	return cmocka_run_group_tests_name("compare_judge", tests, NULL, NULL);
+}
