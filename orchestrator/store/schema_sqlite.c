@@ -162,6 +162,15 @@ const char *const bf_store__migrations[] = {
 	 */
 	"ALTER TABLE leases ADD COLUMN host TEXT;"
 	"ALTER TABLE leases ADD COLUMN pid INTEGER;",
+	/*
+	 * 8 -> 9: fencing tokens. Every lease taken increments its
+	 * device's lease_gen and keeps the new value as its token, so a
+	 * job whose lease expired and went to another job holds a lower
+	 * token than the device's and its writes for that device are
+	 * refused.
+	 */
+	"ALTER TABLE devices ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(bf_store__migrations) == BF_STORE_SCHEMA_VERSION,

@@ -32,7 +32,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 8
+#define BF_STORE_SCHEMA_VERSION 9
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -202,6 +202,39 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 int bf_store_lease_acquire(struct bf_store *store, const char *device,
                            const char *holder, int64_t ttl_s, int64_t now,
                            struct bf_err *err);
+
+/*
+ * bf_store_lease_acquire() that also gives the lease's fencing token
+ * (*token_out, may be NULL): every lease taken on a device, by any
+ * holder, gets a token greater than all the device's earlier ones.
+ */
+int bf_store_lease_take(struct bf_store *store, const char *device,
+                        const char *holder, int64_t ttl_s, int64_t now,
+                        int64_t *token_out, struct bf_err *err);
+
+/*
+ * Whether the lease with token still holds device at now: nobody took
+ * it since (the device's last token is token), it was not released and
+ * it has not expired. Returns 0, or BF_EBUSY with err saying what
+ * happened ("device 'X': its lease was taken by another job (token N >
+ * M); this job's results for it are not stored"). On PostgreSQL it
+ * locks the device's row until the transaction ends, so that no lease
+ * is taken between the check and the writes after it.
+ */
+int bf_store_lease_fence(struct bf_store *store, const char *device,
+                         int64_t token, int64_t now, struct bf_err *err);
+
+/*
+ * A fenced write: open a write transaction (*txn) and check
+ * bf_store_lease_fence() in it; on failure the transaction is closed
+ * again and the error returned. Otherwise the caller's writes for the
+ * device follow, and bf_store_fence_end() commits them when rc is 0 or
+ * rolls them back; it returns rc or the commit's error.
+ */
+int bf_store_fence_begin(int *txn, struct bf_store *store, const char *device,
+                         int64_t token, int64_t now, struct bf_err *err);
+int bf_store_fence_end(struct bf_store *store, int txn, int rc,
+                       struct bf_err *err);
 
 /*
  * Extend holder's lease to now + ttl_s, also when it has expired but

@@ -1,4 +1,16 @@
-/* Leases on devices (see store_int.h for the store's files). */
+/*
+ * Leases on devices (see store_int.h for the store's files), over the
+ * backend-neutral SQL of sql.h.
+ *
+ * A lease is a row of leases (one per device) in one write transaction
+ * with its device's row: on PostgreSQL the device row is locked (FOR
+ * UPDATE to take or drop a lease, FOR SHARE to fence a write), on SQLite
+ * the write transaction (BEGIN IMMEDIATE) already holds the database.
+ * Each acquire increments the device's lease_gen, and the lease keeps
+ * that value as its fencing token: a job that lost its lease (it
+ * expired and another job took the device) holds a token lower than
+ * the device's, and its writes for that device are refused.
+ */
 #include "store/store_int.h"
 
 #include <fcntl.h>
@@ -9,15 +21,23 @@
 
 /* A device as a lease operation sees it. */
 struct lease {
-	struct bf_store_device dev; /* with its lease's holder and expiry */
+	bool found;
+	int64_t id;
+	char *health, *health_reason;
+	int64_t gen; /* the device's last token given out */
+	char *holder; /* NULL when not leased */
+	int64_t expires_at, token;
 	char *host; /* the holder's host and pid; NULL, 0 when unknown */
 	int64_t pid;
 };
 
 static void lease_release(struct lease *l)
 {
-	bf_store_device_release(&l->dev);
+	free(l->health);
+	free(l->health_reason);
+	free(l->holder);
 	free(l->host);
+	memset(l, 0, sizeof(*l));
 }
 
 /* This machine's name, as leases record it ("" when unknown). */
@@ -48,60 +68,49 @@ static bool holder_dead(struct bf_store *store, const struct lease *l)
 	                            F_WRLCK) == F_UNLCK;
 }
 
-/* Copy the row of lease_lookup's query into the lease at out. */
-static void read_owner(void *out, sqlite3_stmt *st)
+static int read_lease(const struct bf_sql_row *row, void *payload)
 {
-	struct lease *l = out;
+	struct lease *l = payload;
 
-	l->host = bf_store__col_strdup(st, 0);
-	l->pid = sqlite3_column_int64(st, 1);
+	l->found = true;
+	l->id = bf_sql_int(row, 0);
+	l->health = bf_sql_strdup(row, 1);
+	l->health_reason = bf_sql_strdup(row, 2);
+	l->gen = bf_sql_int(row, 3);
+	l->holder = bf_sql_strdup(row, 4);
+	l->expires_at = bf_sql_int(row, 5);
+	l->token = bf_sql_int(row, 6);
+	l->host = bf_sql_strdup(row, 7);
+	l->pid = bf_sql_int(row, 8);
+	return 0;
 }
 
+#define LEASE_SELECT                                                     \
+	"SELECT d.id, d.health, d.health_reason, d.lease_gen, l.holder," \
+	" l.expires_at, l.token, l.host, l.pid"                          \
+	" FROM devices d LEFT JOIN leases l ON l.device_id = d.id"       \
+	" WHERE d.name = ?1"
+
 /*
- * The device and its lease, with the host and pid of the process that
- * took it; BF_ENOTFOUND without the device.
+ * The device and its lease, the device's row locked on PostgreSQL
+ * (for_update: FOR UPDATE, else FOR SHARE); BF_ENOTFOUND without the
+ * device.
  */
 static int lease_lookup(struct lease *out, struct bf_store *store,
-                        const char *device, struct bf_err *err)
+                        const char *device, bool for_update, struct bf_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	const char *sql = LEASE_SELECT;
+	struct bf_sql_val v = BF_SQL_V_TEXT(device);
 	int rc;
 
-	rc = bf_store_device_get(&out->dev, store, device, err);
-	if (rc || !out->dev.lease_holder)
-		return rc;
-	rc = bf_store__prepare(
-	        &st, store, -1,
-	        "SELECT host, pid FROM leases WHERE device_id = ?1", err);
-	if (!rc) {
-		sqlite3_bind_int64(st, 1, out->dev.id);
-		rc = bf_store__one_row(store, st, read_owner, out, err,
-		                       "the lease of device '%s'", device);
-	}
-	sqlite3_finalize(st);
+	if (bf_sql_backend(store) == BF_SQL_PG)
+		sql = for_update ? LEASE_SELECT " FOR UPDATE OF d"
+		                 : LEASE_SELECT " FOR SHARE OF d";
+	rc = bf_sql_exec(store, sql, &v, 1, read_lease, out, NULL, err,
+	                 "cannot read the lease of device '%s'", device);
+	if (!rc && !out->found)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
 	return rc;
-}
-
-/*
- * Run a lease write binding ?1 device id, ?2 holder, ?3 and ?4 times
- * and, when sql has them, ?5 and ?6 this process's host and pid.
- */
-static int lease_write(struct bf_store *store, const char *sql,
-                       const struct lease *l, const char *holder, int64_t t3,
-                       int64_t t4, struct bf_err *err)
-{
-	struct bf_store__val vals[6];
-	char host[256];
-
-	self_host(host, sizeof(host)); /* bound until the step */
-	vals[0] = BF_STORE__INT(l->dev.id);
-	vals[1] = BF_STORE__TEXT(holder);
-	vals[2] = BF_STORE__INT(t3);
-	vals[3] = BF_STORE__INT(t4);
-	vals[4] = BF_STORE__TEXT(*host ? host : NULL);
-	vals[5] = BF_STORE__INT((int64_t)getpid());
-	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), false,
-	                       err, "a lease");
 }
 
 /* This process's liveness lock as a lease holder, held until it exits. */
@@ -134,26 +143,25 @@ static int check_lease_args(const char *device, const char *holder,
 static int check_leasable(const struct lease *l, const char *device,
                           const char *holder, int64_t now, struct bf_err *err)
 {
-	bool held = l->dev.lease_holder &&
-	            !strcmp(l->dev.lease_holder, holder) &&
-	            l->dev.lease_expires_at > now;
+	bool held =
+	        l->holder && !strcmp(l->holder, holder) && l->expires_at > now;
 
-	if (held || !l->dev.health ||
-	    (strcmp(l->dev.health, "maintenance") &&
-	     strcmp(l->dev.health, "retired")))
+	if (held || !l->health ||
+	    (strcmp(l->health, "maintenance") && strcmp(l->health, "retired")))
 		return 0;
 	return bf_err_set(
 	        err, BF_EBUSY,
 	        "device '%s' takes no new lease: its health is %s%s%s%s",
-	        device, l->dev.health, l->dev.health_reason ? " (" : "",
-	        l->dev.health_reason ? l->dev.health_reason : "",
-	        l->dev.health_reason ? ")" : "");
+	        device, l->health, l->health_reason ? " (" : "",
+	        l->health_reason ? l->health_reason : "",
+	        l->health_reason ? ")" : "");
 }
 
 /*
  * The start of a lease operation on device by holder: check the
  * arguments, open the write transaction (*token, for lease_end; left 0
- * when none was opened) and read the device's lease into *l.
+ * when none was opened) and read the device's lease into *l, its row
+ * locked.
  */
 static int lease_begin(struct lease *l, int *token, struct bf_store *store,
                        const char *device, const char *holder, int64_t ttl_s,
@@ -162,9 +170,9 @@ static int lease_begin(struct lease *l, int *token, struct bf_store *store,
 	int rc = check_lease_args(device, holder, ttl_s, now, err);
 
 	if (!rc)
-		rc = bf_store__write_begin(token, store, err);
+		rc = bf_sql_write_begin(token, store, err);
 	if (!rc)
-		rc = lease_lookup(l, store, device, err);
+		rc = lease_lookup(l, store, device, true, err);
 	return rc;
 }
 
@@ -176,20 +184,83 @@ static int lease_end(struct bf_store *store, struct lease *l, int token, int rc,
                      struct bf_err *err)
 {
 	lease_release(l);
-	return token ? bf_store__write_end(store, token, rc, err) : rc;
+	return token ? bf_sql_write_end(store, token, rc, err) : rc;
 }
 
 /* Whether someone other than holder has a lease that has not expired. */
 static bool held_by_other(const struct lease *l, const char *holder,
                           int64_t now)
 {
-	return l->dev.lease_holder && strcmp(l->dev.lease_holder, holder) &&
-	       l->dev.lease_expires_at > now;
+	return l->holder && strcmp(l->holder, holder) && l->expires_at > now;
 }
 
-int bf_store_lease_acquire(struct bf_store *store, const char *device,
-                           const char *holder, int64_t ttl_s, int64_t now,
-                           struct bf_err *err)
+/* Run one lease write; what names it in an error. */
+static int lease_write(struct bf_store *store, const char *sql,
+                       const struct bf_sql_val *vals, size_t n,
+                       const char *device, struct bf_err *err)
+{
+	return bf_sql_exec(store, sql, vals, n, NULL, NULL, NULL, err,
+	                   "cannot update the lease of device '%s'", device);
+}
+
+static int read_i64(const struct bf_sql_row *row, void *payload)
+{
+	*(int64_t *)payload = bf_sql_int(row, 0);
+	return 0;
+}
+
+/* Record holder's lease on l's device with a new token (*token_out). */
+static int lease_store(struct bf_store *store, const struct lease *l,
+                       const char *device, const char *holder, int64_t now,
+                       int64_t ttl_s, int64_t *token_out, struct bf_err *err)
+{
+	char host[256];
+	int64_t gen = 0;
+	int rc;
+
+	self_host(host, sizeof(host));
+	{
+		const struct bf_sql_val v[] = { BF_SQL_V_INT(l->id) };
+
+		rc = bf_sql_exec(store,
+		                 "UPDATE devices SET state = 'leased',"
+		                 " lease_gen = lease_gen + 1 WHERE id = ?1"
+		                 " RETURNING lease_gen",
+		                 v, 1, read_i64, &gen, NULL, err,
+		                 "cannot lease device '%s'", device);
+	}
+	if (!rc) {
+		const struct bf_sql_val v[] = {
+			BF_SQL_V_INT(l->id),
+			BF_SQL_V_TEXT(holder),
+			BF_SQL_V_INT(now),
+			BF_SQL_V_INT(now + ttl_s),
+			BF_SQL_V_TEXT(*host ? host : NULL),
+			BF_SQL_V_INT((int64_t)getpid()),
+			BF_SQL_V_INT(gen),
+		};
+
+		rc = lease_write(
+		        store,
+		        "INSERT INTO leases (device_id, holder, acquired_at,"
+		        " expires_at, host, pid, token)"
+		        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+		        " ON CONFLICT (device_id) DO UPDATE SET"
+		        " holder = excluded.holder,"
+		        " acquired_at = excluded.acquired_at,"
+		        " expires_at = excluded.expires_at,"
+		        " host = excluded.host, pid = excluded.pid,"
+		        " token = excluded.token",
+		        v, BF_ARRAY_SIZE(v), device, err);
+	}
+	if (!rc && token_out)
+		*token_out = gen;
+	return rc;
+}
+
+int bf_store_lease_take(struct bf_store *store, const char *device,
+                        const char *holder, int64_t ttl_s, int64_t now,
+                        int64_t *token_out, struct bf_err *err)
 {
 	struct lease l = { 0 };
 	int token = 0;
@@ -199,45 +270,44 @@ int bf_store_lease_acquire(struct bf_store *store, const char *device,
 	if (!rc && held_by_other(&l, holder, now) && holder_dead(store, &l)) {
 		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
 		            "process %lld on %s has ended",
-		            device, l.dev.lease_holder, (long long)l.pid,
-		            l.host);
-		l.dev.lease_expires_at = now;
+		            device, l.holder, (long long)l.pid, l.host);
+		l.expires_at = now;
 	}
 	if (!rc && held_by_other(&l, holder, now))
-		rc = bf_err_set(
-		        err, BF_EBUSY,
-		        "device '%s' is leased by '%s' for another %lld s",
-		        device, l.dev.lease_holder,
-		        (long long)(l.dev.lease_expires_at - now));
+		rc = bf_err_set(err, BF_EBUSY,
+		                "device '%s' is leased by '%s' for another "
+		                "%lld s",
+		                device, l.holder,
+		                (long long)(l.expires_at - now));
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
 		rc = lease_take_lock(store, err);
 	if (!rc)
-		rc = lease_write(store,
-		                 "INSERT OR REPLACE INTO leases (device_id,"
-		                 " holder, acquired_at, expires_at, host, pid)"
-		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-		                 &l, holder, now, now + ttl_s, err);
-	if (!rc)
-		rc = lease_write(store,
-		                 "UPDATE devices SET state = 'leased'"
-		                 " WHERE id = ?1",
-		                 &l, NULL, 0, 0, err);
+		rc = lease_store(store, &l, device, holder, now, ttl_s,
+		                 token_out, err);
 	return lease_end(store, &l, token, rc, err);
+}
+
+int bf_store_lease_acquire(struct bf_store *store, const char *device,
+                           const char *holder, int64_t ttl_s, int64_t now,
+                           struct bf_err *err)
+{
+	return bf_store_lease_take(store, device, holder, ttl_s, now, NULL,
+	                           err);
 }
 
 /* Whether holder holds the lease in l; sets err when not. */
 static int check_holder(const struct lease *l, const char *device,
                         const char *holder, struct bf_err *err)
 {
-	if (!l->dev.lease_holder)
+	if (!l->holder)
 		return bf_err_set(err, BF_ENOTFOUND,
 		                  "device '%s' is not leased", device);
-	if (strcmp(l->dev.lease_holder, holder))
+	if (strcmp(l->holder, holder))
 		return bf_err_set(err, BF_EBUSY,
 		                  "device '%s' is leased by '%s', not '%s'",
-		                  device, l->dev.lease_holder, holder);
+		                  device, l->holder, holder);
 	return 0;
 }
 
@@ -252,11 +322,15 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
 	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
 	if (!rc)
 		rc = check_holder(&l, device, holder, err);
-	if (!rc)
+	if (!rc) {
+		const struct bf_sql_val v[] = { BF_SQL_V_INT(l.id),
+			                        BF_SQL_V_INT(now + ttl_s) };
+
 		rc = lease_write(store,
-		                 "UPDATE leases SET expires_at = ?3"
+		                 "UPDATE leases SET expires_at = ?2"
 		                 " WHERE device_id = ?1",
-		                 &l, NULL, now + ttl_s, 0, err);
+		                 v, BF_ARRAY_SIZE(v), device, err);
+	}
 	return lease_end(store, &l, token, rc, err);
 }
 
@@ -270,16 +344,73 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
 	rc = lease_begin(&l, &token, store, device, holder, 1, 0, err);
 	if (!rc)
 		rc = check_holder(&l, device, holder, err);
-	if (!rc)
+	if (!rc) {
+		const struct bf_sql_val v[] = { BF_SQL_V_INT(l.id) };
+
 		rc = lease_write(store,
-		                 "DELETE FROM leases WHERE device_id = ?1", &l,
-		                 NULL, 0, 0, err);
-	if (!rc)
-		rc = lease_write(store,
-		                 "UPDATE devices SET state = 'idle'"
-		                 " WHERE id = ?1",
-		                 &l, NULL, 0, 0, err);
+		                 "DELETE FROM leases WHERE device_id = ?1", v,
+		                 1, device, err);
+		if (!rc)
+			rc = lease_write(store,
+			                 "UPDATE devices SET state = 'idle'"
+			                 " WHERE id = ?1",
+			                 v, 1, device, err);
+	}
 	return lease_end(store, &l, token, rc, err);
+}
+
+int bf_store_lease_fence(struct bf_store *store, const char *device,
+                         int64_t token, int64_t now, struct bf_err *err)
+{
+	struct lease l = { 0 };
+	int rc = lease_lookup(&l, store, device, false, err);
+
+	if (rc == BF_ENOTFOUND)
+		rc = bf_err_set(err, BF_EBUSY,
+		                "device '%s' was removed from the registry; "
+		                "this job's results for it are not stored",
+		                device);
+	else if (!rc && l.gen > token)
+		rc = bf_err_set(
+		        err, BF_EBUSY,
+		        "device '%s': its lease was taken by another job "
+		        "(token %lld > %lld); this job's results for "
+		        "it are not stored",
+		        device, (long long)l.gen, (long long)token);
+	else if (!rc && (!l.holder || l.token != token))
+		rc = bf_err_set(err, BF_EBUSY,
+		                "device '%s' is no longer leased by this job "
+		                "(token %lld); this job's results for it are "
+		                "not stored",
+		                device, (long long)token);
+	else if (!rc && l.expires_at <= now)
+		rc = bf_err_set(
+		        err, BF_EBUSY,
+		        "device '%s': its lease (token %lld) expired %lld s "
+		        "ago; this job's results for it are not stored",
+		        device, (long long)token,
+		        (long long)(now - l.expires_at));
+	lease_release(&l);
+	return rc;
+}
+
+int bf_store_fence_begin(int *txn, struct bf_store *store, const char *device,
+                         int64_t token, int64_t now, struct bf_err *err)
+{
+	int rc = bf_sql_write_begin(txn, store, err);
+
+	if (rc)
+		return rc;
+	rc = bf_store_lease_fence(store, device, token, now, err);
+	if (rc)
+		bf_sql_write_end(store, *txn, rc, NULL);
+	return rc;
+}
+
+int bf_store_fence_end(struct bf_store *store, int txn, int rc,
+                       struct bf_err *err)
+{
+	return bf_sql_write_end(store, txn, rc, err);
 }
 
 int bf_store_leases_release_own(struct bf_store *store, int *n_out,
@@ -290,8 +421,9 @@ int bf_store_leases_release_own(struct bf_store *store, int *n_out,
 		" (SELECT device_id FROM leases WHERE host = ?1 AND pid = ?2)",
 		"DELETE FROM leases WHERE host = ?1 AND pid = ?2",
 	};
-	sqlite3_stmt *st = NULL;
+	struct bf_sql_val v[2];
 	char host[256];
+	int64_t changes = 0;
 	int token, rc;
 
 	if (n_out)
@@ -299,22 +431,14 @@ int bf_store_leases_release_own(struct bf_store *store, int *n_out,
 	self_host(host, sizeof(host));
 	if (!*host)
 		return 0;
-	if ((rc = bf_store__write_begin(&token, store, err)))
+	v[0] = BF_SQL_V_TEXT(host);
+	v[1] = BF_SQL_V_INT((int64_t)getpid());
+	if ((rc = bf_sql_write_begin(&token, store, err)))
 		return rc;
-	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++) {
-		rc = bf_store__prepare(&st, store, -1, sql[i], err);
-		if (rc)
-			break;
-		bf_store__bind_text(st, 1, host);
-		sqlite3_bind_int64(st, 2, (int64_t)getpid());
-		rc = sqlite3_step(st);
-		rc = rc == SQLITE_DONE ? 0
-		                       : bf_store__err(store, rc, err,
-		                                       "cannot release leases");
-		if (!rc && i == 1 && n_out)
-			*n_out = sqlite3_changes(store->db);
-		sqlite3_finalize(st);
-		st = NULL;
-	}
-	return bf_store__write_end(store, token, rc, err);
+	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++)
+		rc = bf_sql_exec(store, sql[i], v, BF_ARRAY_SIZE(v), NULL, NULL,
+		                 &changes, err, "cannot release leases");
+	if (!rc && n_out)
+		*n_out = (int)changes;
+	return bf_sql_write_end(store, token, rc, err);
 }
