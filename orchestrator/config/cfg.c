@@ -115,6 +115,8 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->project.target_branch = bf_xstrdup(BF_CFG_DEFAULT_BRANCH);
 	cfg->project.build_timeout_s = BF_CFG_DEFAULT_BUILD_TIMEOUT;
 	cfg->devices.pool = bf_xstrdup(BF_CFG_DEFAULT_POOL);
+	cfg->devices.lease_time_s = BF_CFG_DEFAULT_LEASE_TIME;
+	cfg->devices.wait_s = BF_CFG_DEFAULT_WAIT;
 	cfg->runs.repeats = BF_CFG_DEFAULT_REPEATS;
 	cfg->runs.warmup = BF_CFG_DEFAULT_WARMUP;
 	cfg->runs.interleave = true;

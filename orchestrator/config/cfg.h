@@ -161,6 +161,13 @@ struct bf_cfg {
 
 	struct {
 		char *pool; /* "local" or a label */
+		/*
+		 * Seconds a device's lease lasts unless renewed; a running
+		 * job renews it every lease_time_s / 3.
+		 */
+		int lease_time_s;
+		/* Seconds a job waits its turn for a busy pool; 0: none. */
+		int wait_s;
 	} devices;
 
 	struct {
@@ -212,6 +219,9 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_BRANCH        "main"
 #define BF_CFG_DEFAULT_BUILD_TIMEOUT 600
 #define BF_CFG_DEFAULT_POOL          "local"
+#define BF_CFG_DEFAULT_LEASE_TIME    600
+#define BF_CFG_MAX_LEASE_TIME        86400
+#define BF_CFG_DEFAULT_WAIT          300
 #define BF_CFG_DEFAULT_RETRIES       2
 #define BF_CFG_DEFAULT_SAMPLES_MAX   100000
 #define BF_CFG_DEFAULT_DETECTOR      "jetpack"

@@ -182,6 +182,8 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 		json_array_append_new(benchmarks,
 		                      benchmark_json(&cfg->benchmarks[i]));
 	set(devices, "pool", str_or_null(cfg->devices.pool));
+	set(devices, "lease_time", json_integer(cfg->devices.lease_time_s));
+	set(devices, "wait", json_integer(cfg->devices.wait_s));
 	set(root, "version", json_integer(cfg->version));
 	set(root, "project", project_json(cfg));
 	set(root, "benchmarks", benchmarks);

@@ -219,6 +219,9 @@ static const struct bf_cfg__field project_fields[] = {
 
 static const struct bf_cfg__field devices_fields[] = {
 	BF_CFG__STR_KEY("pool", OFF(devices.pool), 0),
+	BF_CFG__INT_KEY("lease_time", OFF(devices.lease_time_s), 3,
+	                BF_CFG_MAX_LEASE_TIME),
+	BF_CFG__INT_KEY("wait", OFF(devices.wait_s), 0, BF_CFG_MAX_TIMEOUT),
 };
 
 static const struct bf_cfg__field runs_fields[] = {

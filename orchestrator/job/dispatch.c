@@ -8,6 +8,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
 #include "config/cfg.h"
+#include "job/heartbeat.h"
 #include "job/plan.h"
 #include "job/presubmit_int.h"
 #include "job/worker.h"
@@ -30,8 +31,16 @@
  * stops the job, every device keeps its health and its lease is
  * released. A benchmark that fails is neither: it is recorded as that
  * benchmark's error.
+ *
+ * Leases last devices.lease_time seconds and a heartbeat thread renews
+ * them while the job runs (heartbeat.c). Each lease's fencing token
+ * stays with its worker: everything the job stores for a device is
+ * written in one transaction that first checks the token (worker.c),
+ * and before a lease is given back the job checks it still holds it, so
+ * a job that lost a device to another (it was stopped past its lease
+ * time) stores nothing more for it and ends as an infrastructure
+ * failure.
  */
-#define LEASE_TTL_S 600
 
 struct bf_unit {
 	int bench;
@@ -118,10 +127,6 @@ static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
 		u->next = i + 1;
 		w->steps_done++;
 		progress(d, w, st);
-		if (!w->local)
-			bf_store_lease_renew(job->store, w->name, d->holder,
-			                     LEASE_TTL_S, (int64_t)time(NULL),
-			                     NULL);
 		pthread_mutex_unlock(&job->lock);
 	}
 	return 0;
@@ -345,6 +350,7 @@ static int list_pool(struct dispatch *d, struct bf_err *err)
 static struct bf_worker *lease_next(struct dispatch *d)
 {
 	struct bf_job *job = d->job;
+	int64_t token = 0;
 
 	for (size_t i = 0; i < d->ndevs; i++) {
 		struct bf_worker *w;
@@ -352,14 +358,15 @@ static struct bf_worker *lease_next(struct dispatch *d)
 		if (d->tried[i])
 			continue;
 		d->tried[i] = true;
-		if (bf_store_lease_acquire(job->store, d->devs[i].name,
-		                           d->holder, LEASE_TTL_S,
-		                           (int64_t)time(NULL), NULL)) {
+		if (bf_store_lease_take(job->store, d->devs[i].name, d->holder,
+		                        job->cfg->devices.lease_time_s,
+		                        (int64_t)time(NULL), &token, NULL)) {
 			d->busy++;
 			continue;
 		}
 		w = bf_worker_new_remote(job, &d->devs[i]);
 		w->leased = true;
+		w->lease_token = token;
 		job->workers[job->nworkers++] = w;
 		return w;
 	}
@@ -394,12 +401,25 @@ static void settle_devices(struct dispatch *d)
 {
 	struct bf_job *job = d->job;
 	int64_t now = (int64_t)time(NULL);
+	struct bf_err err = BF_ERR_INIT;
 
 	for (size_t i = 0; i < job->nworkers; i++) {
 		struct bf_worker *w = job->workers[i];
 
 		if (w->local || !w->leased)
 			continue;
+		/*
+		 * The run's result stands on this device's samples only
+		 * while the job still holds its lease.
+		 */
+		if (bf_store_lease_fence(job->store, w->name, w->lease_token,
+		                         now, &err) &&
+		    bf_store_lease_renew(job->store, w->name, d->holder,
+		                         job->cfg->devices.lease_time_s, now,
+		                         NULL)) {
+			job_failed(d, w, err.msg);
+			continue;
+		}
 		if (w->dead)
 			bf_store_device_set_health(job->store, w->name, "bad",
 			                           w->why, now, NULL);
@@ -442,6 +462,7 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	struct dispatch d;
 	struct worker_arg *args;
 	pthread_t *threads;
+	struct bf_heartbeat *hb;
 	size_t nthreads;
 	bool local = !job->o->device && !job->o->pool &&
 	             !strcmp(job->cfg->devices.pool, "local");
@@ -464,12 +485,17 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	nthreads = job->nworkers;
 	args = bf_xcalloc(nthreads, sizeof(*args));
 	threads = bf_xcalloc(nthreads, sizeof(*threads));
+	hb = job->workers[0]->local
+	             ? NULL
+	             : bf_heartbeat_start(job, d.holder,
+	                                  job->cfg->devices.lease_time_s);
 	for (size_t i = 0; i < nthreads; i++) {
 		args[i] = (struct worker_arg){ &d, job->workers[i] };
 		pthread_create(&threads[i], NULL, worker_main, &args[i]);
 	}
 	for (size_t i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
+	bf_heartbeat_stop(hb);
 	free(args);
 	free(threads);
 	settle_devices(&d);

@@ -6,4 +6,5 @@ ORCH_OBJS += orchestrator/job/presubmit_check.o
 ORCH_OBJS += orchestrator/job/worker.o
 ORCH_OBJS += orchestrator/job/worker_art.o
 ORCH_OBJS += orchestrator/job/dispatch.o
+ORCH_OBJS += orchestrator/job/heartbeat.o
 ORCH_OBJS += orchestrator/job/presubmit_trace.o

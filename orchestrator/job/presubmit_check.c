@@ -50,7 +50,7 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err)
 	struct bf_devcheck dc = BF_DEVCHECK_INIT;
 	struct bf_job *job = w->job;
 	struct bf_err serr = BF_ERR_INIT;
-	int ret = 0;
+	int txn, ret = 0;
 
 	if (!w->agent || bf_agentconn_is_broken(w->agent))
 		ret = bf_worker_connect(w, err);
@@ -60,12 +60,18 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err)
 	if (ret)
 		goto out;
 	pthread_mutex_lock(&job->lock);
+	/* A device whose lease was lost is not this job's to judge. */
+	if ((ret = bf_worker_fence_begin(w, &txn, err))) {
+		pthread_mutex_unlock(&job->lock);
+		goto out;
+	}
 	if (bf_devcheck_store(job->store, &dc, job->run_id, w->name, 0, &serr))
 		BF_LOG_WARN("cannot store the checks of '%s': %s", w->name,
 		            serr.msg);
+	ret = bf_worker_fence_end(w, txn, 0, err);
 	add_to_report(w, json_object_get(dc.result, "checks"), block);
 	pthread_mutex_unlock(&job->lock);
-	if (!dc.fit)
+	if (!ret && !dc.fit)
 		ret = bf_err_set(err, BF_EBUSY, "%s", dc.reason);
 out:
 	bf_devcheck_release(&dc);

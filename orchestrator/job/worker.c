@@ -1,6 +1,7 @@
 #include "job/worker.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
@@ -242,8 +243,31 @@ static json_t *run_request(const struct bf_worker *w,
 	return req;
 }
 
+int bf_worker_fence_begin(struct bf_worker *w, int *txn, struct bf_err *err)
+{
+	int ret;
+
+	*txn = 0;
+	if (w->local || !w->leased)
+		return 0;
+	ret = bf_store_fence_begin(txn, w->job->store, w->name, w->lease_token,
+	                           (int64_t)time(NULL), err);
+	if (ret)
+		w->job_fault = true;
+	return ret;
+}
+
+int bf_worker_fence_end(struct bf_worker *w, int txn, int rc,
+                        struct bf_err *err)
+{
+	if (w->local || !w->leased)
+		return rc;
+	return bf_store_fence_end(w->job->store, txn, rc, err);
+}
+
 /*
- * Every raw sample of one measured run, in one transaction. The history
+ * Every raw sample of one measured run, in one transaction fenced by
+ * the device's lease. The history
  * (job->record: run, backfill) does not keep a metric the benchmark's
  * metrics: list leaves out: nothing may judge it. A compare keeps them
  * all, as its result's samples has them.
@@ -255,7 +279,7 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 	const struct bf_cfg_benchmark *b = &job->cfg->benchmarks[st->bench];
 	struct bf_store_sample *rows;
 	size_t n = 0;
-	int ret;
+	int txn = 0, ret = 0;
 
 	if (!s->n)
 		return 0;
@@ -281,7 +305,10 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 		rows[i].iter_idx = s->v[k].iteration;
 		rows[i].value = s->v[k].value;
 	}
-	ret = n ? bf_store_sample_add_many(job->store, rows, n, err) : 0;
+	if (n && !(ret = bf_worker_fence_begin(w, &txn, err))) {
+		ret = bf_store_sample_add_many(job->store, rows, n, err);
+		ret = bf_worker_fence_end(w, txn, ret, err);
+	}
 	free(rows);
 	return ret;
 }

@@ -41,6 +41,8 @@ struct bf_worker {
 	json_t *art_verify[2];
 	char *remote_cwd; /* remote working directory */
 	bool leased;
+	int64_t lease_token; /* the fencing token of its lease */
+	bool lease_lost; /* a renewal was refused: no longer renewed */
 	bool dead; /* gave up: unreachable, unfit or broken */
 	/*
 	 * The last failure was the job's (an artifact it cannot ship, a
@@ -52,6 +54,18 @@ struct bf_worker {
 	int steps_done; /* measured and warmup runs completed */
 	pthread_t thread;
 };
+
+/*
+ * Open the write transaction of what w stores for the job (samples,
+ * check results), fenced by w's lease: refused (BF_EBUSY, w->job_fault
+ * set, err saying whose lease it is now) when the lease was lost, so a
+ * job whose device went to another job stores nothing more for it. The
+ * local machine holds no lease and is not fenced. Under job->lock.
+ */
+int bf_worker_fence_begin(struct bf_worker *w, int *txn, struct bf_err *err);
+/* Commit (rc 0) or roll back what bf_worker_fence_begin opened. */
+int bf_worker_fence_end(struct bf_worker *w, int txn, int rc,
+                        struct bf_err *err);
 
 /* A worker for the local machine. Cannot fail. */
 struct bf_worker *bf_worker_new_local(struct bf_job *job);

@@ -1,0 +1,114 @@
+#include "job/heartbeat.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <time.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "benchfarm/log.h"
+#include "job/presubmit_int.h"
+#include "job/worker.h"
+#include "store/store.h"
+
+/*
+ * The heartbeat of a job's leases: a thread that waits on a condition
+ * variable with a deadline on the monotonic clock (not a sleep: stopping
+ * it wakes it at once) and renews the leases each time the deadline
+ * passes. A third of the lease time leaves two renewals' worth of slack
+ * before a lease can expire under a running job.
+ */
+struct bf_heartbeat {
+	struct bf_job *job;
+	char holder[128];
+	int ttl_s, period_s;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+};
+
+/* Renew every worker's lease (takes job->lock). */
+static void renew_all(struct bf_heartbeat *hb)
+{
+	struct bf_job *job = hb->job;
+
+	pthread_mutex_lock(&job->lock);
+	for (size_t i = 0; i < job->nworkers; i++) {
+		struct bf_worker *w = job->workers[i];
+		struct bf_err err = BF_ERR_INIT;
+
+		if (w->local || !w->leased || w->lease_lost)
+			continue;
+		if (bf_store_lease_renew(job->store, w->name, hb->holder,
+		                         hb->ttl_s, (int64_t)time(NULL),
+		                         &err)) {
+			w->lease_lost = true;
+			BF_LOG_WARN("cannot renew the lease of device '%s': %s",
+			            w->name, err.msg);
+		}
+	}
+	pthread_mutex_unlock(&job->lock);
+}
+
+static void *heartbeat_main(void *arg)
+{
+	struct bf_heartbeat *hb = arg;
+	struct timespec at;
+
+	pthread_mutex_lock(&hb->lock);
+	while (!hb->stop) {
+		clock_gettime(CLOCK_MONOTONIC, &at);
+		at.tv_sec += hb->period_s;
+		while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->lock,
+		                                           &at) != ETIMEDOUT)
+			;
+		if (hb->stop)
+			break;
+		pthread_mutex_unlock(&hb->lock);
+		renew_all(hb);
+		pthread_mutex_lock(&hb->lock);
+	}
+	pthread_mutex_unlock(&hb->lock);
+	return NULL;
+}
+
+struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
+                                        int ttl_s)
+{
+	struct bf_heartbeat *hb = bf_xcalloc(1, sizeof(*hb));
+	pthread_condattr_t ca;
+
+	hb->job = job;
+	bf_strlcpy(hb->holder, holder, sizeof(hb->holder));
+	hb->ttl_s = ttl_s;
+	hb->period_s = ttl_s / 3 > 0 ? ttl_s / 3 : 1;
+	pthread_mutex_init(&hb->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&hb->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&hb->thread, NULL, heartbeat_main, hb)) {
+		BF_LOG_WARN("cannot start the lease heartbeat; leases of "
+		            "this job are not renewed");
+		pthread_cond_destroy(&hb->cond);
+		pthread_mutex_destroy(&hb->lock);
+		free(hb);
+		return NULL;
+	}
+	return hb;
+}
+
+void bf_heartbeat_stop(struct bf_heartbeat *hb)
+{
+	if (!hb)
+		return;
+	pthread_mutex_lock(&hb->lock);
+	hb->stop = true;
+	pthread_cond_signal(&hb->cond);
+	pthread_mutex_unlock(&hb->lock);
+	pthread_join(hb->thread, NULL);
+	pthread_cond_destroy(&hb->cond);
+	pthread_mutex_destroy(&hb->lock);
+	free(hb);
+}

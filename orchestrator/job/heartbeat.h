@@ -1,0 +1,24 @@
+#ifndef BF_HEARTBEAT_H
+#define BF_HEARTBEAT_H
+
+#include "benchfarm/common.h"
+
+struct bf_job;
+struct bf_heartbeat;
+
+/*
+ * Renew the lease of every leased worker of job (job->workers, under
+ * job->lock, spares leased later included) as holder for another ttl_s
+ * seconds, every ttl_s / 3 seconds (at least 1) from a thread of its
+ * own, until bf_heartbeat_stop(). A renewal the store refuses (the
+ * lease went to another job) is a warning: that worker's next fenced
+ * write is refused and stops the job. NULL when the thread cannot be
+ * started (leases are then not renewed; the caller goes on).
+ */
+struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
+                                        int ttl_s);
+
+/* Stop the thread and free hb. NULL is ok. */
+void bf_heartbeat_stop(struct bf_heartbeat *hb);
+
+#endif /* BF_HEARTBEAT_H */

@@ -1,0 +1,100 @@
+#!/bin/sh
+# Fencing tokens and the lease heartbeat, on a real sshd device with a
+# lease time of 3 s (devices.lease_time). A compare holds its lease past
+# the lease time while its benchmark runs (the heartbeat renews it). A
+# compare stopped (SIGSTOP) past its lease time loses the device to
+# another compare; when it goes on (SIGCONT) the store refuses its
+# samples, it exits 3 and the other compare's results are intact.
+. "$(dirname "$0")/lib.sh"
+
+sshd_setup
+t_atexit() {
+	[ -n "${cpid:-}" ] && kill -CONT "$cpid" 2>/dev/null
+	timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null
+}
+sshd_start dev
+sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
+	--workdir "$T/work"
+
+# While $T/block exists the benchmark says so through the FIFO started
+# and then waits on the FIFO go.
+mkfifo "$T/started" "$T/go"
+R="$T/repo"
+pool_repo "$R" <<X
+if [ -e "$T/block" ]; then
+	rm -f "$T/block"
+	echo started >"$T/started"
+	read x <"$T/go"
+fi
+echo "b 1 ns"
+X
+sed -i 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
+	"$R/bf.yaml"
+grep -q 'lease_time: 3' "$R/bf.yaml" || t_fail "set the lease time"
+db() { sqlite3 "$BENCHFARM_DB" "$1"; }
+# poll "what" SQL: wait (at most 60 s) until SQL on the store prints 1.
+poll() {
+	_i=0
+	while [ "$(db "$2")" != 1 ]; do
+		_i=$((_i + 1))
+		if [ $_i -gt 600 ]; then
+			t_fail "$1 (never came)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	t_ok "$1"
+}
+
+# A: its benchmark blocks until go; it is stopped once it runs.
+touch "$T/block"
+"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+	>"$T/a.out" 2>"$T/a.err" &
+cpid=$!
+if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+	t_ok "the first compare runs its benchmark"
+else
+	t_fail "the benchmark never started: $(cat "$T/a.err")"
+fi
+tok_a=$(db "select token from leases")
+# The heartbeat renews the lease while the benchmark runs, past the
+# lease time (without it the lease would lapse 3 s after it was taken).
+poll "the heartbeat renews the running job's lease past its lease time" \
+	"select count(*) = 1 from leases where expires_at > acquired_at + 3
+	 and token = $tok_a"
+kill -STOP "$cpid"
+poll "stopped, its lease expires" \
+	"select count(*) = 1 from leases
+	 where expires_at <= cast(strftime('%s', 'now') as integer)"
+# B takes the expired lease (A's process lives: only the time frees it).
+expect_exit 0 "a second compare takes the device and finishes" \
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/b.json"
+run_b=$(jq -r .run_id "$T/b.json")
+tok_b=$(db "select lease_gen from devices where name = 'dev'")
+[ "$tok_b" -gt "$tok_a" ] && t_ok "with a greater token ($tok_b > $tok_a)" ||
+	t_fail "token $tok_b after $tok_a"
+n_b=$(db "select count(*) from samples where run_id = $run_b")
+# A's benchmark ends; A goes on.
+timeout 5 sh -c ': >"$1"' sh "$T/go"
+kill -CONT "$cpid"
+wait "$cpid"
+crc=$?
+cpid=
+[ $crc = 3 ] && t_ok "the stopped compare exits 3" ||
+	t_fail "exit $crc (stderr: $(cat "$T/a.err"))"
+grep_file "saying why" \
+	"device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
+	"$T/a.err"
+run_a=$(db "select id from runs where id <> $run_b")
+[ "$(db "select count(*) from samples where run_id = $run_a")" = 0 ] &&
+	t_ok "nothing of the stopped compare's is stored" ||
+	t_fail "$(db "select count(*) from samples where run_id = $run_a") samples of the stopped compare"
+[ "$(db "select status from runs where id = $run_a")" = failed ] &&
+	t_ok "its run is failed, not complete" ||
+	t_fail "its run is $(db "select status from runs where id = $run_a")"
+[ "$n_b" -gt 0 ] && [ "$(db "select count(*) from samples where run_id = $run_b")" = "$n_b" ] &&
+	[ "$(db "select status from runs where id = $run_b")" = complete ] &&
+	t_ok "the other compare's $n_b samples and result are intact" ||
+	t_fail "the other compare's run: $(db "select status, (select count(*) from samples where run_id = $run_b) from runs where id = $run_b")"
+[ "$(db "select count(*) from leases")" = 0 ] &&
+	t_ok "no lease is left" || t_fail "$(db "select * from leases")"
