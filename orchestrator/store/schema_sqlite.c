@@ -171,6 +171,22 @@ const char *const bf_store__migrations[] = {
 	 */
 	"ALTER TABLE devices ADD COLUMN lease_gen INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;",
+	/*
+	 * 9 -> 10: the queue of jobs waiting for a busy pool, first come
+	 * first served across processes and hosts. A waiter's ticket
+	 * grows with each one (the largest live ticket + 1 at least);
+	 * pool is the pool's label, or "device:NAME" for one device. A
+	 * waiter renews expires_at while it waits; one past it, or whose
+	 * process on this host has ended, is skipped and removed.
+	 */
+	"CREATE TABLE waiters ("
+	" ticket INTEGER PRIMARY KEY,"
+	" pool TEXT NOT NULL CHECK (pool <> ''),"
+	" holder TEXT NOT NULL CHECK (holder <> ''),"
+	" host TEXT, pid INTEGER,"
+	" since INTEGER NOT NULL,"
+	" expires_at INTEGER NOT NULL);"
+	"CREATE INDEX waiters_pool ON waiters (pool, ticket);",
 };
 
 _Static_assert(BF_ARRAY_SIZE(bf_store__migrations) == BF_STORE_SCHEMA_VERSION,

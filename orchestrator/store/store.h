@@ -32,7 +32,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 9
+#define BF_STORE_SCHEMA_VERSION 10
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -254,11 +254,77 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
 
 /*
  * Drop every lease this process (this host and pid) holds and set those
- * devices "idle"; *n_out (may be NULL) gets how many. For a process
- * that is about to end on a signal.
+ * devices "idle", and leave the queue; *n_out (may be NULL) gets how
+ * many leases. For a process that is about to end on a signal.
  */
 int bf_store_leases_release_own(struct bf_store *store, int *n_out,
                                 struct bf_err *err);
+
+/* The leases held, and the queue of jobs waiting (store_queue.c). */
+
+struct bf_store_lease {
+	char *device;
+	char *holder; /* the job's holder id */
+	char *host; /* the holder's host and pid; NULL, 0 when unknown */
+	int64_t pid;
+	int64_t acquired_at, expires_at;
+	int64_t token; /* its fencing token */
+};
+
+/*
+ * Every lease, expired ones included, by device name. *out is a new
+ * array of *n_out (NULL when none); free with bf_store_leases_free().
+ */
+int bf_store_lease_list(struct bf_store_lease **out, size_t *n_out,
+                        struct bf_store *store, struct bf_err *err);
+void bf_store_leases_free(struct bf_store_lease *leases, size_t n);
+
+/*
+ * A job waiting its turn for a pool whose devices are all leased. The
+ * queue is first come, first served across processes and hosts: each
+ * waiter gets a ticket greater than every live one, and takes a device
+ * only when no earlier live ticket waits for the same pool.
+ */
+struct bf_store_waiter {
+	int64_t ticket;
+	char *pool; /* a label, or "device:NAME" */
+	char *holder; /* the job's holder id */
+	char *host; /* NULL, 0 when unknown */
+	int64_t pid;
+	int64_t since, expires_at;
+};
+
+/*
+ * Join the queue for pool as holder, alive until now + ttl_s unless
+ * renewed by bf_store_wait_turn(); *ticket gets the ticket. The process
+ * takes its liveness lock, as for a lease. Returns 0 or BF_EINVAL
+ * (empty pool or holder, ttl_s <= 0).
+ */
+int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
+                       const char *pool, const char *holder, int64_t ttl_s,
+                       int64_t now, struct bf_err *err);
+
+/*
+ * Renew ticket until now + ttl_s, remove the dead waiters ahead of it in
+ * its pool (past their expiry, or their process on this host ended)
+ * and set *ahead to the live ones still ahead (0: its turn). Returns 0
+ * or BF_ENOTFOUND (the ticket is gone: it expired and another waiter
+ * removed it; join again).
+ */
+int bf_store_wait_turn(int64_t *ahead, struct bf_store *store, int64_t ticket,
+                       int64_t ttl_s, int64_t now, struct bf_err *err);
+
+/* Leave the queue (a ticket already gone is no error). */
+int bf_store_wait_leave(struct bf_store *store, int64_t ticket,
+                        struct bf_err *err);
+
+/*
+ * Every waiter, dead ones included, by ticket; free with
+ * bf_store_waiters_free().
+ */
+int bf_store_waiter_list(struct bf_store_waiter **out, size_t *n_out,
+                         struct bf_store *store, struct bf_err *err);
+void bf_store_waiters_free(struct bf_store_waiter *waiters, size_t n);
 
 /* Runs (store_run.c), samples and checks (store_sample.c). */
 

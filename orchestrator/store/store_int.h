@@ -7,6 +7,8 @@
  * and functions). The files, each calling only the ones below it:
  *
  *   store.c          open and close, the database's default path
+ *   store_queue.c    the queue of jobs waiting for a pool, and the
+ *                    list of leases (store_lease.c's liveness checks)
  *   store_lease.c    leases, on the devices of
  *   store_device.c   devices
  *   store_run.c      runs
@@ -79,5 +81,16 @@ int bf_store__lock_byte(int fd, int64_t off, int cmd, short type);
  */
 int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
                          short type);
+
+/*
+ * Liveness of lease holders and waiters (store_lease.c): this machine's
+ * name as they record it ("" when unknown); whether the process pid on
+ * host is provably dead (on this host, not us, and nobody holds its
+ * liveness lock; another host's process is never judged); and take this
+ * process's liveness lock, held until it exits.
+ */
+void bf_store__self_host(char *buf, size_t len);
+bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid);
+int bf_store__take_pid_lock(struct bf_store *store, struct bf_err *err);
 
 #endif /* BF_STORE_INT_H */

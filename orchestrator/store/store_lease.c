@@ -40,32 +40,30 @@ static void lease_release(struct lease *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* This machine's name, as leases record it ("" when unknown). */
-static void self_host(char *buf, size_t len)
+void bf_store__self_host(char *buf, size_t len)
 {
 	if (gethostname(buf, len - 1) < 0)
 		buf[0] = '\0';
 	buf[len - 1] = '\0';
 }
 
-/*
- * Whether the lease's holder is provably dead: it recorded this host
- * and a pid not ours, and nobody holds that pid's liveness lock, which
- * the holder took with the lease and the kernel dropped when it ended.
- * A pid reused since is no holder and holds no lock. A lease from
- * another host, or one without host and pid, is never judged here.
- */
+bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid)
+{
+	char self[256];
+
+	if (!host || pid <= 0 || pid == (int64_t)getpid())
+		return false;
+	bf_store__self_host(self, sizeof(self));
+	if (!*self || strcmp(self, host))
+		return false;
+	return bf_store__lease_lock(store->path, pid, F_OFD_GETLK, F_WRLCK) ==
+	       F_UNLCK;
+}
+
+/* Whether the lease's holder is provably dead (bf_store__pid_dead). */
 static bool holder_dead(struct bf_store *store, const struct lease *l)
 {
-	char host[256];
-
-	if (!l->host || l->pid <= 0 || l->pid == (int64_t)getpid())
-		return false;
-	self_host(host, sizeof(host));
-	if (!*host || strcmp(host, l->host))
-		return false;
-	return bf_store__lease_lock(store->path, l->pid, F_OFD_GETLK,
-	                            F_WRLCK) == F_UNLCK;
+	return bf_store__pid_dead(store, l->host, l->pid);
 }
 
 static int read_lease(const struct bf_sql_row *row, void *payload)
@@ -113,8 +111,7 @@ static int lease_lookup(struct lease *out, struct bf_store *store,
 	return rc;
 }
 
-/* This process's liveness lock as a lease holder, held until it exits. */
-static int lease_take_lock(struct bf_store *store, struct bf_err *err)
+int bf_store__take_pid_lock(struct bf_store *store, struct bf_err *err)
 {
 	if (bf_store__lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK,
 	                         F_WRLCK))
@@ -218,7 +215,7 @@ static int lease_store(struct bf_store *store, const struct lease *l,
 	int64_t gen = 0;
 	int rc;
 
-	self_host(host, sizeof(host));
+	bf_store__self_host(host, sizeof(host));
 	{
 		const struct bf_sql_val v[] = { BF_SQL_V_INT(l->id) };
 
@@ -282,7 +279,7 @@ int bf_store_lease_take(struct bf_store *store, const char *device,
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
-		rc = lease_take_lock(store, err);
+		rc = bf_store__take_pid_lock(store, err);
 	if (!rc)
 		rc = lease_store(store, &l, device, holder, now, ttl_s,
 		                 token_out, err);
@@ -420,6 +417,7 @@ int bf_store_leases_release_own(struct bf_store *store, int *n_out,
 		"UPDATE devices SET state = 'idle' WHERE id IN"
 		" (SELECT device_id FROM leases WHERE host = ?1 AND pid = ?2)",
 		"DELETE FROM leases WHERE host = ?1 AND pid = ?2",
+		"DELETE FROM waiters WHERE host = ?1 AND pid = ?2",
 	};
 	struct bf_sql_val v[2];
 	char host[256];
@@ -428,17 +426,18 @@ int bf_store_leases_release_own(struct bf_store *store, int *n_out,
 
 	if (n_out)
 		*n_out = 0;
-	self_host(host, sizeof(host));
+	bf_store__self_host(host, sizeof(host));
 	if (!*host)
 		return 0;
 	v[0] = BF_SQL_V_TEXT(host);
 	v[1] = BF_SQL_V_INT((int64_t)getpid());
 	if ((rc = bf_sql_write_begin(&token, store, err)))
 		return rc;
-	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++)
+	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++) {
 		rc = bf_sql_exec(store, sql[i], v, BF_ARRAY_SIZE(v), NULL, NULL,
 		                 &changes, err, "cannot release leases");
-	if (!rc && n_out)
-		*n_out = (int)changes;
+		if (!rc && i == 1 && n_out)
+			*n_out = (int)changes;
+	}
 	return bf_sql_write_end(store, token, rc, err);
 }

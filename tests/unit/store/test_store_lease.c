@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "benchfarm/err.h"
 #include "store/store.h"
@@ -146,6 +148,141 @@ static void test_lease__fence_rolls_back_failed_write(void **state)
 	        bf_store_lease_renew(f->store, "dev", "A", 60, 1002, &err), 0);
 }
 
+static int64_t turn(struct bf_store *s, int64_t ticket, int64_t now)
+{
+	struct bf_err err = BF_ERR_INIT;
+	int64_t ahead = -1;
+
+	assert_int_equal(bf_store_wait_turn(&ahead, s, ticket, 60, now, &err),
+	                 0);
+	return ahead;
+}
+
+/*
+ * First come, first served per pool: each waiter's place counts the
+ * live ones ahead; one that leaves, one past its expiry and one whose
+ * process ended hold nobody back; another pool's waiters do not count.
+ */
+static void test_queue__fair_order_skipping_dead(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t a, b, c, other, dead = 0, ahead;
+	struct bf_store_waiter *w = NULL;
+	size_t n = 0;
+	int fds[2], status;
+	pid_t pid;
+
+	/* A waiter whose process ends while it waits. */
+	close_store(f);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bf_store *mine;
+
+		close(fds[0]);
+		if (bf_store_open(&mine, f->path, &err) ||
+		    bf_store_wait_join(&dead, mine, "lab", "dead", 600, 1000,
+		                       &err))
+			_exit(1);
+		bf_store_close(mine);
+		_exit(write(fds[1], &dead, sizeof(dead)) == sizeof(dead) ? 0
+		                                                         : 1);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &dead, sizeof(dead)), sizeof(dead));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(status, 0);
+	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
+
+	assert_int_equal(
+	        bf_store_wait_join(&a, f->store, "lab", "A", 60, 1000, &err),
+	        0);
+	assert_int_equal(
+	        bf_store_wait_join(&b, f->store, "lab", "B", 60, 1001, &err),
+	        0);
+	assert_int_equal(bf_store_wait_join(&other, f->store, "device:x", "O",
+	                                    60, 1001, &err),
+	                 0);
+	assert_int_equal(
+	        bf_store_wait_join(&c, f->store, "lab", "C", 60, 1002, &err),
+	        0);
+	assert_true(dead < a && a < b && b < other && other < c);
+	assert_int_equal(bf_store_waiter_list(&w, &n, f->store, &err), 0);
+	assert_int_equal(n, 5);
+	assert_string_equal(w[1].holder, "A");
+	assert_string_equal(w[1].pool, "lab");
+	assert_int_equal(w[1].since, 1000);
+	assert_int_equal(w[1].pid, (int64_t)getpid());
+	bf_store_waiters_free(w, n);
+	/* The dead process's ticket is removed by the first that looks. */
+	assert_int_equal(turn(f->store, a, 1003), 0);
+	assert_int_equal(turn(f->store, b, 1003), 1);
+	assert_int_equal(turn(f->store, c, 1003), 2);
+	assert_int_equal(turn(f->store, other, 1003), 0);
+	/* A leaves: B's turn. */
+	assert_int_equal(bf_store_wait_leave(f->store, a, &err), 0);
+	assert_int_equal(turn(f->store, b, 1004), 0);
+	assert_int_equal(turn(f->store, c, 1004), 1);
+	/* B stops renewing: past its expiry C is next and B is gone. */
+	assert_int_equal(turn(f->store, c, 1064), 0);
+	assert_int_equal(
+	        bf_store_wait_turn(&ahead, f->store, b, 60, 1065, &err),
+	        BF_ENOTFOUND);
+	assert_int_equal(bf_store_waiter_list(&w, &n, f->store, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(w[0].ticket, other);
+	assert_int_equal(w[1].ticket, c);
+	bf_store_waiters_free(w, n);
+	/* A new waiter comes after C. */
+	assert_int_equal(
+	        bf_store_wait_join(&a, f->store, "lab", "A", 60, 1066, &err),
+	        0);
+	assert_true(a > c);
+	assert_int_equal(turn(f->store, a, 1066), 1);
+	/* Giving back this process's leases leaves the queue too. */
+	assert_int_equal(bf_store_leases_release_own(f->store, NULL, &err), 0);
+	assert_int_equal(bf_store_waiter_list(&w, &n, f->store, &err), 0);
+	assert_int_equal(n, 0);
+	bf_store_waiters_free(w, n);
+}
+
+/* The lease list says who holds each device, since when, until when. */
+static void test_lease__list(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store_lease *l = NULL;
+	size_t n = 9;
+	int64_t t = 0;
+
+	add_device(f->store, "b");
+	add_device(f->store, "a");
+	add_device(f->store, "c");
+	assert_int_equal(bf_store_lease_list(&l, &n, f->store, &err), 0);
+	assert_int_equal(n, 0);
+	bf_store_leases_free(l, n);
+	assert_int_equal(
+	        bf_store_lease_take(f->store, "b", "job-b", 60, 1000, &t, &err),
+	        0);
+	assert_int_equal(
+	        bf_store_lease_acquire(f->store, "a", "job-a", 30, 1001, &err),
+	        0);
+	assert_int_equal(bf_store_lease_list(&l, &n, f->store, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(l[0].device, "a");
+	assert_string_equal(l[0].holder, "job-a");
+	assert_int_equal(l[0].acquired_at, 1001);
+	assert_int_equal(l[0].expires_at, 1031);
+	assert_int_equal(l[0].pid, (int64_t)getpid());
+	assert_non_null(l[0].host);
+	assert_string_equal(l[1].device, "b");
+	assert_int_equal(l[1].token, t);
+	bf_store_leases_free(l, n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +290,8 @@ int main(void)
 		T(test_lease__tokens_grow_per_device),
 		T(test_lease__fenced_write_after_takeover_refused),
 		T(test_lease__fence_rolls_back_failed_write),
+		T(test_queue__fair_order_skipping_dead),
+		T(test_lease__list),
 #undef T
 	};
 
