@@ -23,8 +23,10 @@ static const char usage_text[] =
         "usage: benchfarm compare -c CONFIG [--base REV] [--patch REV] "
         "[--allow-same]\n"
         "                         [--repeats N]\n"
-        "                         [--device NAME | --pool LABEL] [--json "
-        "FILE]\n"
+        "                         [--device NAME | --pool LABEL] [--wait "
+        "SECONDS]\n"
+        "                         [--json FILE]"
+        "\n"
         "                         [--markdown FILE] [--seed S]\n"
         "                         [--report FORMAT[,FORMAT...]] "
         "[--report-dir DIR]\n"
@@ -61,6 +63,13 @@ static const char usage_text[] =
         "label,\n"
         "                         one benchmark per device in parallel\n"
         "                         (default: devices.pool)\n"
+        "        --wait SECONDS   while every device of the pool is "
+        "leased, wait\n"
+        "                         this long for one in the pool's queue, "
+        "first\n"
+        "                         come first served (default: "
+        "devices.wait,\n"
+        "                         300; 0: do not wait)\n"
         "        --json FILE      write the complete result JSON\n"
         "        --markdown FILE  write the markdown report to FILE\n"
         "        --report LIST    also write these reports (see 'benchfarm "
@@ -105,6 +114,7 @@ enum {
 	OPT_MIN_EFFECT,
 	OPT_WARMUP,
 	OPT_ALLOW_SAME,
+	OPT_WAIT,
 };
 
 /* The option's name, for its error. */
@@ -114,6 +124,7 @@ static const char *number_opt_name(int c)
 	       : c == OPT_WARMUP ? "--warmup"
 	       : c == OPT_SEED   ? "--seed"
 	       : c == OPT_ALPHA  ? "--alpha"
+	       : c == OPT_WAIT   ? "--wait"
 	                         : "--min-effect";
 }
 
@@ -133,6 +144,9 @@ static int parse_number_opt(struct bf_presubmit_opts *o, int c, const char *arg)
 		ret = bf_cfg_parse_setting(&o->seed, "runs.seed", arg, &err);
 	else if (c == OPT_ALPHA)
 		ret = bf_cfg_parse_setting(&o->alpha, "presubmit.alpha", arg,
+		                           &err);
+	else if (c == OPT_WAIT)
+		ret = bf_cfg_parse_setting(&o->wait_s, "devices.wait", arg,
 		                           &err);
 	else if (c == OPT_MIN_EFFECT)
 		ret = bf_cfg_parse_setting(&o->min_effect,
@@ -156,6 +170,7 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		{ "warmup", required_argument, NULL, OPT_WARMUP },
 		{ "device", required_argument, NULL, OPT_DEVICE },
 		{ "pool", required_argument, NULL, OPT_POOL },
+		{ "wait", required_argument, NULL, OPT_WAIT },
 		{ "json", required_argument, NULL, OPT_JSON },
 		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "report", required_argument, NULL, OPT_REPORT },

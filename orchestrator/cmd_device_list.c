@@ -15,6 +15,14 @@
 
 #define LIST_COLS 8
 
+/* Who holds the devices and who waits for them. */
+struct leases_waiters {
+	struct bf_store_lease *leases;
+	size_t nleases;
+	struct bf_store_waiter *waiters;
+	size_t nwaiters;
+};
+
 /* Parse [NAME] [--json] for list (no name) and show (one name). */
 static int parse_opts(const char **name, bool *json, int argc, char **argv)
 {
@@ -80,32 +88,182 @@ static void list_text(const struct bf_store_device *devs, size_t n, int64_t now)
 	free(cells);
 }
 
+/* Whether the waiter's pool (a label, a name, "device:NAME") takes d. */
+static bool waits_for(const struct bf_store_waiter *w,
+                      const struct bf_store_device *d)
+{
+	const char *p = d->labels;
+	size_t n = strlen(w->pool);
+
+	if (!strncmp(w->pool, "device:", 7))
+		return !strcmp(w->pool + 7, d->name);
+	if (!strcmp(w->pool, d->name))
+		return true;
+	while (p && *p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+
+		if (len == n && !strncmp(p, w->pool, n))
+			return true;
+		p = comma ? comma + 1 : NULL;
+	}
+	return false;
+}
+
+/* Who holds and who waits, in a listed device's JSON. */
+static void add_queue_json(json_t *o, const struct bf_store_device *d,
+                           const struct leases_waiters *q)
+{
+	json_t *lease = json_object_get(o, "lease");
+	json_t *waiters = json_array();
+
+	for (size_t i = 0; json_is_object(lease) && i < q->nleases; i++) {
+		const struct bf_store_lease *l = &q->leases[i];
+
+		if (strcmp(l->device, d->name))
+			continue;
+		json_object_set_new(lease, "host",
+		                    l->host ? json_string(l->host)
+		                            : json_null());
+		json_object_set_new(lease, "pid",
+		                    l->pid ? json_integer((json_int_t)l->pid)
+		                           : json_null());
+		json_object_set_new(lease, "since",
+		                    json_integer((json_int_t)l->acquired_at));
+		json_object_set_new(lease, "token",
+		                    json_integer((json_int_t)l->token));
+	}
+	for (size_t i = 0; i < q->nwaiters; i++) {
+		const struct bf_store_waiter *w = &q->waiters[i];
+
+		if (!waits_for(w, d))
+			continue;
+		json_array_append_new(
+		        waiters,
+		        json_pack("{s:I, s:s, s:s, s:o, s:o, s:I, s:I}",
+		                  "ticket", (json_int_t)w->ticket, "pool",
+		                  w->pool, "holder", w->holder, "host",
+		                  w->host ? json_string(w->host) : json_null(),
+		                  "pid",
+		                  w->pid ? json_integer((json_int_t)w->pid)
+		                         : json_null(),
+		                  "since", (json_int_t)w->since, "expires_at",
+		                  (json_int_t)w->expires_at));
+	}
+	json_object_set_new(o, "waiters", waiters);
+}
+
+#define LEASE_COLS  6
+#define WAITER_COLS 6
+
+/* The tables of holders and of waiters under the device list. */
+static void queue_text(const struct leases_waiters *q, int64_t now)
+{
+	static const char *const lhead[LEASE_COLS] = {
+		"DEVICE", "HOLDER", "HOST", "PID", "SINCE", "EXPIRES",
+	};
+	static const char *const whead[WAITER_COLS] = {
+		"TICKET", "POOL", "HOLDER", "HOST", "PID", "SINCE",
+	};
+	size_t n = q->nleases > q->nwaiters ? q->nleases : q->nwaiters;
+	const char **cells = bf_xcalloc(n * LEASE_COLS + 1, sizeof(*cells));
+	char **owned = bf_xcalloc(n * 4 + 1, sizeof(*owned));
+
+	for (size_t i = 0; i < q->nleases; i++) {
+		const struct bf_store_lease *l = &q->leases[i];
+		const char **row = cells + i * LEASE_COLS;
+		char age[32];
+
+		cmd_device__age(age, sizeof(age), l->acquired_at, now);
+		owned[4 * i] = bf_xasprintf("%lld", (long long)l->pid);
+		owned[4 * i + 1] = bf_xstrdup(age);
+		owned[4 * i + 2] =
+		        l->expires_at > now
+		                ? bf_xasprintf("in %lld s",
+		                               (long long)(l->expires_at - now))
+		                : bf_xasprintf(
+		                          "expired %lld s ago",
+		                          (long long)(now - l->expires_at));
+		row[0] = l->device;
+		row[1] = l->holder;
+		row[2] = l->host;
+		row[3] = l->pid ? owned[4 * i] : NULL;
+		row[4] = owned[4 * i + 1];
+		row[5] = owned[4 * i + 2];
+	}
+	if (q->nleases) {
+		fputs("\nLEASES\n", stdout);
+		cmd_device__table(stdout, lhead, LEASE_COLS, cells, q->nleases);
+	}
+	for (size_t i = 0; i < 4 * n; i++)
+		free(owned[i]);
+	memset(owned, 0, (4 * n + 1) * sizeof(*owned));
+	for (size_t i = 0; i < q->nwaiters; i++) {
+		const struct bf_store_waiter *w = &q->waiters[i];
+		const char **row = cells + i * WAITER_COLS;
+		char age[32];
+
+		cmd_device__age(age, sizeof(age), w->since, now);
+		owned[4 * i] = bf_xasprintf("%lld", (long long)w->ticket);
+		owned[4 * i + 1] = bf_xasprintf("%lld", (long long)w->pid);
+		owned[4 * i + 2] = bf_xstrdup(age);
+		row[0] = owned[4 * i];
+		row[1] = w->pool;
+		row[2] = w->holder;
+		row[3] = w->host;
+		row[4] = w->pid ? owned[4 * i + 1] : NULL;
+		row[5] = owned[4 * i + 2];
+	}
+	if (q->nwaiters) {
+		fputs("\nWAITING\n", stdout);
+		cmd_device__table(stdout, whead, WAITER_COLS, cells,
+		                  q->nwaiters);
+	}
+	for (size_t i = 0; i < 4 * n; i++)
+		free(owned[i]);
+	free(owned);
+	free(cells);
+}
+
 int cmd_device__list(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_store_device *devs = NULL;
 	struct bf_err err = BF_ERR_INIT;
 	int64_t now = (int64_t)time(NULL);
+	struct leases_waiters q = { NULL, 0, NULL, 0 };
 	bool json = false;
 	size_t n = 0;
 	int ret = parse_opts(NULL, &json, argc, argv);
 
 	if (ret >= 0)
 		return ret;
-	if (bf_store_device_list(&devs, &n, ctx->store, &err))
-		return bf_cmd_fail(BF_EXIT_INFRA, "device list", "%s", err.msg);
+	if (bf_store_device_list(&devs, &n, ctx->store, &err) ||
+	    bf_store_lease_list(&q.leases, &q.nleases, ctx->store, &err) ||
+	    bf_store_waiter_list(&q.waiters, &q.nwaiters, ctx->store, &err)) {
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "device list", "%s", err.msg);
+		goto out;
+	}
 	if (json) {
 		json_t *a = json_array();
 
-		for (size_t i = 0; i < n; i++)
-			json_array_append_new(a,
-			                      cmd_device__json(&devs[i], now));
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = cmd_device__json(&devs[i], now);
+
+			add_queue_json(o, &devs[i], &q);
+			json_array_append_new(a, o);
+		}
 		cmd_device__print_json(a);
 		json_decref(a);
 	} else {
 		list_text(devs, n, now);
+		queue_text(&q, now);
 	}
+	ret = BF_EXIT_OK;
+out:
 	bf_store_devices_free(devs, n);
-	return BF_EXIT_OK;
+	bf_store_leases_free(q.leases, q.nleases);
+	bf_store_waiters_free(q.waiters, q.nwaiters);
+	return ret;
 }
 
 static json_t *real_or_null(double v)

@@ -95,7 +95,7 @@ void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text)
 
 	if (!n->progress && (kind == BF_JOB_PREPARING || kind == BF_JOB_STEP))
 		return;
-	if (kind != BF_JOB_STEP)
+	if (kind != BF_JOB_STEP && kind != BF_JOB_WAITING)
 		end_step_line(n);
 	inert = bf_text_inert(text, BF_TEXT_LINES);
 	switch (kind) {
@@ -105,6 +105,14 @@ void bf_cmd_job_note(void *arg, enum bf_job_note kind, const char *text)
 	case BF_JOB_STEP:
 		fprintf(stderr, "\r\033[K%s", inert);
 		n->line_open = true;
+		break;
+	case BF_JOB_WAITING:
+		if (n->progress) {
+			fprintf(stderr, "\r\033[Kbenchfarm: %s", inert);
+			n->line_open = true;
+		} else {
+			fprintf(stderr, "benchfarm: %s: %s\n", n->cmd, inert);
+		}
 		break;
 	case BF_JOB_STEPS_END:
 		break;

@@ -11,6 +11,7 @@
 #include "job/heartbeat.h"
 #include "job/plan.h"
 #include "job/presubmit_int.h"
+#include "job/wait.h"
 #include "job/worker.h"
 #include "store/store.h"
 
@@ -373,19 +374,60 @@ static struct bf_worker *lease_next(struct dispatch *d)
 	return NULL;
 }
 
-/* Lease up to want devices of the pool; fills job->workers. */
+struct try_arg {
+	struct dispatch *d;
+	size_t want;
+};
+
+/* The queue's turn came: lease what is free (a bf_wait_try_fn). */
+static bool try_lease(void *arg, size_t *busy)
+{
+	struct dispatch *d = ((struct try_arg *)arg)->d;
+	size_t want = ((struct try_arg *)arg)->want;
+
+	memset(d->tried, 0, d->ndevs * sizeof(*d->tried));
+	d->busy = 0;
+	while (d->job->nworkers < want && lease_next(d))
+		;
+	*busy = d->busy;
+	return d->job->nworkers > 0;
+}
+
+/*
+ * Lease up to want devices of the pool, in its turn in the pool's queue
+ * (waiting up to --wait or devices.wait seconds); fills job->workers.
+ */
 static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 {
 	struct bf_job *job = d->job;
 	const char *device = job->o->device;
 	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
+	struct try_arg arg = { d, want };
+	char key[256], what[300];
 	int ret = list_pool(d, err);
 
 	if (ret)
 		return ret;
 	job->workers = bf_xcalloc(d->ndevs + 1, sizeof(*job->workers));
-	while (job->nworkers < want && lease_next(d))
-		;
+	snprintf(key, sizeof(key), "%s%s", device ? "device:" : "",
+	         device ? device : pool);
+	snprintf(what, sizeof(what), "%s '%s'", device ? "device" : "pool",
+	         device ? device : pool);
+	if (d->ndevs) {
+		struct bf_wait w = {
+			job,
+			key,
+			what,
+			d->holder,
+			job->o->wait_s >= 0 ? job->o->wait_s
+			                    : job->cfg->devices.wait_s,
+			try_lease,
+			&arg,
+		};
+
+		if ((ret = bf_wait_turn(&w, err)))
+			return ret;
+	}
 	if (!job->nworkers)
 		ret = bf_err_set(err, BF_EBUSY,
 		                 "no healthy free device for %s '%s' (%zu "

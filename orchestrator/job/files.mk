@@ -7,4 +7,5 @@ ORCH_OBJS += orchestrator/job/worker.o
 ORCH_OBJS += orchestrator/job/worker_art.o
 ORCH_OBJS += orchestrator/job/dispatch.o
 ORCH_OBJS += orchestrator/job/heartbeat.o
+ORCH_OBJS += orchestrator/job/wait.o
 ORCH_OBJS += orchestrator/job/presubmit_trace.o

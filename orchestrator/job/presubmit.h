@@ -22,6 +22,12 @@ enum bf_job_note {
 	BF_JOB_WARNING, /* the job goes on */
 	BF_JOB_ERROR, /* the job fails; its exit code says how */
 	BF_JOB_BUILD_LOG, /* the failed build's log tail, after its error */
+	/*
+	 * Its place in the pool's queue changed: "waiting for a device of
+	 * pool 'lab': 2 jobs ahead (ticket 7), 1 device leased" (a
+	 * progress line on a terminal)
+	 */
+	BF_JOB_WAITING,
 };
 
 /*
@@ -81,13 +87,18 @@ struct bf_presubmit_opts {
 	 * build, "log_tail". NULL when nothing failed.
 	 */
 	json_t **failure_out;
+	/*
+	 * Seconds to wait in the pool's queue while every device is
+	 * leased; -1: devices.wait.
+	 */
+	int wait_s;
 };
 
 #define BF_PRESUBMIT_OPTS_INIT                                               \
 	{                                                                    \
 		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
 		        NULL, 0, -1, 0, false, -1, -1, NULL, NULL, false,    \
-		        NULL, NULL, NULL, NULL, NULL                         \
+		        NULL, NULL, NULL, NULL, NULL, -1                     \
 	}
 
 /*
