@@ -4,7 +4,10 @@
 # the lease time while its benchmark runs (the heartbeat renews it). A
 # compare stopped (SIGSTOP) past its lease time loses the device to
 # another compare; when it goes on (SIGCONT) the store refuses its
-# samples, it exits 3 and the other compare's results are intact.
+# samples, it exits 3 and the other compare's results are intact. A
+# compare SIGKILLed on another host (its process cannot be checked from
+# here) frees the device after the lease time, and the next compare,
+# waiting its turn, uses it.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -98,3 +101,39 @@ run_a=$(db "select id from runs where id <> $run_b")
 	t_fail "the other compare's run: $(db "select status, (select count(*) from samples where run_id = $run_b) from runs where id = $run_b")"
 [ "$(db "select count(*) from leases")" = 0 ] &&
 	t_ok "no lease is left" || t_fail "$(db "select * from leases")"
+
+# SIGKILL, the holder on another host: the lease's host is set to one
+# that is not this one, as a compare of another CI runner would have
+# it; only its expiry frees the device.
+touch "$T/block"
+"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+	>"$T/d.out" 2>"$T/d.err" &
+dpid=$!
+if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+	t_ok "a third compare runs its benchmark"
+else
+	t_fail "its benchmark never started: $(cat "$T/d.err")"
+fi
+kill -KILL "$dpid"
+wait "$dpid" 2>/dev/null
+timeout 5 sh -c ': >"$1"' sh "$T/go" 2>/dev/null
+db "update leases set host = 'another-runner.example'"
+[ "$(db "select count(*) from leases")" = 1 ] &&
+	t_ok "SIGKILL left its lease" || t_fail "$(db "select count(*) from leases") leases"
+expect_exit 0 "the next compare waits for the lease to lapse and uses the device" \
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/e.json"
+grep_file "it waited its turn" \
+	"waiting for a device of pool 'lab': next in line (ticket [0-9]*), 1 device leased by other jobs" \
+	"$ERR"
+if grep -q "taking back the lease" "$ERR"; then
+	t_fail "it took the lease back as a dead process's"
+else
+	t_ok "freed by its expiry, not as a dead process's on this host"
+fi
+run_e=$(jq .run_id "$T/e.json")
+[ "$(db "select status from runs where id = $run_e")" = complete ] &&
+	[ "$(db "select count(*) from samples where run_id = $run_e")" -gt 0 ] &&
+	t_ok "its run is complete with its samples" ||
+	t_fail "its run: $(db "select status from runs where id = $run_e")"
+[ "$(db "select count(*) from leases")" = 0 ] &&
+	t_ok "and no lease is left" || t_fail "$(db "select * from leases")"
