@@ -3,9 +3,10 @@
  * backend-neutral SQL of sql.h.
  *
  * A lease is a row of leases (one per device) in one write transaction
- * with its device's row: on PostgreSQL the device row is locked (FOR
- * UPDATE to take or drop a lease, FOR SHARE to fence a write), on SQLite
- * the write transaction (BEGIN IMMEDIATE) already holds the database.
+ * with its device's row: on PostgreSQL the device row is locked first
+ * (FOR UPDATE to take, renew or drop a lease, FOR SHARE to fence a
+ * write), on SQLite the write transaction (BEGIN IMMEDIATE) already
+ * holds the database.
  * Each acquire increments the device's lease_gen, and the lease keeps
  * that value as its fencing token: a job that lost its lease (it
  * expired and another job took the device) holds a token lower than
@@ -92,20 +93,30 @@ static int read_lease(const struct bf_sql_row *row, void *payload)
 /*
  * The device and its lease, the device's row locked on PostgreSQL
  * (for_update: FOR UPDATE, else FOR SHARE); BF_ENOTFOUND without the
- * device.
+ * device. The lock is its own statement, before the read: under READ
+ * COMMITTED a statement that waited for a row lock sees the locked row
+ * as the other transaction committed it but the joined lease as it was
+ * when the statement began; the read after it starts a fresh snapshot,
+ * taken once the other transaction's lease is committed.
  */
 static int lease_lookup(struct lease *out, struct bf_store *store,
                         const char *device, bool for_update, struct bf_err *err)
 {
-	const char *sql = LEASE_SELECT;
 	struct bf_sql_val v = BF_SQL_V_TEXT(device);
-	int rc;
+	int rc = 0;
 
 	if (bf_sql_backend(store) == BF_SQL_PG)
-		sql = for_update ? LEASE_SELECT " FOR UPDATE OF d"
-		                 : LEASE_SELECT " FOR SHARE OF d";
-	rc = bf_sql_exec(store, sql, &v, 1, read_lease, out, NULL, err,
-	                 "cannot read the lease of device '%s'", device);
+		rc = bf_sql_exec(store,
+		                 for_update ? "SELECT id FROM devices"
+		                              " WHERE name = ?1 FOR UPDATE"
+		                            : "SELECT id FROM devices"
+		                              " WHERE name = ?1 FOR SHARE",
+		                 &v, 1, NULL, NULL, NULL, err,
+		                 "cannot lock device '%s'", device);
+	if (!rc)
+		rc = bf_sql_exec(
+		        store, LEASE_SELECT, &v, 1, read_lease, out, NULL, err,
+		        "cannot read the lease of device '%s'", device);
 	if (!rc && !out->found)
 		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
 	return rc;
