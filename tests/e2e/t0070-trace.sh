@@ -7,11 +7,7 @@
 # and a stripped binary.
 . "$(dirname "$0")/lib.sh"
 umask 022 # a CI runner's usual umask: only benchfarm's own modes count
-
-if ! command -v cc >/dev/null 2>&1; then
-	echo "ok 1 # skip no C compiler"
-	exit 0
-fi
+need_cc
 SRC="$BF_SRC/tests/fixtures/trace/calltree.c"
 cc -O1 -g -finstrument-functions -o "$T/ct" "$SRC" -pthread \
 	"$BF_BUILD_ABS/libbenchfarm_trace.a" 2>"$ERR" &&

@@ -7,11 +7,7 @@
 # trace gets the reason and a warning instead.
 . "$(dirname "$0")/lib.sh"
 umask 022 # a CI runner's usual umask: only benchfarm's own modes count
-
-if ! command -v cc >/dev/null 2>&1; then
-	echo "ok 1 # skip no C compiler"
-	exit 0
-fi
+need_cc
 SRC="$BF_SRC/tests/fixtures/trace/calltree.c"
 
 # compare --trace: after the measured runs, one traced run per side and
