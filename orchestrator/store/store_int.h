@@ -13,7 +13,12 @@
  *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
  *   schema_sqlite.c  the schema, its migrations, counts and checks
- *   sql_sqlite.c     the SQLite connection, statements and transactions
+ *   schema_pg.c      the schema on PostgreSQL
+ *   sql_sqlite.c     the SQLite connection, statements and transactions,
+ *                    and sql.h, handing PostgreSQL's store to sql_pg.c
+ *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
+ *   store_location.c which backend a location names, and its form
+ *                    without a password
  *   store_lock.c     the liveness locks in PATH.lock
  *
  * The subject files check their callers' input themselves and run
@@ -22,6 +27,7 @@
  * store.h: its connection and schema beside sql_sqlite.c and
  * schema_sqlite.c, and its own SQL for the subjects.
  */
+#include "store/sql_pg.h"
 #include "store/sql_sqlite.h"
 #include "store/store.h"
 
