@@ -13,7 +13,7 @@
 /*
  * The backend-neutral SQL of sql.h: over SQLite here, handed to sql_pg.c
  * for a PostgreSQL store (store->pg set). PostgreSQL's values come as
- * text: integers are parsed (a boolean's t/f as 1/0), reals with strtod
+ * text (a boolean's as 1 or 0): integers are parsed, reals with strtod
  * (NaN, Infinity included).
  */
 
@@ -36,11 +36,7 @@ int64_t bf_sql_int(const struct bf_sql_row *row, int col)
 	if (row->st)
 		return sqlite3_column_int64(row->st, col);
 	t = bf_sql_pg__text(row, col);
-	if (!t)
-		return 0;
-	if (!strcmp(t, "t"))
-		return 1;
-	return strtoll(t, NULL, 10);
+	return t ? strtoll(t, NULL, 10) : 0;
 }
 
 double bf_sql_real(const struct bf_sql_row *row, int col)

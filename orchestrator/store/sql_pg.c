@@ -17,6 +17,7 @@
 #include "benchfarm/err.h"
 
 /* The OIDs of the parameter types (pg_type.h is a server header). */
+#define OID_BOOL   16
 #define OID_INT8   20
 #define OID_TEXT   25
 #define OID_FLOAT8 701
@@ -354,9 +355,15 @@ bool bf_sql_pg__is_null(const struct bf_sql_row *row, int col)
 	       PQgetisnull(row->res, row->row, col);
 }
 
+/* A boolean reads as SQLite's would: 1 or 0, not t or f. */
 const char *bf_sql_pg__text(const struct bf_sql_row *row, int col)
 {
+	const char *v;
+
 	if (bf_sql_pg__is_null(row, col))
 		return NULL;
-	return PQgetvalue(row->res, row->row, col);
+	v = PQgetvalue(row->res, row->row, col);
+	if (PQftype(row->res, col) == OID_BOOL)
+		return v[0] == 't' ? "1" : "0";
+	return v;
 }

@@ -1,0 +1,271 @@
+/*
+ * Unit tests for the store's PostgreSQL backend beyond sql.h's cases
+ * (which test_store_sql_pg runs): ?N rewritten to $N only outside
+ * literals and comments, a wrong password and a server that is not
+ * there (their codes, no secret in the message), the schema created
+ * under a lock by two hosts at once, a database of another program or
+ * of a newer version refused, a connection lost outside a transaction
+ * reconnected and inside one failed as BF_ESYS, and the counts and
+ * integrity check.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
+#include "store/sql.h"
+#include "store/sql_pg.h"
+#include "store/store.h"
+#include "unit/store/store_fixture.h"
+
+static void rewritten(const char *sql, const char *want)
+{
+	char *got = bf_sql_pg__placeholders(sql);
+
+	if (strcmp(got, want))
+		fail_msg("%s: rewritten as '%s', want '%s'", sql, got, want);
+	free(got);
+}
+
+static void test_pg__placeholders(void **state)
+{
+	(void)state;
+	rewritten("SELECT ?1, ?12 FROM t WHERE a = ?2",
+	          "SELECT $1, $12 FROM t WHERE a = $2");
+	rewritten("SELECT '?1', 'it''s ?2', ?3", "SELECT '?1', 'it''s ?2', $3");
+	rewritten("SELECT \"?1\" FROM t -- ?2\nWHERE x = ?3 /* ?4 */",
+	          "SELECT \"?1\" FROM t -- ?2\nWHERE x = $3 /* ?4 */");
+	rewritten("SELECT ? , 'x", "SELECT ? , 'x");
+}
+
+static int first_text(const struct bf_sql_row *row, void *payload)
+{
+	char **out = payload;
+
+	free(*out);
+	*out = bf_sql_strdup(row, 0);
+	return 0;
+}
+
+static void test_pg__wrong_password(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *s = NULL;
+	char loc[PATH_MAX];
+
+	raw_exec(f->path, "DROP ROLE IF EXISTS bf_pw");
+	raw_exec(f->path, "CREATE ROLE bf_pw LOGIN PASSWORD 'right-one'");
+	pathf(loc, "%s user=bf_pw password='wr0ng s3cret'", pg_server());
+	assert_int_equal(bf_store_open(&s, loc, &err), BF_EAUTH);
+	assert_null(s);
+	if (strstr(err.msg, "s3cret") || !strstr(err.msg, "password=***") ||
+	    !strstr(err.msg, "bf_pw"))
+		fail_msg("message: %s", err.msg);
+	/* the right one, given the libpq way (PGPASSFILE) */
+	pathf(loc, "%s/pgpass", f->dir);
+	{
+		FILE *fp = fopen(loc, "w");
+
+		assert_non_null(fp);
+		fprintf(fp, "*:*:*:bf_pw:right-one\n");
+		fclose(fp);
+		chmod(loc, 0600);
+	}
+	setenv("PGPASSFILE", loc, 1);
+	pathf(loc, "%s user=bf_pw options='-csearch_path=%s'", pg_server(),
+	      f->schema);
+	raw_exec(f->path, "GRANT ALL ON SCHEMA public TO bf_pw");
+	{
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "GRANT ALL ON SCHEMA %s TO bf_pw",
+		         f->schema);
+		raw_exec(f->path, sql);
+	}
+	bf_store_close(f->store);
+	f->store = NULL;
+	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
+	                  " alerts, runs CASCADE");
+	if (bf_store_open(&s, loc, &err))
+		fail_msg("with PGPASSFILE: %s", err.msg);
+	bf_store_close(s);
+	unsetenv("PGPASSFILE");
+	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
+	                  " alerts, runs CASCADE");
+	raw_exec(f->path, "DROP OWNED BY bf_pw");
+	raw_exec(f->path, "DROP ROLE bf_pw");
+}
+
+static void test_pg__no_server(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *s = NULL;
+	char loc[PATH_MAX];
+
+	pathf(loc, "postgresql://u:s3cret@/bf?host=%s/nothing", f->dir);
+	assert_int_equal(bf_store_open(&s, loc, &err), BF_ESYS);
+	assert_null(s);
+	if (strstr(err.msg, "s3cret") || !strstr(err.msg, "u:***@"))
+		fail_msg("message: %s", err.msg);
+}
+
+static void test_pg__two_hosts_create_at_once(void **state)
+{
+	struct fixture *f = *state;
+	char sql[160], *v;
+	pid_t pid[4];
+	int i, st;
+
+	bf_store_close(f->store);
+	f->store = NULL;
+	snprintf(sql, sizeof(sql),
+	         "DROP TABLE meta, leases, devices, samples, checks, alerts,"
+	         " runs CASCADE");
+	raw_exec(f->path, sql);
+	for (i = 0; i < 4; i++) {
+		pid[i] = fork();
+		assert_true(pid[i] >= 0);
+		if (pid[i] == 0) {
+			struct bf_err err = BF_ERR_INIT;
+			struct bf_store *s = NULL;
+			int rc = bf_store_open(&s, f->path, &err);
+
+			if (rc)
+				fprintf(stderr, "child: %s\n", err.msg);
+			bf_store_close(s);
+			_exit(rc ? 1 : 0);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	v = raw_text(f->path, "SELECT value FROM meta WHERE key ="
+	                      " 'schema_version'");
+	assert_int_equal(strtol(v, NULL, 10), BF_STORE_SCHEMA_VERSION);
+	free(v);
+	v = raw_text(f->path, "SELECT count(*) FROM meta");
+	assert_string_equal(v, "2");
+	free(v);
+}
+
+static void test_pg__refuses_others_and_newer(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *s = NULL;
+
+	bf_store_close(f->store);
+	f->store = NULL;
+	raw_exec(f->path, "UPDATE meta SET value = '99' WHERE key ="
+	                  " 'schema_version'");
+	assert_int_equal(bf_store_open(&s, f->path, &err), BF_EVERSION);
+	assert_non_null(strstr(err.msg, "newer"));
+	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
+	                  " alerts, runs CASCADE");
+	raw_exec(f->path, "CREATE TABLE theirs (x INT)");
+	assert_int_equal(bf_store_open(&s, f->path, &err), BF_ECORRUPT);
+	assert_non_null(strstr(err.msg, "not a benchfarm database"));
+	assert_null(s);
+	/* refused without being written to */
+	{
+		char *n = raw_text(f->path, "SELECT count(*) FROM pg_tables"
+		                            " WHERE schemaname ="
+		                            " current_schema()");
+
+		assert_string_equal(n, "1");
+		free(n);
+	}
+}
+
+/* Ends the store's connection from another one, as a server restart
+ * would. */
+static void kill_backend(struct fixture *f)
+{
+	char *pid = NULL;
+	char sql[160];
+	struct bf_err err = BF_ERR_INIT;
+
+	assert_int_equal(bf_sql_exec(f->store, "SELECT pg_backend_pid()", NULL,
+	                             0, first_text, &pid, NULL, &err, "pid"),
+	                 0);
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s)", pid);
+	free(pid);
+	free(raw_text(f->path, sql));
+}
+
+/* A device row, through sql.h alone (store_device.c is SQLite's until
+ * it is converted). */
+static void add_device_row(struct bf_store *s, const char *name)
+{
+	struct bf_sql_val v[] = { BF_SQL_V_TEXT(name) };
+	struct bf_err err = BF_ERR_INIT;
+
+	if (bf_sql_exec(s,
+	                "INSERT INTO devices (name, type, created_at)"
+	                " VALUES (?1, 'linux', 1)",
+	                v, 1, NULL, NULL, NULL, &err, "add %s", name))
+		fail_msg("%s", err.msg);
+}
+
+static void test_pg__lost_connection(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	char *v = NULL;
+	int token, rc;
+
+	kill_backend(f);
+	/* outside a transaction: reconnected, the statement runs */
+	rc = bf_sql_exec(f->store, "SELECT count(*) FROM devices", NULL, 0,
+	                 first_text, &v, NULL, &err, "count");
+	if (rc)
+		fail_msg("after a reconnect: %s", err.msg);
+	assert_string_equal(v, "0");
+	free(v);
+	/* inside one: BF_ESYS, nothing of it stored */
+	assert_int_equal(bf_sql_write_begin(&token, f->store, &err), 0);
+	add_device_row(f->store, "d1");
+	kill_backend(f);
+	rc = bf_sql_exec(f->store, "SELECT 1", NULL, 0, NULL, NULL, NULL, &err,
+	                 "select");
+	assert_int_equal(rc, BF_ESYS);
+	assert_non_null(strstr(err.msg, "inside a transaction"));
+	assert_int_equal(bf_sql_write_end(f->store, token, rc, &err), BF_ESYS);
+	assert_int_equal(count(f->store, "devices"), 0);
+	add_device_row(f->store, "d2");
+	assert_int_equal(count(f->store, "devices"), 1);
+	assert_int_equal(bf_store_integrity_check(f->store, &err), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pg__placeholders),
+		cmocka_unit_test_setup_teardown(test_pg__wrong_password, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_pg__no_server, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg__two_hosts_create_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg__refuses_others_and_newer, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg__lost_connection, setup,
+		                                teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
