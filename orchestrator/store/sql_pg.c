@@ -25,6 +25,8 @@
 struct bf_sql_pg {
 	PGconn *conn;
 	int depth; /* open transactions: 0 none, 1 BEGIN, more savepoints */
+	int64_t *locks; /* the session advisory locks held */
+	size_t nlocks, alloc;
 };
 
 enum { TOKEN_BEGIN = 1 };
@@ -84,7 +86,9 @@ void bf_sql_pg__disconnect(struct bf_store *store)
 {
 	if (!store->pg)
 		return;
-	PQfinish(store->pg->conn); /* the server rolls back what is open */
+	PQfinish(store->pg->conn); /* the server rolls back what is open,
+	                            * and drops the advisory locks */
+	free(store->pg->locks);
 	free(store->pg);
 	store->pg = NULL;
 }
@@ -200,6 +204,110 @@ static int set_params(struct params *p, const struct bf_sql_val *vals, size_t n)
 	return 0;
 }
 
+/* Take key's session advisory lock on conn: 1 taken, 0 held by
+ * another session, -1 failed. */
+static int try_lock(PGconn *conn, int64_t key)
+{
+	char num[32];
+	const char *vals[1] = { num };
+	Oid types[1] = { OID_INT8 };
+	PGresult *res;
+	int ret = -1;
+
+	snprintf(num, sizeof(num), "%lld", (long long)key);
+	res = PQexecParams(conn, "SELECT pg_try_advisory_lock($1)", 1, types,
+	                   vals, NULL, NULL, 0);
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		ret = PQgetvalue(res, 0, 0)[0] == 't';
+	PQclear(res);
+	return ret;
+}
+
+/*
+ * After a reconnect the locks the old session held are gone: take them
+ * again (nobody else takes a liveness lock of ours: the others only
+ * look). false when one could not be: the statement then fails as on a
+ * lost connection, and the caller's job with it.
+ */
+static bool retake_locks(struct bf_sql_pg *pg)
+{
+	size_t i;
+
+	for (i = 0; i < pg->nlocks; i++)
+		if (try_lock(pg->conn, pg->locks[i]) != 1)
+			return false;
+	return true;
+}
+
+int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err)
+{
+	struct bf_sql_pg *pg = store->pg;
+	int rc = try_lock(pg->conn, key);
+
+	if (rc < 0)
+		return bf_err_set(err, BF_ESYS,
+		                  "cannot take the liveness lock %lld on '%s'",
+		                  (long long)key, store->shown);
+	if (rc == 0)
+		return bf_err_set(err, BF_EBUSY,
+		                  "the liveness lock %lld on '%s' is held by "
+		                  "another process",
+		                  (long long)key, store->shown);
+	if (pg->nlocks == pg->alloc)
+		pg->locks = bf_xreallocarray(
+		        pg->locks, pg->alloc = pg->alloc ? 2 * pg->alloc : 8,
+		        sizeof(*pg->locks));
+	pg->locks[pg->nlocks++] = key;
+	return 0;
+}
+
+void bf_sql_pg__unlock(struct bf_store *store, int64_t key)
+{
+	struct bf_sql_pg *pg = store->pg;
+	struct bf_sql_val v[] = { BF_SQL_V_INT(key) };
+	struct bf_err ignored = BF_ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < pg->nlocks && pg->locks[i] != key; i++)
+		;
+	if (i == pg->nlocks)
+		return;
+	pg->locks[i] = pg->locks[--pg->nlocks];
+	bf_sql_pg__exec(store, "SELECT pg_advisory_unlock(?1)", v, 1, NULL,
+	                NULL, NULL, &ignored, "unlock");
+}
+
+static int first_int(const struct bf_sql_row *row, void *payload)
+{
+	*(int64_t *)payload = strtoll(bf_sql_pg__text(row, 0), NULL, 10);
+	return 0;
+}
+
+int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
+                         struct bf_err *err)
+{
+	/* pg_locks shows a bigint key as classid (high half), objid (low
+	 * half) and objsubid 1 */
+	struct bf_sql_val v[] = { BF_SQL_V_INT(key >> 32),
+		                  BF_SQL_V_INT(key & 0xffffffff) };
+	char what[BF_ERR_SIZE];
+	int64_t n = 0;
+	int rc;
+
+	snprintf(what, sizeof(what), "cannot read the locks of '%s'",
+	         store->shown);
+	rc = bf_sql_pg__exec(
+	        store,
+	        "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+	        " AND granted AND objsubid = 1"
+	        " AND database = (SELECT oid FROM pg_database"
+	        "  WHERE datname = current_database())"
+	        " AND classid::bigint = ?1 AND objid::bigint = ?2"
+	        " AND pid <> pg_backend_pid()",
+	        v, 2, first_int, &n, NULL, err, what);
+	return rc ? rc : n > 0;
+}
+
 int bf_sql_pg__exec(struct bf_store *store, const char *sql,
                     const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
                     void *payload, int64_t *changes, struct bf_err *err,
@@ -244,7 +352,8 @@ again:
 			PQclear(res);
 			res = NULL;
 			PQreset(pg->conn);
-			if (PQstatus(pg->conn) == CONNECTION_OK)
+			if (PQstatus(pg->conn) == CONNECTION_OK &&
+			    retake_locks(pg))
 				goto again;
 		}
 		trimmed(msg, sizeof(msg), PQerrorMessage(pg->conn));

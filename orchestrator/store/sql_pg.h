@@ -37,6 +37,19 @@ int bf_sql_pg__write_end(struct bf_store *store, int token, int rc,
 /* Whether a transaction (bf_store_begin or a write) is open. */
 bool bf_sql_pg__in_transaction(const struct bf_store *store);
 
+/*
+ * Liveness locks on PostgreSQL: session advisory locks (bigint keys)
+ * held by this store's connection, so the server drops them when the
+ * process dies and its connection ends. bf_sql_pg__lock takes one (0,
+ * BF_EBUSY when another session holds it, BF_ESYS); it is taken again
+ * after a reconnect. bf_sql_pg__lock_held: 1 when another session holds
+ * key, 0 when none does, or a BF_E* code (it takes nothing).
+ */
+int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err);
+void bf_sql_pg__unlock(struct bf_store *store, int64_t key);
+int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
+                         struct bf_err *err);
+
 /* A row of a PostgreSQL result (the row is a bf_sql_row whose res is
  * set). */
 bool bf_sql_pg__is_null(const struct bf_sql_row *row, int col);

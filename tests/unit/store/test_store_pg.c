@@ -5,8 +5,9 @@
  * there (their codes, no secret in the message), the schema created
  * under a lock by two hosts at once, a database of another program or
  * of a newer version refused, a connection lost outside a transaction
- * reconnected and inside one failed as BF_ESYS, and the counts and
- * integrity check.
+ * reconnected and inside one failed as BF_ESYS, the counts and
+ * integrity check, and runs' liveness locks: seen by other hosts, gone
+ * when the holder dies (SIGKILL), taken again after a reconnect.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,8 +27,8 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "store/sql.h"
-#include "store/sql_pg.h"
 #include "store/store.h"
+#include "store/store_int.h"
 #include "unit/store/store_fixture.h"
 
 static void rewritten(const char *sql, const char *want)
@@ -251,6 +253,55 @@ static void test_pg__lost_connection(void **state)
 	assert_int_equal(bf_store_integrity_check(f->store, &err), 0);
 }
 
+static void test_pg__run_liveness_locks(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *other = NULL;
+	int fds[2], st;
+	char c;
+	pid_t pid;
+
+	assert_int_equal(bf_store_open(&other, f->path, &err), 0);
+	assert_int_equal(bf_store__run_lock(f->store, 5, &err), 0);
+	assert_int_equal(bf_store__run_lock_held(other, 5, &err), 1);
+	assert_int_equal(bf_store__run_lock_held(f->store, 5, &err), 0);
+	assert_int_equal(bf_store__run_lock_held(other, 6, &err), 0);
+	assert_int_equal(bf_store__run_lock(other, 5, &err), BF_EBUSY);
+	/* after a reconnect the lock is held again */
+	kill_backend(f);
+	assert_int_equal(count(f->store, "runs"), 0);
+	assert_int_equal(bf_store__run_lock_held(other, 5, &err), 1);
+	bf_store__run_unlock(f->store, 5);
+	assert_int_equal(bf_store__run_lock_held(other, 5, &err), 0);
+	/* a holder killed: its lock goes with its connection */
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bf_store *s = NULL;
+
+		if (bf_store_open(&s, f->path, &err) ||
+		    bf_store__run_lock(s, 7, &err) ||
+		    write(fds[1], "x", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	assert_int_equal(bf_store__run_lock_held(other, 7, &err), 1);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	/* the server ends the dead connection's session on its own time:
+	 * wait for the lock there, then nobody else holds it */
+	raw_exec(f->path, "SELECT pg_advisory_lock((1::bigint << 32) | 7),"
+	                  " pg_advisory_unlock((1::bigint << 32) | 7)");
+	assert_int_equal(bf_store__run_lock_held(other, 7, &err), 0);
+	bf_store_close(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +316,8 @@ int main(void)
 		        test_pg__refuses_others_and_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__lost_connection, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(test_pg__run_liveness_locks,
+		                                setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
