@@ -15,10 +15,19 @@
 
 int bf_store__lock_file_open(const char *store_path)
 {
-	char *p = bf_xasprintf("%s.lock", store_path);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	int saved = errno;
+	bool is_pg = false;
+	int fd, saved;
+	char *p;
 
+	/* A PostgreSQL location is no file: its liveness locks are the
+	 * server's (never a file named after the connection string). */
+	if (bf_store_location_kind(&is_pg, store_path, NULL) || is_pg) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = bf_xasprintf("%s.lock", store_path);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	saved = errno;
 	free(p);
 	errno = saved; /* the caller reports open's */
 	return fd;

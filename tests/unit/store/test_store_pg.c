@@ -302,6 +302,30 @@ static void test_pg__run_liveness_locks(void **state)
 	bf_store_close(other);
 }
 
+/* A location without '/' (the host from PGHOST) makes no lock file in
+ * the working directory: PostgreSQL's liveness locks are the server's. */
+static void test_pg__no_lock_file(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *s = NULL;
+	char host[PATH_MAX], loc[PATH_MAX], cwd[PATH_MAX], lock[PATH_MAX];
+
+	assert_int_equal(sscanf(pg_server(), "host=%4000s", host), 1);
+	setenv("PGHOST", host, 1);
+	pathf(loc, "dbname=benchfarm options='-csearch_path=%s'", f->schema);
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(f->dir), 0);
+	if (bf_store_open(&s, loc, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(bf_store__run_lock(s, 3, &err), 0);
+	bf_store_close(s);
+	assert_int_equal(chdir(cwd), 0);
+	unsetenv("PGHOST");
+	pathf(lock, "%s/%s.lock", f->dir, loc);
+	assert_int_not_equal(access(lock, F_OK), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +342,8 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_pg__run_liveness_locks,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg__no_lock_file, setup,
+		                                teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
