@@ -6,8 +6,9 @@
  * under a lock by two hosts at once, a database of another program or
  * of a newer version refused, a connection lost outside a transaction
  * reconnected and inside one failed as BF_ESYS, the counts and
- * integrity check, and runs' liveness locks: seen by other hosts, gone
- * when the holder dies (SIGKILL), taken again after a reconnect.
+ * integrity check, SQLSTATEs as BF_E* codes, and runs' liveness locks: seen by
+ * other hosts, gone when the holder dies (SIGKILL), taken again after a
+ * reconnect.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -326,6 +327,55 @@ static void test_pg__no_lock_file(void **state)
 	assert_int_not_equal(access(lock, F_OK), 0);
 }
 
+static int run_sql(struct bf_store *s, const char *sql, struct bf_err *err)
+{
+	*err = (struct bf_err)BF_ERR_INIT;
+	return bf_sql_exec(s, sql, NULL, 0, NULL, NULL, NULL, err, "doing %s",
+	                   "it");
+}
+
+/* SQLSTATEs as BF_E* codes, worded "WHAT: the server's message". */
+static void test_pg__sqlstates_mapped(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *other = NULL;
+	int token;
+
+	assert_int_equal(run_sql(f->store,
+	                         "INSERT INTO leases (device_id, holder,"
+	                         " acquired_at, expires_at)"
+	                         " VALUES (42, 'h', 1, 2)",
+	                         &err),
+	                 BF_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "doing it: "));
+	assert_non_null(strstr(err.msg, "foreign key"));
+	assert_int_equal(run_sql(f->store,
+	                         "INSERT INTO devices (name, type,"
+	                         " created_at) VALUES ('d', 'vax', 1)",
+	                         &err),
+	                 BF_EINVAL);
+	assert_int_equal(run_sql(f->store, "SELECT 1 / 0", &err), BF_EINVAL);
+	assert_int_equal(run_sql(f->store,
+	                         "INSERT INTO devices (name, type,"
+	                         " created_at) VALUES ('d', 'linux', 1)",
+	                         &err),
+	                 0);
+	/* a row another connection holds, asked for without waiting */
+	assert_int_equal(bf_store_open(&other, f->path, &err), 0);
+	assert_int_equal(bf_sql_write_begin(&token, other, &err), 0);
+	assert_int_equal(
+	        run_sql(other, "SELECT id FROM devices FOR UPDATE", &err), 0);
+	assert_int_equal(run_sql(f->store,
+	                         "SELECT id FROM devices FOR UPDATE NOWAIT",
+	                         &err),
+	                 BF_EBUSY);
+	assert_int_equal(bf_sql_write_end(other, token, 0, &err), 0);
+	bf_store_close(other);
+	assert_int_equal(run_sql(f->store, "SELECT nope FROM devices", &err),
+	                 BF_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -344,6 +394,8 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__no_lock_file, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(test_pg__sqlstates_mapped,
+		                                setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
