@@ -5,6 +5,8 @@
 #                        benchfarm, and print its connection string
 #                        (host=DIR dbname=benchfarm) on standard output
 #   ci/pg.sh stop DIR    stop it (nothing to do when it is not running)
+#   ci/pg.sh restart DIR stop it and start it again on the same data (every
+#                        connection is cut, as by a server restart)
 # Local connections are trusted, except for the role bf_pw, which must
 # give its password (scram-sha-256), so that a test can check a wrong
 # one. initdb refuses to run as root: as root the server runs as the
@@ -15,7 +17,7 @@ set -eu
 
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 usage() {
-	echo "usage: ci/pg.sh start|stop DIR" >&2
+	echo "usage: ci/pg.sh start|stop|restart DIR" >&2
 	exit 2
 }
 [ $# -eq 2 ] || usage
@@ -79,6 +81,10 @@ start)
 stop)
 	[ -f "$dir/data/postmaster.pid" ] || exit 0
 	as_server "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w -s stop >&2
+	;;
+restart)
+	as_server "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" \
+		-m fast -w -s restart >&2
 	;;
 *)
 	usage

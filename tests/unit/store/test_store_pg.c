@@ -6,7 +6,8 @@
  * under a lock by two hosts at once, a database of another program or
  * of a newer version refused, a connection lost outside a transaction
  * reconnected and inside one failed as BF_ESYS, the counts and
- * integrity check, SQLSTATEs as BF_E* codes, and runs' liveness locks: seen by
+ * integrity check, SQLSTATEs as BF_E* codes, a real server restart, and
+ * runs' liveness locks: seen by
  * other hosts, gone when the holder dies (SIGKILL), taken again after a
  * reconnect.
  */
@@ -376,6 +377,44 @@ static void test_pg__sqlstates_mapped(void **state)
 	                 BF_ERROR);
 }
 
+/*
+ * A real server restart (ci/pg.sh restart, run from the source tree as
+ * ci/run-tests.sh does): a store with no transaction open reconnects
+ * and goes on; one in a transaction fails it with BF_ESYS, and what the
+ * transaction wrote is not stored.
+ */
+static void test_pg__server_restart(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	char host[PATH_MAX];
+	int token;
+	pid_t pid;
+	int st;
+
+	if (access("ci/pg.sh", X_OK) ||
+	    sscanf(pg_server(), "host=%4000s", host) != 1)
+		skip();
+	add_device_row(f->store, "before");
+	assert_int_equal(bf_sql_write_begin(&token, f->store, &err), 0);
+	add_device_row(f->store, "inside");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		execl("ci/pg.sh", "ci/pg.sh", "restart", host, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(run_sql(f->store, "SELECT 1", &err), BF_ESYS);
+	assert_int_equal(bf_sql_write_end(f->store, token, BF_ESYS, &err),
+	                 BF_ESYS);
+	/* outside a transaction: reconnected */
+	assert_int_equal(count(f->store, "devices"), 1);
+	add_device_row(f->store, "after");
+	assert_int_equal(count(f->store, "devices"), 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +435,8 @@ int main(void)
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_pg__sqlstates_mapped,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg__server_restart, setup,
+		                                teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
