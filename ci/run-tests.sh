@@ -13,6 +13,24 @@ passed=0
 failed=0
 failures=
 
+# One PostgreSQL server for the whole run (ci/pg.sh), its connection
+# string in BENCHFARM_TEST_PG for the tests of the store's PostgreSQL
+# backend; without the binaries those tests say "skip: no PostgreSQL".
+pg_dir=
+if [ -z "${BENCHFARM_TEST_PG:-}" ] && [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+	pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/bf-pg.XXXXXX")
+	if BENCHFARM_TEST_PG=$(ci/pg.sh start "$pg_dir"); then
+		export BENCHFARM_TEST_PG
+	else
+		echo "FAIL: ci/pg.sh could not start PostgreSQL"
+		failed=$((failed + 1))
+		failures=" ci/pg.sh"
+		unset BENCHFARM_TEST_PG
+	fi
+	trap 'ci/pg.sh stop "$pg_dir" >/dev/null 2>&1; rm -rf "$pg_dir"' EXIT
+	trap 'exit 130' INT TERM HUP
+fi
+
 for t in "$@"; do
 	out=$("$t" 2>&1)
 	rc=$?

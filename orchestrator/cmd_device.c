@@ -8,6 +8,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
+#include "benchfarm/json.h"
 #include "benchfarm/text.h"
 #include "store/store.h"
 
@@ -188,11 +189,6 @@ bool cmd_device__is_leased(const struct bf_store_device *d, int64_t now)
 	return d->lease_holder && d->lease_expires_at > now;
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
 static json_t *labels_json(const char *labels)
 {
 	json_t *a = json_array();
@@ -218,20 +214,24 @@ json_t *cmd_device__json(const struct bf_store_device *d, int64_t now)
 		lease = json_pack("{s:s, s:I, s:b}", "holder", d->lease_holder,
 		                  "expires_at", (json_int_t)d->lease_expires_at,
 		                  "expired", d->lease_expires_at <= now);
-	json_object_set_new(o, "name", str_or_null(d->name));
-	json_object_set_new(o, "type", str_or_null(d->type));
-	json_object_set_new(o, "host", str_or_null(d->host));
+	json_object_set_new(o, "name", bf_json_str_or_null(d->name));
+	json_object_set_new(o, "type", bf_json_str_or_null(d->type));
+	json_object_set_new(o, "host", bf_json_str_or_null(d->host));
 	json_object_set_new(o, "port", json_integer(d->port ? d->port : 22));
-	json_object_set_new(o, "user", str_or_null(d->user));
-	json_object_set_new(o, "key_path", str_or_null(d->key_path));
+	json_object_set_new(o, "user", bf_json_str_or_null(d->user));
+	json_object_set_new(o, "key_path", bf_json_str_or_null(d->key_path));
 	json_object_set_new(o, "labels", labels_json(d->labels));
-	json_object_set_new(o, "agent_path", str_or_null(d->agent_path));
-	json_object_set_new(o, "adb_serial", str_or_null(d->adb_serial));
-	json_object_set_new(o, "workdir", str_or_null(d->workdir));
-	json_object_set_new(o, "host_key_fp", str_or_null(d->host_key_fp));
-	json_object_set_new(o, "state", str_or_null(d->state));
-	json_object_set_new(o, "health", str_or_null(d->health));
-	json_object_set_new(o, "health_reason", str_or_null(d->health_reason));
+	json_object_set_new(o, "agent_path",
+	                    bf_json_str_or_null(d->agent_path));
+	json_object_set_new(o, "adb_serial",
+	                    bf_json_str_or_null(d->adb_serial));
+	json_object_set_new(o, "workdir", bf_json_str_or_null(d->workdir));
+	json_object_set_new(o, "host_key_fp",
+	                    bf_json_str_or_null(d->host_key_fp));
+	json_object_set_new(o, "state", bf_json_str_or_null(d->state));
+	json_object_set_new(o, "health", bf_json_str_or_null(d->health));
+	json_object_set_new(o, "health_reason",
+	                    bf_json_str_or_null(d->health_reason));
 	json_object_set_new(o, "last_check_at",
 	                    d->last_check_at
 	                            ? json_integer((json_int_t)d->last_check_at)

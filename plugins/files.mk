@@ -17,11 +17,13 @@ PLUGIN_OBJS += plugins/report_util.o
 PLUGIN_OBJS += plugins/report_html.o
 PLUGIN_OBJS += plugins/html/assets.o
 
-# The HTML reporter's page: uPlot and our script and style, compiled in
-# as bytes (plugins/html/embed.sh) so the binary writes pages alone.
+# The HTML reporter's page: uPlot and our script (plots.js, then
+# report.js) and style, compiled in as bytes (plugins/html/embed.sh) so
+# the binary writes pages alone.
 HTML_ASSETS := uplot_js=third_party/uplot/uPlot.iife.min.js \
 	uplot_css=third_party/uplot/uPlot.min.css \
-	report_js=plugins/html/report.js report_css=plugins/html/report.css
+	plots_js=plugins/html/plots.js report_js=plugins/html/report.js \
+	report_css=plugins/html/report.css
 $(B)/plugins/html/assets.c: plugins/html/embed.sh $(foreach a,$(HTML_ASSETS),$(lastword $(subst =, ,$(a))))
 	@mkdir -p $(dir $@)
 	$(Q)sh plugins/html/embed.sh $@ $(HTML_ASSETS)

@@ -149,6 +149,10 @@ static int html_run(struct bf_report *r, struct bf_err *err, void *payload)
 	bf_buf_addstr(out, "<script>\n");
 	bf_buf_add(out, bf_html_uplot_js, bf_html_uplot_js_len);
 	bf_buf_addstr(out, "\n</script>\n<script>\n");
+	/* plots.js, then report.js in the same element: report.js runs
+	 * with what plots.js defined (bfPage) */
+	bf_buf_add(out, bf_html_plots_js, bf_html_plots_js_len);
+	bf_buf_addch(out, '\n');
 	bf_buf_add(out, bf_html_report_js, bf_html_report_js_len);
 	bf_buf_addstr(out, "\n</script>\n</body>\n</html>\n");
 	return 0;

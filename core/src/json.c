@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/argv.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
@@ -128,4 +129,18 @@ void bf_json_print(const json_t *value, FILE *f)
 	if (text)
 		fprintf(f, "%s\n", text);
 	free(text);
+}
+
+json_t *bf_json_str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *bf_json_argv(const struct bf_argv *a)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < a->argc; i++)
+		json_array_append_new(arr, json_string(a->argv[i]));
+	return arr;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "benchfarm/argv.h"
+#include "benchfarm/json.h"
 
 /*
  * The effective config as JSON, keyed like the YAML file. Reals are
@@ -11,20 +12,6 @@
  */
 #define JSON_FLAGS \
 	(JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15))
-
-static json_t *str_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-static json_t *argv_json(const struct bf_argv *a)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < a->argc; i++)
-		json_array_append_new(arr, json_string(a->argv[i]));
-	return arr;
-}
 
 static void set(json_t *obj, const char *key, json_t *value)
 {
@@ -35,12 +22,13 @@ static json_t *project_json(const struct bf_cfg *cfg)
 {
 	json_t *o = json_object();
 
-	set(o, "repo", str_or_null(cfg->project.repo));
-	set(o, "target_branch", str_or_null(cfg->project.target_branch));
+	set(o, "repo", bf_json_str_or_null(cfg->project.repo));
+	set(o, "target_branch",
+	    bf_json_str_or_null(cfg->project.target_branch));
 	if (cfg->project.commit_url)
 		set(o, "commit_url", json_string(cfg->project.commit_url));
-	set(o, "build", argv_json(&cfg->project.build));
-	set(o, "artifacts", argv_json(&cfg->project.artifacts));
+	set(o, "build", bf_json_argv(&cfg->project.build));
+	set(o, "artifacts", bf_json_argv(&cfg->project.artifacts));
 	set(o, "build_timeout", json_integer(cfg->project.build_timeout_s));
 	return o;
 }
@@ -53,7 +41,7 @@ static json_t *detector_json(const struct bf_cfg_detector *d)
 	if (!d->name)
 		return json_null();
 	det = json_object();
-	set(det, "name", str_or_null(d->name));
+	set(det, "name", bf_json_str_or_null(d->name));
 	set(det, "width", json_integer(d->width));
 	set(det, "threshold", json_real(d->threshold));
 	set(det, "min_change", json_real(d->min_change));
@@ -72,18 +60,18 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 	json_t *metrics = json_object();
 	json_t *m;
 
-	set(o, "name", str_or_null(b->name));
-	set(o, "command", argv_json(&b->command));
-	set(o, "workdir", str_or_null(b->workdir));
-	set(o, "env", argv_json(&b->env));
-	set(o, "source", str_or_null(b->source));
-	set(o, "format", str_or_null(bf_format_name(b->format)));
-	set(o, "output", str_or_null(bf_output_name(b->output)));
+	set(o, "name", bf_json_str_or_null(b->name));
+	set(o, "command", bf_json_argv(&b->command));
+	set(o, "workdir", bf_json_str_or_null(b->workdir));
+	set(o, "env", bf_json_argv(&b->env));
+	set(o, "source", bf_json_str_or_null(b->source));
+	set(o, "format", bf_json_str_or_null(bf_format_name(b->format)));
+	set(o, "output", bf_json_str_or_null(bf_output_name(b->output)));
 	set(o, "timeout", json_integer(b->timeout_s));
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		m = json_object();
 		set(m, "better",
-		    str_or_null(bf_better_name(b->metrics[i].better)));
+		    bf_json_str_or_null(bf_better_name(b->metrics[i].better)));
 		set(m, "detector", detector_json(&b->metrics[i].detector));
 		set(metrics, b->metrics[i].name, m);
 	}
@@ -123,7 +111,7 @@ static json_t *checks_json(const struct bf_cfg_checks *c)
 	set(o, "thermal_max", json_real(c->thermal_max));
 	set(o, "throttle_tolerance", json_real(c->throttle_tolerance));
 	set(o, "load_max", json_real(c->load_max));
-	set(o, "suppress", argv_json(&c->suppress));
+	set(o, "suppress", bf_json_argv(&c->suppress));
 	set(o, "wait_max", json_integer(c->wait_max_s));
 	set(o, "load_wait", json_integer(c->load_wait_s));
 	return o;
@@ -135,7 +123,8 @@ static json_t *presubmit_json(const struct bf_cfg *cfg)
 
 	set(o, "alpha", json_real(cfg->presubmit.alpha));
 	set(o, "min_effect", json_real(cfg->presubmit.min_effect));
-	set(o, "fail_on", str_or_null(bf_fail_on_name(cfg->presubmit.fail_on)));
+	set(o, "fail_on",
+	    bf_json_str_or_null(bf_fail_on_name(cfg->presubmit.fail_on)));
 	return o;
 }
 
@@ -152,21 +141,22 @@ static json_t *review_json(const struct bf_cfg *cfg)
 	json_t *o = json_object();
 	json_t *g = json_null();
 
-	set(o, "check_name", str_or_null(cfg->review.check_name));
-	set(o, "link", str_or_null(cfg->review.link));
+	set(o, "check_name", bf_json_str_or_null(cfg->review.check_name));
+	set(o, "link", bf_json_str_or_null(cfg->review.link));
 	if (cfg->review.gerrit.host) {
 		g = json_object();
-		set(g, "host", str_or_null(cfg->review.gerrit.host));
+		set(g, "host", bf_json_str_or_null(cfg->review.gerrit.host));
 		set(g, "port",
 		    json_integer(cfg->review.gerrit.port
 		                         ? cfg->review.gerrit.port
 		                         : 29418));
-		set(g, "user", str_or_null(cfg->review.gerrit.user));
-		set(g, "key", str_or_null(cfg->review.gerrit.key));
-		set(g, "label", str_or_null(cfg->review.gerrit.label));
+		set(g, "user", bf_json_str_or_null(cfg->review.gerrit.user));
+		set(g, "key", bf_json_str_or_null(cfg->review.gerrit.key));
+		set(g, "label", bf_json_str_or_null(cfg->review.gerrit.label));
 		set(g, "vote_fail", json_integer(cfg->review.gerrit.vote_fail));
 		set(g, "vote_pass", json_integer(cfg->review.gerrit.vote_pass));
-		set(g, "change", str_or_null(cfg->review.gerrit.change));
+		set(g, "change",
+		    bf_json_str_or_null(cfg->review.gerrit.change));
 	}
 	set(o, "gerrit", g);
 	return o;
@@ -181,7 +171,7 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	for (size_t i = 0; i < cfg->nbenchmarks; i++)
 		json_array_append_new(benchmarks,
 		                      benchmark_json(&cfg->benchmarks[i]));
-	set(devices, "pool", str_or_null(cfg->devices.pool));
+	set(devices, "pool", bf_json_str_or_null(cfg->devices.pool));
 	set(devices, "lease_time", json_integer(cfg->devices.lease_time_s));
 	set(devices, "wait", json_integer(cfg->devices.wait_s));
 	set(root, "version", json_integer(cfg->version));
@@ -192,7 +182,7 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	set(root, "checks", checks_json(&cfg->checks));
 	set(root, "presubmit", presubmit_json(cfg));
 	set(root, "postsubmit", postsubmit_json(&cfg->postsubmit.detector));
-	set(root, "report", argv_json(&cfg->report));
+	set(root, "report", bf_json_argv(&cfg->report));
 	set(root, "review", review_json(cfg));
 	return root;
 }

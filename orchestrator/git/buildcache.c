@@ -170,15 +170,6 @@ static bool is_make_flags(const char *name, size_t len)
 	       (len == 12 && !strncmp(name, "GNUMAKEFLAGS", 12));
 }
 
-static json_t *argv_json(const struct bf_argv *a)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; i < a->argc; i++)
-		json_array_append_new(arr, json_string(a->argv[i]));
-	return arr;
-}
-
 static json_t *env_inputs(void)
 {
 	struct bf_argv vars = BF_ARGV_INIT;
@@ -200,17 +191,17 @@ static json_t *env_inputs(void)
 	}
 	if (vars.argc)
 		qsort(vars.argv, vars.argc, sizeof(*vars.argv), cmp_str);
-	env = argv_json(&vars);
+	env = bf_json_argv(&vars);
 	bf_argv_release(&vars);
 	return env;
 }
 
 json_t *bf_buildcache_inputs(const char *tree, const struct bf_cfg *cfg)
 {
-	return json_pack("{s:i, s:s, s:o, s:o, s:o}", "version", CACHE_LAYOUT,
-	                 "tree", tree, "build", argv_json(&cfg->project.build),
-	                 "artifacts", argv_json(&cfg->project.artifacts), "env",
-	                 env_inputs());
+	return json_pack(
+	        "{s:i, s:s, s:o, s:o, s:o}", "version", CACHE_LAYOUT, "tree",
+	        tree, "build", bf_json_argv(&cfg->project.build), "artifacts",
+	        bf_json_argv(&cfg->project.artifacts), "env", env_inputs());
 }
 
 void bf_buildcache_key(char out[BF_BUILDCACHE_KEY_LEN + 1],

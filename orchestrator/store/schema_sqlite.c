@@ -4,6 +4,7 @@
  * counts and integrity checks over its tables (see store_int.h for the
  * store's files).
  */
+#include "store/sql_pg.h"
 #include "store/sql_sqlite.h"
 
 #include <stdarg.h>
@@ -367,6 +368,12 @@ int bf_store__schema_open(struct bf_store *s, struct bf_err *err)
 	return rc;
 }
 
+static int first_int(const struct bf_sql_row *row, void *payload)
+{
+	*(int64_t *)payload = bf_sql_int(row, 0);
+	return 0;
+}
+
 int bf_store_count(int64_t *out, struct bf_store *store, const char *table,
                    struct bf_err *err)
 {
@@ -381,17 +388,14 @@ int bf_store_count(int64_t *out, struct bf_store *store, const char *table,
 		{ "alerts", "SELECT count(*) FROM alerts" },
 	};
 	size_t i;
-	int rc;
 
 	for (i = 0; i < BF_ARRAY_SIZE(sql); i++) {
 		if (!table || strcmp(table, sql[i][0]))
 			continue;
-		rc = bf_store__query_i64(out, store->db, sql[i][1]);
-		if (rc != SQLITE_OK)
-			return bf_store__err(store, rc, err,
-			                     "cannot count %s in '%s'", table,
-			                     store->path);
-		return 0;
+		*out = 0;
+		return bf_sql_exec(store, sql[i][1], NULL, 0, first_int, out,
+		                   NULL, err, "cannot count %s in '%s'", table,
+		                   store->shown);
 	}
 	return bf_err_set(err, BF_EINVAL, "no table '%s' in the store",
 	                  table ? table : "(null)");
@@ -403,6 +407,8 @@ int bf_store_integrity_check(struct bf_store *store, struct bf_err *err)
 	char *res = NULL;
 	int rc;
 
+	if (store->pg)
+		return bf_store__integrity_pg(store, err);
 	rc = pragma_text(&res, store, "PRAGMA integrity_check", err,
 	                 "check '%s'", store->path);
 	if (!rc && (!res || strcmp(res, "ok")))

@@ -3,6 +3,7 @@
  * store_int.h for the store's files).
  */
 #include "store/sql_sqlite.h"
+#include "store/sql_pg.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -270,6 +271,14 @@ int bf_store_begin(struct bf_store *store, struct bf_err *err)
 {
 	int rc;
 
+	if (store->pg) {
+		if (bf_sql_pg__in_transaction(store))
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "a transaction is already open on '%s'",
+			        store->shown);
+		return bf_sql_pg__write_begin(&rc, store, err);
+	}
 	if (!sqlite3_get_autocommit(store->db))
 		return bf_err_set(err, BF_EINVAL,
 		                  "a transaction is already open on '%s'",
@@ -286,6 +295,13 @@ int bf_store_commit(struct bf_store *store, struct bf_err *err)
 {
 	int rc;
 
+	if (store->pg) {
+		if (!bf_sql_pg__in_transaction(store))
+			return bf_err_set(err, BF_EINVAL,
+			                  "no transaction is open on '%s'",
+			                  store->shown);
+		return bf_sql_pg__write_end(store, 1, 0, err);
+	}
 	if (sqlite3_get_autocommit(store->db))
 		return bf_err_set(err, BF_EINVAL,
 		                  "no transaction is open on '%s'",
@@ -301,6 +317,12 @@ int bf_store_rollback(struct bf_store *store, struct bf_err *err)
 {
 	int rc;
 
+	if (store->pg) {
+		if (!bf_sql_pg__in_transaction(store))
+			return 0;
+		bf_sql_pg__write_end(store, 1, BF_ERROR, err);
+		return 0;
+	}
 	if (sqlite3_get_autocommit(store->db))
 		return 0;
 	rc = sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
@@ -398,42 +420,8 @@ int bf_store__update_row(struct bf_store *store, const char *what,
 	                       "%s %lld", what, (long long)id);
 }
 
-/* The backend-neutral SQL of sql.h, over SQLite. */
-
-struct bf_sql_row {
-	sqlite3_stmt *st;
-};
-
-enum bf_sql_backend bf_sql_backend(const struct bf_store *store)
-{
-	(void)store;
-	return BF_SQL_SQLITE;
-}
-
-bool bf_sql_is_null(const struct bf_sql_row *row, int col)
-{
-	return sqlite3_column_type(row->st, col) == SQLITE_NULL;
-}
-
-int64_t bf_sql_int(const struct bf_sql_row *row, int col)
-{
-	return sqlite3_column_int64(row->st, col);
-}
-
-double bf_sql_real(const struct bf_sql_row *row, int col)
-{
-	return bf_store__col_real(row->st, col);
-}
-
-const char *bf_sql_text(const struct bf_sql_row *row, int col)
-{
-	return bf_store__col_text(row->st, col);
-}
-
-char *bf_sql_strdup(const struct bf_sql_row *row, int col)
-{
-	return bf_store__col_strdup(row->st, col);
-}
+/* bf_sql_exec and the write transactions over SQLite (sql.c has the
+ * rows' values; a PostgreSQL store goes to sql_pg.c). */
 
 /*
  * The kept statement for sql, prepared on first use, marked busy until
@@ -525,12 +513,19 @@ int bf_sql_exec(struct bf_store *store, const char *sql,
                 const char *what, ...)
 {
 	struct bf_sql__cached *slot;
-	struct bf_sql_row row = { NULL };
+	struct bf_sql_row row = { NULL, NULL, 0 };
 	char ctx[BF_ERR_SIZE];
 	va_list ap;
 	size_t i;
 	int rc, ret = 0;
 
+	if (store->pg) {
+		va_start(ap, what);
+		vsnprintf(ctx, sizeof(ctx), what, ap);
+		va_end(ap);
+		return bf_sql_pg__exec(store, sql, vals, n, fn, payload,
+		                       changes, err, ctx);
+	}
 	rc = take_stmt(&row.st, &slot, store, sql);
 	for (i = 0; rc == SQLITE_OK && i < n; i++)
 		rc = bind_val(row.st, (int)i + 1, &vals[i]);
@@ -554,11 +549,15 @@ int bf_sql_exec(struct bf_store *store, const char *sql,
 
 int bf_sql_write_begin(int *token, struct bf_store *store, struct bf_err *err)
 {
+	if (store->pg)
+		return bf_sql_pg__write_begin(token, store, err);
 	return bf_store__write_begin(token, store, err);
 }
 
 int bf_sql_write_end(struct bf_store *store, int token, int rc,
                      struct bf_err *err)
 {
+	if (store->pg)
+		return bf_sql_pg__write_end(store, token, rc, err);
 	return bf_store__write_end(store, token, rc, err);
 }

@@ -11,32 +11,9 @@
 #include "benchfarm/common.h"
 #include "store/sql.h"
 #include "store/store.h"
+#include "store/store_handle.h"
 
 struct bf_err;
-
-/* Statements prepared once and kept for the life of the store. */
-enum bf_store__stmt_id {
-	BF_STORE__SAMPLE_ADD = 0,
-	BF_STORE__CHECK_ADD,
-	BF_STORE__NSTMT
-};
-
-/* Statements bf_sql_exec prepared, kept by their text. */
-#define BF_SQL__CACHE 32
-struct bf_sql__cached {
-	const char *sql; /* the caller's text (a literal), compared by value */
-	sqlite3_stmt *st;
-	bool busy; /* a query is running it */
-};
-
-struct bf_store {
-	sqlite3 *db;
-	struct bf_sql__cached cache[BF_SQL__CACHE];
-	size_t ncache;
-	char *path;
-	sqlite3_stmt *stmt[BF_STORE__NSTMT];
-	int lock_fd; /* PATH.lock: running runs' liveness locks; -1: not open */
-};
 
 /* The connection (sql_sqlite.c). */
 

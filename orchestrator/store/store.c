@@ -13,6 +13,24 @@
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
 
+/* loc, from where (--db, BENCHFARM_DB), into *out when it names a backend. */
+static int take_location(char **out, const char *loc, const char *where,
+                         struct bf_err *err)
+{
+	bool is_pg;
+	int rc = bf_store_location_kind(&is_pg, loc, err);
+
+	if (rc) {
+		char *msg = bf_xstrdup(err ? err->msg : "");
+
+		bf_err_set(err, rc, "%s: %s", where, msg);
+		free(msg);
+		return rc;
+	}
+	*out = bf_xstrdup(loc);
+	return 0;
+}
+
 int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err)
 {
 	const char *env;
@@ -21,14 +39,11 @@ int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err)
 		if (!*db_flag)
 			return bf_err_set(err, BF_EINVAL,
 			                  "empty database path given");
-		*out = bf_xstrdup(db_flag);
-		return 0;
+		return take_location(out, db_flag, "--db", err);
 	}
 	env = getenv("BENCHFARM_DB");
-	if (env && *env) {
-		*out = bf_xstrdup(env);
-		return 0;
-	}
+	if (env && *env)
+		return take_location(out, env, "BENCHFARM_DB", err);
 	/* The XDG spec says to ignore a relative XDG_DATA_HOME. */
 	env = getenv("XDG_DATA_HOME");
 	if (env && env[0] == '/') {
@@ -114,21 +129,35 @@ static void reap_quietly(struct bf_store *s)
 int bf_store_open(struct bf_store **out, const char *path, struct bf_err *err)
 {
 	struct bf_store *s = NULL;
+	bool is_pg = false;
 	int rc;
 
 	if (!path || !*path) {
 		rc = bf_err_set(err, BF_EINVAL, "empty database path given");
 		goto out;
 	}
-	rc = make_parent_dirs(path, err);
-	if (!rc)
-		rc = create_file(path, err);
+	rc = bf_store_location_kind(&is_pg, path, err);
 	if (rc)
 		goto out;
 	s = bf_xcalloc(1, sizeof(*s));
 	s->lock_fd = -1;
 	s->path = bf_xstrdup(path);
-	rc = bf_store__connect(s, err);
+	s->shown = bf_store_location_display(path);
+	if (is_pg) {
+		rc = bf_sql_pg__connect(s, err);
+		if (!rc)
+			rc = bf_store__schema_pg_open(s, err);
+		if (rc)
+			goto out;
+		reap_quietly(s);
+		*out = s;
+		return 0;
+	}
+	rc = make_parent_dirs(path, err);
+	if (!rc)
+		rc = create_file(path, err);
+	if (!rc)
+		rc = bf_store__connect(s, err);
 	if (!rc)
 		rc = bf_store__schema_open(s, err);
 	if (rc)
@@ -145,14 +174,23 @@ void bf_store_close(struct bf_store *store)
 {
 	if (!store)
 		return;
-	bf_store__disconnect(store);
+	if (store->pg)
+		bf_sql_pg__disconnect(store);
+	else
+		bf_store__disconnect(store);
 	if (store->lock_fd >= 0)
 		close(store->lock_fd); /* releases the runs' locks */
 	free(store->path);
+	free(store->shown);
 	free(store);
 }
 
 const char *bf_store_path(const struct bf_store *store)
 {
 	return store->path;
+}
+
+const char *bf_store_shown(const struct bf_store *store)
+{
+	return store->shown;
 }

@@ -45,6 +45,24 @@ struct bf_store;
 int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err);
 
 /*
+ * Which backend the location loc names (store_location.c): a path is
+ * SQLite; a postgresql:// or postgres:// URI, or a libpq key=value
+ * string (one with '=' that does not start with '/', '.' or '~'), is
+ * PostgreSQL (*is_pg true). Anything else with a URI scheme ("name:")
+ * is refused with BF_EINVAL, as is an empty location; a file whose name
+ * has a colon is given as ./NAME.
+ */
+int bf_store_location_kind(bool *is_pg, const char *loc, struct bf_err *err);
+
+/*
+ * loc as every message naming the store shows it: a password (a URI's
+ * user:PASSWORD@ and password= parameter, a key=value string's
+ * password=..., also inside a dbname that is itself a connection
+ * string) replaced by ***. A new string the caller frees. Cannot fail.
+ */
+char *bf_store_location_display(const char *loc);
+
+/*
  * Open the database at path, creating it (mode 0600) and its missing
  * parent directories (mode 0700) when needed, and migrate its schema to
  * BF_STORE_SCHEMA_VERSION. A file that is not a benchfarm database is
@@ -62,8 +80,13 @@ int bf_store_open(struct bf_store **out, const char *path, struct bf_err *err);
  */
 void bf_store_close(struct bf_store *store);
 
-/* The path the store was opened with; borrowed, valid until close. */
+/* The location the store was opened with, password included (to open
+ * it again; never for a message); borrowed, valid until close. */
 const char *bf_store_path(const struct bf_store *store);
+
+/* The location as messages show it (bf_store_location_display);
+ * borrowed, valid until close. */
+const char *bf_store_shown(const struct bf_store *store);
 
 /*
  * Transactions (BEGIN IMMEDIATE: the write lock is taken at once, so

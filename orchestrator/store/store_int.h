@@ -15,8 +15,14 @@
  *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
  *   schema_sqlite.c  the schema, its migrations, counts and checks
- *   sql_sqlite.c     the SQLite connection, statements and transactions
- *   store_lock.c     the liveness locks in PATH.lock
+ *   schema_pg.c      the schema on PostgreSQL
+ *   sql_sqlite.c     the SQLite connection, statements and transactions,
+ *                    and sql.h, handing PostgreSQL's store to sql_pg.c
+ *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
+ *   store_location.c which backend a location names, and its form
+ *                    without a password
+ *   store_lock.c     the liveness locks (PATH.lock; PostgreSQL's
+ *                    advisory locks)
  *
  * The subject files check their callers' input themselves and run
  * their SQL (SQLite's dialect) through sql_sqlite.h, the one header
@@ -24,6 +30,7 @@
  * store.h: its connection and schema beside sql_sqlite.c and
  * schema_sqlite.c, and its own SQL for the subjects.
  */
+#include "store/sql_pg.h"
 #include "store/sql_sqlite.h"
 #include "store/store.h"
 
@@ -81,6 +88,21 @@ int bf_store__lock_byte(int fd, int64_t off, int cmd, short type);
  */
 int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
                          short type);
+
+/*
+ * A running run's liveness lock, for both backends: byte ID of PATH.lock
+ * through the store's own open file on SQLite, a session advisory lock
+ * of the store's connection on PostgreSQL (key BF_STORE__LIVE_RUN << 32
+ * | ID). Either is dropped when the process ends, however it ends.
+ * bf_store__run_lock takes it (0 or a BF_E* code), bf_store__run_unlock
+ * drops it, bf_store__run_lock_held says whether another handle holds it
+ * (1), nobody does (0), or fails (a BF_E* code).
+ */
+#define BF_STORE__LIVE_RUN 1
+int bf_store__run_lock(struct bf_store *store, int64_t id, struct bf_err *err);
+void bf_store__run_unlock(struct bf_store *store, int64_t id);
+int bf_store__run_lock_held(struct bf_store *store, int64_t id,
+                            struct bf_err *err);
 
 /*
  * Liveness of lease holders and waiters (store_lease.c): this machine's

@@ -1,6 +1,7 @@
 /*
- * The liveness locks in PATH.lock beside the store's database (see
- * store_int.h): running runs' and lease holders'.
+ * The liveness locks (see store_int.h): running runs' and lease
+ * holders', in PATH.lock beside an SQLite database, and as session
+ * advisory locks on PostgreSQL.
  */
 #include "store/store_int.h"
 
@@ -10,13 +11,23 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
 
 int bf_store__lock_file_open(const char *store_path)
 {
-	char *p = bf_xasprintf("%s.lock", store_path);
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	int saved = errno;
+	bool is_pg = false;
+	int fd, saved;
+	char *p;
 
+	/* A PostgreSQL location is no file: its liveness locks are the
+	 * server's (never a file named after the connection string). */
+	if (bf_store_location_kind(&is_pg, store_path, NULL) || is_pg) {
+		errno = EINVAL;
+		return -1;
+	}
+	p = bf_xasprintf("%s.lock", store_path);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	saved = errno;
 	free(p);
 	errno = saved; /* the caller reports open's */
 	return fd;
@@ -81,4 +92,66 @@ int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
 		return -1;
 	return bf_store__lock_byte(fd, BF_STORE__LEASE_LOCK_BASE + pid, cmd,
 	                           type);
+}
+
+/* A run's advisory lock key on PostgreSQL: class 1 in the high half. */
+static int64_t run_key(int64_t id)
+{
+	return ((int64_t)BF_STORE__LIVE_RUN << 32) | (id & 0xffffffff);
+}
+
+static int run_lock_open(struct bf_store *store, struct bf_err *err)
+{
+	if (store->lock_fd >= 0)
+		return 0;
+	store->lock_fd = bf_store__lock_file_open(store->path);
+	if (store->lock_fd < 0)
+		return bf_err_sys(err,
+		                  "cannot open the run lock file '%s.lock'",
+		                  store->path);
+	return 0;
+}
+
+int bf_store__run_lock(struct bf_store *store, int64_t id, struct bf_err *err)
+{
+	int rc;
+
+	if (id <= 0 || id > 0xffffffff)
+		return bf_err_set(err, BF_EINVAL,
+		                  "run id %lld has no liveness lock",
+		                  (long long)id);
+	if (store->pg)
+		return bf_sql_pg__lock(store, run_key(id), err);
+	if ((rc = run_lock_open(store, err)))
+		return rc;
+	if (bf_store__lock_byte(store->lock_fd, id, F_OFD_SETLK, F_WRLCK))
+		return bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
+		                  (long long)id, store->path);
+	return 0;
+}
+
+void bf_store__run_unlock(struct bf_store *store, int64_t id)
+{
+	if (store->pg)
+		bf_sql_pg__unlock(store, run_key(id));
+	else if (store->lock_fd >= 0)
+		bf_store__lock_byte(store->lock_fd, id, F_OFD_SETLK, F_UNLCK);
+}
+
+int bf_store__run_lock_held(struct bf_store *store, int64_t id,
+                            struct bf_err *err)
+{
+	int rc, type;
+
+	if (store->pg)
+		return bf_sql_pg__lock_held(store, run_key(id), err);
+	if ((rc = run_lock_open(store, err)))
+		return rc;
+	type = bf_store__lock_byte(store->lock_fd, id, F_OFD_GETLK, F_WRLCK);
+	if (type < 0)
+		return bf_err_sys(err,
+		                  "cannot read the lock of run %lld in "
+		                  "'%s.lock'",
+		                  (long long)id, store->path);
+	return type != F_UNLCK;
 }

@@ -74,6 +74,15 @@ need_sshd() {
 	}
 }
 
+# need_cc: skip the whole script (one "ok 1 # skip") without a C
+# compiler, for the tests that build programs of their own.
+need_cc() {
+	command -v cc >/dev/null 2>&1 || {
+		echo "ok 1 # skip no C compiler"
+		exit 0
+	}
+}
+
 # t_atexit: what a script does before the devices are stopped and $T is
 # removed, however it ends (sshd_setup's EXIT trap); nothing unless the
 # script defines its own after sourcing this file.

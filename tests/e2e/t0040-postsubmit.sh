@@ -12,10 +12,7 @@
 # recorded as failed and never becomes a point.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v cc >/dev/null 2>&1; then
-	echo "ok 1 # skip no C compiler"
-	exit 0
-fi
+need_cc
 R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main

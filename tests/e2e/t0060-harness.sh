@@ -5,10 +5,7 @@
 # crash, never return or run past the time cap.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v cc >/dev/null 2>&1; then
-	echo "ok 1 # skip no C compiler"
-	exit 0
-fi
+need_cc
 FX="$BF_SRC/tests/fixtures/harness"
 INC="-I$BF_SRC/agent/harness/include"
 LIBS="$BF_BUILD_ABS/libbenchfarm_bench_main.a $BF_BUILD_ABS/libbenchfarm_bench.a -lpthread -lm"

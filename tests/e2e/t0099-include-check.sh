@@ -67,3 +67,22 @@ if grep -q 'agent/parse/stdio.h' "$ERR"; then
 else
 	t_ok "a header reached only by its folder (\"parse/stdio.h\") is not a system name"
 fi
+
+# The folder map in docs/architecture.md names every folder of C code,
+# and each folder it names exists.
+tracked=$(cd "$BF_SRC" && git ls-files 'core/*.[ch]' 'orchestrator/*.[ch]' \
+	'agent/*.[ch]' 'plugins/*.[ch]' | sed 's|/[^/]*$||' |
+	sed 's|^core/.*|core|; s|^agent/harness/.*|agent/harness|; s|^agent/tracer/.*|agent/tracer|; s|^plugins/html$|plugins|' |
+	sort -u)
+mapped=$(sed -n '/^## Folders/,/^## /p' "$BF_SRC/docs/architecture.md" |
+	grep -o '^| `[a-z/]*/` |' | sed 's/^| `//; s,/` |$,,' | sort -u)
+missing=$(printf '%s\n' "$tracked" | while read -r d; do
+	printf '%s\n' "$mapped" | grep -qx "$d" || printf '%s ' "$d"
+done)
+[ -z "$missing" ] && t_ok "the folder map names every folder of C code" ||
+	t_fail "the folder map names every folder of C code (missing: $missing)"
+gone=$(printf '%s\n' "$mapped" | while read -r d; do
+	[ -d "$BF_SRC/$d" ] || printf '%s ' "$d"
+done)
+[ -z "$gone" ] && t_ok "every folder the map names exists" ||
+	t_fail "every folder the map names exists (not there: $gone)"

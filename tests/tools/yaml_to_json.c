@@ -5,7 +5,7 @@
  * key, a non-scalar key or anything but exactly one document is an error
  * printed as "FILE:LINE:COL: problem" on stderr with exit status 1; a
  * usage error is status 2. The e2e tests use it to check CI files
- * (tests/e2e/t0054-ci-integrations.sh compiles it with
+ * (tests/e2e/ci_lib.sh compiles it with
  * `cc $(pkg-config --cflags --libs yaml-0.1 jansson)`).
  */
 #include <stdio.h>

@@ -8,6 +8,8 @@ UNIT_TESTS += tests/unit/cfg/test_cfg_json
 tests/unit/cfg/test_cfg_json_OBJS := $(CFG_OBJS) tests/unit/cfg/expect.o
 UNIT_TESTS += tests/unit/cfg/test_cfg_keys
 tests/unit/cfg/test_cfg_keys_OBJS := $(CFG_OBJS) tests/unit/cfg/expect.o
+UNIT_TESTS += tests/unit/store/test_store_location
+tests/unit/store/test_store_location_OBJS := $(STORE_OBJS)
 UNIT_TESTS += tests/unit/store/test_store_schema
 tests/unit/store/test_store_schema_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_device
@@ -20,6 +22,21 @@ UNIT_TESTS += tests/unit/store/test_store_sql
 tests/unit/store/test_store_sql_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_lease
 tests/unit/store/test_store_lease_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+# A store test again with its store on PostgreSQL: $(eval $(call
+# store_on_pg,NAME)) builds NAME_pg from NAME.c and the fixture, both
+# compiled with BF_STORE_FIXTURE_PG (store_fixture.h).
+define store_on_pg
+UNIT_TESTS += tests/unit/store/$(1)_pg
+tests/unit/store/$(1)_pg_OBJS := $$(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+endef
+$(B)/tests/unit/store/%_pg.o: tests/unit/store/%.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $@")
+	$(Q)$(CC) $(ALL_CFLAGS) -DBF_STORE_FIXTURE_PG -c -o $@ $<
+$(eval $(call store_on_pg,test_store_sql))
+UNIT_TESTS += tests/unit/store/test_store_pg
+tests/unit/store/test_store_pg_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+$(eval $(call store_on_pg,test_store_lease))
 UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats

@@ -39,6 +39,13 @@ int bf_json_get_int(int64_t *out, const json_t *obj, const char *key,
 /* obj[key] as a string, or def when missing or not a string. Borrowed. */
 const char *bf_json_str_or(const json_t *obj, const char *key, const char *def);
 
+/* A new JSON string of s, or JSON null when s is NULL. */
+json_t *bf_json_str_or_null(const char *s);
+
+struct bf_argv;
+/* A new JSON array of a's words, in order. */
+json_t *bf_json_argv(const struct bf_argv *a);
+
 /*
  * Write value as JSON to path with bf_fs_write_atomic() (temp file +
  * rename; a device or FIFO is written in place), with mode 0600 when

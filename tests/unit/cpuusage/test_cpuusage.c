@@ -2,8 +2,8 @@
  * Unit tests for agent/probe/cpuusage.c (Lyft's relative average CPU usage
  * from /proc/PID/stat, checked against values computed by hand from the
  * article's example line), the sampling hooks it relies on in
- * core/src/spawn.c (ticks, the exit snapshot, affinity, niceness) and
- * the CPU fields of the agent's "run" request.
+ * core/src/spawn.c (ticks, the exit snapshot) and spawn_exec.c
+ * (affinity, niceness), and the CPU fields of the agent's "run" request.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -119,6 +119,7 @@ static void test_html__inline_everything_no_network(void **state)
 	(void)state;
 	/* uPlot and our script inline; a policy that allows no request */
 	assert_non_null(strstr(page, bf_html_uplot_js));
+	assert_non_null(strstr(page, bf_html_plots_js));
 	assert_non_null(strstr(page, bf_html_report_js));
 	assert_non_null(strstr(page, "default-src 'none'"));
 	assert_null(strstr(page, "src=\"http"));
@@ -196,6 +197,9 @@ static void test_html__flame_graph_only_from_an_svg(void **state)
 static void test_html__assets_do_not_close_their_element(void **state)
 {
 	(void)state;
+	assert_int_equal(
+	        count_ci(bf_html_plots_js, bf_html_plots_js_len, "</script"),
+	        0);
 	assert_int_equal(
 	        count_ci(bf_html_report_js, bf_html_report_js_len, "</script"),
 	        0);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -53,25 +54,98 @@ void rm_rf(const char *path)
 	rmdir(path);
 }
 
+#ifdef BF_STORE_FIXTURE_PG
+const bool store_on_pg = true;
+#else
+const bool store_on_pg = false;
+#endif
+
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+/* Run sql on the server of conninfo through libpq; fails the test on an
+ * error. The text of the first row's first column, or NULL. */
+static char *pg_run(const char *conninfo, const char *sql)
+{
+	PGconn *c = PQconnectdb(conninfo);
+	PGresult *r;
+	char *res = NULL;
+
+	if (PQstatus(c) != CONNECTION_OK)
+		fail_msg("cannot connect to %s: %s", conninfo,
+		         PQerrorMessage(c));
+	PQsetNoticeProcessor(c, quiet, NULL);
+	r = PQexec(c, sql);
+	if (PQresultStatus(r) != PGRES_COMMAND_OK &&
+	    PQresultStatus(r) != PGRES_TUPLES_OK)
+		fail_msg("%s: %s", sql, PQerrorMessage(c));
+	if (PQntuples(r) > 0 && !PQgetisnull(r, 0, 0))
+		res = bf_xstrdup(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	PQfinish(c);
+	return res;
+}
+
+const char *pg_server(void)
+{
+	const char *pg = getenv("BENCHFARM_TEST_PG");
+
+	return pg && *pg ? pg : NULL;
+}
+
+int store_run_group_tests(const char *name, const struct CMUnitTest *tests,
+                          size_t n, CMFixtureFunction setup_all,
+                          CMFixtureFunction teardown_all)
+{
+	if (store_on_pg && !pg_server()) {
+		printf("skip: no PostgreSQL: BENCHFARM_TEST_PG is not set (run "
+		       "through ci/run-tests.sh, or start a server with "
+		       "ci/pg.sh start DIR)\n");
+		return 0;
+	}
+	return _cmocka_run_group_tests(name, tests, n, setup_all, teardown_all);
+}
+
+/*
+ * The PostgreSQL fixture: a new schema test_PID_N on the server of
+ * BENCHFARM_TEST_PG, the store's location that server with search_path
+ * set to it (so that each test starts from an empty database).
+ */
+static void pg_location(struct fixture *f)
+{
+	static int n;
+	char sql[128];
+
+	pathf(f->schema, "test_%ld_%d", (long)getpid(), ++n);
+	snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", f->schema);
+	free(pg_run(pg_server(), sql));
+	pathf(f->path, "%s options='-csearch_path=%s'", pg_server(), f->schema);
+}
+
 int setup(void **state)
 {
 	struct fixture *f = bf_xcalloc(1, sizeof(*f));
 	const char *tmp = getenv("TMPDIR");
 	struct bf_err err = BF_ERR_INIT;
 
+	*state = f;
 	pathf(f->dir, "%s/bf-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(f->dir)) {
 		free(f);
 		return -1;
 	}
-	pathf(f->path, "%s/sub/benchfarm.db", f->dir);
+	if (store_on_pg)
+		pg_location(f);
+	else
+		pathf(f->path, "%s/sub/benchfarm.db", f->dir);
 	if (bf_store_open(&f->store, f->path, &err) != 0) {
 		fprintf(stderr, "setup: %s\n", err.msg);
-		rm_rf(f->dir);
-		free(f);
+		teardown(state);
 		return -1;
 	}
-	*state = f;
 	return 0;
 }
 
@@ -79,7 +153,13 @@ int teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	char sql[128];
+
 	bf_store_close(f->store);
+	if (f->schema[0]) {
+		snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", f->schema);
+		free(pg_run(pg_server(), sql));
+	}
 	rm_rf(f->dir);
 	free(f);
 	return 0;
@@ -96,6 +176,11 @@ void raw_exec(const char *path, const char *sql)
 {
 	sqlite3 *db = NULL;
 
+	if (store_on_pg) {
+		free(pg_run(path, sql));
+		return;
+	}
+
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_close(db), SQLITE_OK);
@@ -107,6 +192,11 @@ char *raw_text(const char *path, const char *sql)
 	sqlite3 *db = NULL;
 	char *res;
 
+	if (store_on_pg) {
+		res = pg_run(path, sql);
+		assert_non_null(res);
+		return res;
+	}
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);

@@ -12,11 +12,39 @@
 
 struct bf_store;
 
+/*
+ * The store's backend: the same test source builds a SQLite binary and,
+ * with $(call store_on_pg,NAME) in tests/unit/files.mk, a NAME_pg one
+ * whose fixture (store_fixture_pg.o, BF_STORE_FIXTURE_PG) puts the
+ * store in a fresh schema on the PostgreSQL server of
+ * $BENCHFARM_TEST_PG (ci/run-tests.sh starts one); without it each
+ * test is skipped, saying "skip: no PostgreSQL".
+ */
+extern const bool store_on_pg;
+
 struct fixture {
 	char dir[PATH_MAX]; /* the temporary directory */
-	char path[PATH_MAX]; /* dir/sub/benchfarm.db */
+	/* SQLite: dir/sub/benchfarm.db; PostgreSQL: the server's
+	 * connection string with search_path set to schema */
+	char path[PATH_MAX];
+	char schema[64]; /* PostgreSQL: the test's own schema */
 	struct bf_store *store;
 };
+
+/* $BENCHFARM_TEST_PG (the PostgreSQL fixture runs only when it is set). */
+const char *pg_server(void);
+
+/*
+ * cmocka_run_group_tests, except that a PostgreSQL binary without a
+ * server says "skip: no PostgreSQL" and runs nothing.
+ */
+int store_run_group_tests(const char *name, const struct CMUnitTest *tests,
+                          size_t n, CMFixtureFunction setup_all,
+                          CMFixtureFunction teardown_all);
+#undef cmocka_run_group_tests
+#define cmocka_run_group_tests(group, setup_all, teardown_all)                \
+	store_run_group_tests(#group, group, BF_ARRAY_SIZE(group), setup_all, \
+	                      teardown_all)
 
 /* snprintf into a PATH_MAX buffer; fails the test on truncation. */
 void pathf(char *out, const char *fmt, ...) BF_PRINTF(2, 3);
@@ -31,7 +59,8 @@ int teardown(void **state);
 /* Close the fixture's store so that a test can reopen or poke the file. */
 void close_store(struct fixture *f);
 
-/* Run sql on the database at path through SQLite, not the store. */
+/* Run sql on the database at path through SQLite (libpq on
+ * PostgreSQL), not the store. */
 void raw_exec(const char *path, const char *sql);
 
 /* The text of the first row of sql on the database at path. */

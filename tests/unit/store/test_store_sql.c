@@ -1,9 +1,10 @@
 /*
- * Unit tests for the store's backend-neutral SQL (store/sql.h) over
- * SQLite: binding every value type, rows through a callback, changes,
- * errors mapped and worded with what was being done, a callback that
- * stops the query or runs the same statement again, more distinct
- * statements than the connection keeps, and write transactions.
+ * Unit tests for the store's backend-neutral SQL (store/sql.h), over
+ * SQLite (test_store_sql) and PostgreSQL (test_store_sql_pg): binding every
+ * value type, rows through a callback, changes, errors mapped and worded with
+ * what was being done, a callback that stops the query or runs the same
+ * statement again, more distinct statements than the connection keeps, and
+ * write transactions.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -104,7 +105,8 @@ static void test_sql__binds_reads_and_counts(void **state)
 	struct rows r = { .n = 0 };
 	int64_t changes = -1;
 
-	assert_int_equal(bf_sql_backend(f->store), BF_SQL_SQLITE);
+	assert_int_equal(bf_sql_backend(f->store),
+	                 store_on_pg ? BF_SQL_PG : BF_SQL_SQLITE);
 	exec_ok(f->store, CREATE, NULL, 0);
 	put(f->store, "a", 1, 0.5);
 	exec_ok(f->store, INSERT, v, 3);
@@ -139,7 +141,8 @@ static void test_sql__errors_are_mapped_and_worded(void **state)
 	                             &err, "cannot add key '%s'", "a"),
 	                 BF_EEXISTS);
 	assert_non_null(strstr(err.msg, "cannot add key 'a'"));
-	assert_non_null(strstr(err.msg, "UNIQUE"));
+	assert_non_null(
+	        strstr(err.msg, store_on_pg ? "unique constraint" : "UNIQUE"));
 	err = (struct bf_err)BF_ERR_INIT;
 	assert_int_not_equal(bf_sql_exec(f->store, "SELECT nope FROM t", NULL,
 	                                 0, NULL, NULL, NULL, &err,
