@@ -36,7 +36,6 @@ $(B)/tests/unit/store/%_pg.o: tests/unit/store/%.c
 $(eval $(call store_on_pg,test_store_sql))
 UNIT_TESTS += tests/unit/store/test_store_pg
 tests/unit/store/test_store_pg_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
-$(eval $(call store_on_pg,test_store_lease))
 UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats

@@ -100,14 +100,16 @@ static void test_pg__wrong_password(void **state)
 	}
 	bf_store_close(f->store);
 	f->store = NULL;
-	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
-	                  " alerts, runs CASCADE");
+	raw_exec(f->path,
+	         "DROP TABLE meta, leases, waiters, devices, samples, checks,"
+	         " alerts, runs CASCADE");
 	if (bf_store_open(&s, loc, &err))
 		fail_msg("with PGPASSFILE: %s", err.msg);
 	bf_store_close(s);
 	unsetenv("PGPASSFILE");
-	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
-	                  " alerts, runs CASCADE");
+	raw_exec(f->path,
+	         "DROP TABLE meta, leases, waiters, devices, samples, checks,"
+	         " alerts, runs CASCADE");
 	raw_exec(f->path, "DROP OWNED BY bf_pw");
 	raw_exec(f->path, "DROP ROLE bf_pw");
 }
@@ -136,7 +138,8 @@ static void test_pg__two_hosts_create_at_once(void **state)
 	bf_store_close(f->store);
 	f->store = NULL;
 	snprintf(sql, sizeof(sql),
-	         "DROP TABLE meta, leases, devices, samples, checks, alerts,"
+	         "DROP TABLE meta, leases, waiters, devices, samples, checks,"
+	         " alerts,"
 	         " runs CASCADE");
 	raw_exec(f->path, sql);
 	for (i = 0; i < 4; i++) {
@@ -178,8 +181,9 @@ static void test_pg__refuses_others_and_newer(void **state)
 	                  " 'schema_version'");
 	assert_int_equal(bf_store_open(&s, f->path, &err), BF_EVERSION);
 	assert_non_null(strstr(err.msg, "newer"));
-	raw_exec(f->path, "DROP TABLE meta, leases, devices, samples, checks,"
-	                  " alerts, runs CASCADE");
+	raw_exec(f->path,
+	         "DROP TABLE meta, leases, waiters, devices, samples, checks,"
+	         " alerts, runs CASCADE");
 	raw_exec(f->path, "CREATE TABLE theirs (x INT)");
 	assert_int_equal(bf_store_open(&s, f->path, &err), BF_ECORRUPT);
 	assert_non_null(strstr(err.msg, "not a benchfarm database"));
