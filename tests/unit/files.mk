@@ -34,6 +34,7 @@ $(B)/tests/unit/store/%_pg.o: tests/unit/store/%.c
 	@$(if $(Q),echo "  CC      $@")
 	$(Q)$(CC) $(ALL_CFLAGS) -DBF_STORE_FIXTURE_PG -c -o $@ $<
 $(eval $(call store_on_pg,test_store_sql))
+$(eval $(call store_on_pg,test_store_lease))
 UNIT_TESTS += tests/unit/store/test_store_pg
 tests/unit/store/test_store_pg_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/commands/test_commands
