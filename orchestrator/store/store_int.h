@@ -12,16 +12,20 @@
  *   store_run.c      runs
  *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
+ *   store_rows.c     rows read and written through sql.h
  *   schema_sqlite.c  the schema, its migrations, counts and checks
  *   sql_sqlite.c     the SQLite connection, statements and transactions
  *   store_lock.c     the liveness locks in PATH.lock
  *
- * The subject files check their callers' input themselves and run
- * their SQL (SQLite's dialect) through sql_sqlite.h, the one header
- * that names SQLite's types. A second backend sits behind the same
- * store.h: its connection and schema beside sql_sqlite.c and
- * schema_sqlite.c, and its own SQL for the subjects.
+ * The subject files (devices, runs, samples, alerts) check their
+ * callers' input themselves and run their SQL through store/sql.h and
+ * the row helpers below only: one SQL text, in the dialect SQLite and
+ * PostgreSQL both accept, for every backend. sql_sqlite.h is the one
+ * header that names SQLite's types.
  */
+#include <math.h>
+
+#include "store/sql.h"
 #include "store/sql_sqlite.h"
 #include "store/store.h"
 
@@ -35,6 +39,67 @@ static inline bool bf_store__is_one_of(const char *s, const char *const *set)
 			return true;
 	return false;
 }
+
+/* An optional id or time: NULL when 0. */
+static inline struct bf_sql_val bf_store__opt_int(int64_t v)
+{
+	return v ? BF_SQL_V_INT(v) : BF_SQL_V_NULL;
+}
+
+/* An optional measurement: NULL when NaN. */
+static inline struct bf_sql_val bf_store__opt_real(double v)
+{
+	return isnan(v) ? BF_SQL_V_NULL : BF_SQL_V_REAL(v);
+}
+
+/*
+ * Rows through sql.h (store_rows.c). A row reader copies a row into the
+ * record at out (its strings new copies); a free function frees such a
+ * record's strings. vals[0..n) are bound to ?1..?n: exactly as many as
+ * the SQL has.
+ */
+typedef void bf_store__get_fn(void *out, const struct bf_sql_row *row);
+typedef void bf_store__free_fn(void *rec);
+
+/*
+ * Read the first row of the query sql into out: 0, BF_ENOTFOUND "no
+ * WHAT" when it returns none, or the server's error "cannot read WHAT",
+ * WHAT formatted from fmt.
+ */
+int bf_store__get(struct bf_store *store, const char *sql,
+                  const struct bf_sql_val *vals, size_t n,
+                  bf_store__get_fn *read, void *out, struct bf_err *err,
+                  const char *fmt, ...) BF_PRINTF(8, 9);
+
+/*
+ * Read every row of the query sql into a new record of size bytes: *out
+ * a new array of *n_out records (NULL when none) on success. On failure
+ * ("cannot list WHAT") the records read are freed and *out, *n_out are
+ * unchanged.
+ */
+int bf_store__get_all(void **out, size_t *n_out, struct bf_store *store,
+                      const char *sql, const struct bf_sql_val *vals, size_t n,
+                      size_t size, bf_store__get_fn *read,
+                      bf_store__free_fn *release, const char *what,
+                      struct bf_err *err);
+
+/*
+ * Run the write sql. With must_change, a write that changes no row is
+ * BF_ENOTFOUND "no WHAT"; a failed one is the server's error "cannot
+ * update WHAT", WHAT formatted from fmt.
+ */
+int bf_store__change(struct bf_store *store, const char *sql,
+                     const struct bf_sql_val *vals, size_t n, bool must_change,
+                     struct bf_err *err, const char *fmt, ...) BF_PRINTF(7, 8);
+
+/*
+ * Run sql, an UPDATE of one row of table `what`s ("run", "alert") with
+ * ?1 the row's id and ?2 text: 0, BF_ENOTFOUND ("no WHAT ID") when no
+ * row has that id, or the server's error ("cannot update WHAT ID").
+ */
+int bf_store__change_row(struct bf_store *store, const char *what,
+                         const char *sql, int64_t id, const char *text,
+                         struct bf_err *err);
 
 /*
  * Liveness locks (store_lock.c): one byte of PATH.lock per live holder,
