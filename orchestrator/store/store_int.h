@@ -108,8 +108,8 @@ int bf_store__change_row(struct bf_store *store, const char *what,
  * drop it, and the kernel drops it when the process dies, SIGKILL
  * included, so a lock nobody holds names a holder that has ended. A
  * running run locks byte ID through its store's own open file
- * (store_run.c); a lease holder locks BF_STORE__LEASE_LOCK_BASE + its
- * pid through one open file per process (store_lease.c).
+ * (bf_store__run_lock, below); a lease holder locks BF_STORE__LEASE_LOCK_BASE +
+ * its pid through one open file per process (store_lease.c).
  */
 #define BF_STORE__LEASE_LOCK_BASE ((int64_t)1 << 30)
 /*
@@ -144,5 +144,24 @@ int bf_store__lock_byte(int fd, int64_t off, int cmd, short type);
  */
 int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
                          short type);
+
+/*
+ * A running run's liveness lock: held by the orchestrator that runs it
+ * from its row's insert (before the commit: nobody sees it unlocked)
+ * until it finishes, and dropped by the system when that process ends,
+ * so bf_store_runs_reap() can tell a run whose orchestrator died. On
+ * SQLite, byte ID of PATH.lock through the store's own open file
+ * (store_lock.c); a shared server keeps it itself (an advisory lock).
+ *
+ * bf_store__run_lock takes it: 0, or BF_ESYS naming the lock file.
+ * bf_store__run_unlock drops it (nothing when it was never taken).
+ * bf_store__run_alive sets *alive when some holder other than this
+ * store handle holds it: 0, or BF_ESYS when the lock file cannot be
+ * opened.
+ */
+int bf_store__run_lock(struct bf_store *store, int64_t id, struct bf_err *err);
+void bf_store__run_unlock(struct bf_store *store, int64_t id);
+int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
+                        struct bf_err *err);
 
 #endif /* BF_STORE_INT_H */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/err.h"
 
 int bf_store__lock_file_open(const char *store_path)
 {
@@ -81,4 +82,46 @@ int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
 		return -1;
 	return bf_store__lock_byte(fd, BF_STORE__LEASE_LOCK_BASE + pid, cmd,
 	                           type);
+}
+
+/* Open the store's lock file for its runs' liveness locks, once. */
+static int run_lock_open(struct bf_store *store, struct bf_err *err)
+{
+	if (store->lock_fd >= 0)
+		return 0;
+	store->lock_fd = bf_store__lock_file_open(store->path);
+	if (store->lock_fd < 0)
+		return bf_err_sys(err,
+		                  "cannot open the run lock file '%s.lock'",
+		                  store->path);
+	return 0;
+}
+
+int bf_store__run_lock(struct bf_store *store, int64_t id, struct bf_err *err)
+{
+	int rc = run_lock_open(store, err);
+
+	if (!rc &&
+	    bf_store__lock_byte(store->lock_fd, id, F_OFD_SETLK, F_WRLCK))
+		rc = bf_err_sys(err, "cannot lock run %lld in '%s.lock'",
+		                (long long)id, store->path);
+	return rc;
+}
+
+void bf_store__run_unlock(struct bf_store *store, int64_t id)
+{
+	if (store->lock_fd >= 0)
+		bf_store__lock_byte(store->lock_fd, id, F_OFD_SETLK, F_UNLCK);
+}
+
+int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
+                        struct bf_err *err)
+{
+	int rc = run_lock_open(store, err);
+
+	/* a lock nobody holds is never taken again */
+	if (!rc)
+		*alive = bf_store__lock_byte(store->lock_fd, id, F_OFD_GETLK,
+		                             F_WRLCK) != F_UNLCK;
+	return rc;
 }
