@@ -102,6 +102,12 @@ int bf_store__change_row(struct bf_store *store, const char *what,
                          struct bf_err *err);
 
 /*
+ * A bf_sql_row_fn storing column 0 of its row at payload (an int64_t):
+ * the id a RETURNING id gives, a count.
+ */
+int bf_store__read_int(const struct bf_sql_row *row, void *payload);
+
+/*
  * Liveness locks (store_lock.c): one byte of PATH.lock per live holder,
  * held by an open file description (F_OFD_SETLK). Such a lock belongs
  * to the open file, not to the process: another handle's close does not

@@ -118,3 +118,9 @@ int bf_store__change_row(struct bf_store *store, const char *what,
 	return bf_store__change(store, sql, vals, BF_ARRAY_SIZE(vals), true,
 	                        err, "%s %lld", what, (long long)id);
 }
+
+int bf_store__read_int(const struct bf_sql_row *row, void *payload)
+{
+	*(int64_t *)payload = bf_sql_int(row, 0);
+	return 0;
+}

@@ -21,13 +21,6 @@ static const char *const run_statuses[] = { "running", "complete", "failed",
 	"(killed or crashed); its samples are kept, the run is not "          \
 	"complete\"}"
 
-/* Take the id a RETURNING id gives. */
-static int read_id(const struct bf_sql_row *row, void *payload)
-{
-	*(int64_t *)payload = bf_sql_int(row, 0);
-	return 0;
-}
-
 int bf_store_run_create(int64_t *id_out, struct bf_store *store,
                         const struct bf_store_run *run, struct bf_err *err)
 {
@@ -60,8 +53,8 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	                 " base_commit, patch_commit, device, seed, started_at,"
 	                 " info) VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
 	                 " ?5, ?6, ?7, ?8, ?9) RETURNING id",
-	                 vals, BF_ARRAY_SIZE(vals), read_id, &id, NULL, err,
-	                 "cannot create a run");
+	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &id,
+	                 NULL, err, "cannot create a run");
 	/* locked before the row is committed: nobody sees it unlocked */
 	if (!rc && (!run->status || !strcmp(run->status, "running")))
 		rc = bf_store__run_lock(store, id, err);
@@ -340,8 +333,8 @@ int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
 	                 "SELECT count(*) FROM runs WHERE kind = 'run'"
 	                 " AND status = 'complete' AND device = ?1"
 	                 " AND patch_commit = ?2",
-	                 vals, BF_ARRAY_SIZE(vals), read_id, &n, NULL, err,
-	                 "cannot read the runs");
+	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &n,
+	                 NULL, err, "cannot read the runs");
 	if (!rc)
 		*out = n > 0;
 	return rc;
