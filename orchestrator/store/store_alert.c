@@ -143,7 +143,7 @@ int bf_store_alert_list(struct bf_store_alert **out, size_t *n_out,
 	        "SELECT id, benchmark, metric, device_class, commit_lo,"
 	        " commit_hi, direction, size, score, status,"
 	        " created_at, group_id, suite, detail, culprit FROM alerts"
-	        " WHERE ?1 IS NULL OR status = ?1"
+	        " WHERE CAST(?1 AS TEXT) IS NULL OR status = ?1"
 	        " ORDER BY created_at DESC, id DESC",
 	        vals, BF_ARRAY_SIZE(vals), sizeof(**out), read_alert,
 	        release_alert, "alerts", err);

@@ -215,12 +215,13 @@ int bf_store_device_set_health(struct bf_store *store, const char *name,
 		return bf_err_set(err, BF_EINVAL,
 		                  "device '%s': unknown health '%s'", name,
 		                  health ? health : "");
-	return device_write(store,
-	                    "UPDATE devices SET health = ?2,"
-	                    " health_reason = ?3, last_check_at = CASE"
-	                    " WHEN ?4 > 0 THEN ?4 ELSE last_check_at END"
-	                    " WHERE name = ?1",
-	                    name, vals, BF_ARRAY_SIZE(vals), err);
+	return device_write(
+	        store,
+	        "UPDATE devices SET health = ?2,"
+	        " health_reason = ?3, last_check_at = CASE"
+	        " WHEN CAST(?4 AS BIGINT) > 0 THEN ?4 ELSE last_check_at END"
+	        " WHERE name = ?1",
+	        name, vals, BF_ARRAY_SIZE(vals), err);
 }
 
 int bf_store_device_set_host_key(struct bf_store *store, const char *name,

@@ -20,8 +20,12 @@
  * The subject files (devices, runs, samples, alerts) check their
  * callers' input themselves and run their SQL through store/sql.h and
  * the row helpers below only: one SQL text, in the dialect SQLite and
- * PostgreSQL both accept, for every backend. sql_sqlite.h is the one
- * header that names SQLite's types.
+ * PostgreSQL both accept, for every backend. A placeholder whose type
+ * nothing around it fixes (?1 IS NULL, ?1 = 0) is cast where it first
+ * appears (CAST(?1 AS TEXT), CAST(?1 AS BIGINT)): PostgreSQL infers a
+ * parameter's type from that first use, and would take 0 for a 32-bit
+ * integer or refuse IS NULL. sql_sqlite.h is the one header that names
+ * SQLite's types.
  */
 #include <math.h>
 

@@ -137,9 +137,10 @@ int bf_store_run_list(struct bf_store_run **out, size_t *n_out,
 		return bf_err_set(err, BF_EINVAL, "unknown run kind '%s'",
 		                  kind);
 	rc = bf_store__get_all(&runs, n_out, store,
-	                       RUN_COLUMNS " WHERE ?1 IS NULL OR kind = ?1"
-	                                   " ORDER BY started_at DESC, id DESC"
-	                                   " LIMIT ?2",
+	                       RUN_COLUMNS
+	                       " WHERE CAST(?1 AS TEXT) IS NULL OR kind = ?1"
+	                       " ORDER BY started_at DESC, id DESC"
+	                       " LIMIT ?2",
 	                       vals, BF_ARRAY_SIZE(vals), sizeof(**out),
 	                       read_run, release_run, "runs", err);
 	if (!rc)

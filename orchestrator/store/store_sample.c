@@ -192,8 +192,8 @@ int bf_store_checks_foreach(struct bf_store *store, int64_t run_id,
 	return bf_sql_exec(store,
 	                   "SELECT id, run_id, device, check_id, status,"
 	                   " value, threshold, message, at FROM checks"
-	                   " WHERE (?1 = 0 OR run_id = ?1)"
-	                   " AND (?2 IS NULL OR device = ?2)"
+	                   " WHERE (CAST(?1 AS BIGINT) = 0 OR run_id = ?1)"
+	                   " AND (CAST(?2 AS TEXT) IS NULL OR device = ?2)"
 	                   " ORDER BY at, id",
 	                   vals, BF_ARRAY_SIZE(vals), check_row, &e, NULL, err,
 	                   "cannot read check results");
