@@ -25,12 +25,13 @@
  * appears (CAST(?1 AS TEXT), CAST(?1 AS BIGINT)): PostgreSQL infers a
  * parameter's type from that first use, and would take 0 for a 32-bit
  * integer or refuse IS NULL. sql_sqlite.h is the one header that names
- * SQLite's types.
+ * SQLite's types; this header does not include it, and the subject files
+ * and store_rows.c include only this one, so an SQLite call or type in
+ * them does not compile.
  */
 #include <math.h>
 
 #include "store/sql.h"
-#include "store/sql_sqlite.h"
 #include "store/store.h"
 
 /* Whether s is one of the NULL-terminated set (the columns' values). */
