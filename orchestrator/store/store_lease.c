@@ -1,6 +1,8 @@
 /* Leases on devices (see store_int.h for the store's files). */
 #include "store/store_int.h"
 
+#include "store/sql_sqlite.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -5,6 +5,9 @@
  */
 #include "store/store_int.h"
 
+#include "store/sql_pg.h"
+#include "store/sql_sqlite.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -154,4 +157,15 @@ int bf_store__run_lock_held(struct bf_store *store, int64_t id,
 		                  "'%s.lock'",
 		                  (long long)id, store->path);
 	return type != F_UNLCK;
+}
+
+int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
+                        struct bf_err *err)
+{
+	int rc = bf_store__run_lock_held(store, id, err);
+
+	if (rc < 0)
+		return rc;
+	*alive = rc == 1;
+	return 0;
 }
