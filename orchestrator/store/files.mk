@@ -4,5 +4,5 @@ STORE_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o \
 	orchestrator/store/store_lease.o orchestrator/store/store_run.o \
 	orchestrator/store/store_sample.o orchestrator/store/store_alert.o \
 	orchestrator/store/schema_sqlite.o orchestrator/store/sql_sqlite.o \
-	orchestrator/store/store_lock.o
+	orchestrator/store/store_lock.o orchestrator/store/store_copy.o
 ORCH_OBJS += $(STORE_OBJS)
