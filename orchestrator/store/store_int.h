@@ -12,6 +12,7 @@
  *   store_run.c      runs
  *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
+ *   store_copy.c     copying a store into another, through sql.h only
  *   schema_sqlite.c  the schema, its migrations, counts and checks
  *   sql_sqlite.c     the SQLite connection, statements and transactions
  *   store_lock.c     the liveness locks in PATH.lock
