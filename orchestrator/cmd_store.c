@@ -150,6 +150,45 @@ static char *printable(const char *loc)
 	return out;
 }
 
+/*
+ * msg with every occurrence of the location raw replaced by its
+ * printable form, so that a store's error quoting the location it was
+ * given shows no password. A caller frees.
+ */
+static char *scrub(const char *msg, const char *raw, const char *shown)
+{
+	size_t n = strlen(raw), k = strlen(shown), len = 0;
+	const char *p;
+	char *out;
+
+	for (p = msg; n && (p = strstr(p, raw)); p += n)
+		len++;
+	out = bf_xcalloc(strlen(msg) + len * k + 1, 1);
+	for (len = 0, p = msg; *p;) {
+		if (n && !strncmp(p, raw, n)) {
+			memcpy(out + len, shown, k);
+			len += k;
+			p += n;
+		} else {
+			out[len++] = *p++;
+		}
+	}
+	return out;
+}
+
+/* Print a store's error msg with both locations printable: exit 3. */
+static int fail_scrubbed(const char *msg, const struct copy_opts *o,
+                         const char *from, const char *to)
+{
+	char *m1 = scrub(msg, o->from, from);
+	char *m2 = scrub(m1, o->to, to);
+	int ret = bf_cmd_fail(BF_EXIT_INFRA, "store copy", "%s", m2);
+
+	free(m2);
+	free(m1);
+	return ret;
+}
+
 struct progress {
 	bool shown;
 	const char *table;
@@ -292,7 +331,7 @@ static int store_copy(int argc, char **argv)
 	                  &err)) {
 		if (pr.shown)
 			fputc('\n', stderr);
-		ret = bf_cmd_fail(BF_EXIT_INFRA, "store copy", "%s", err.msg);
+		ret = fail_scrubbed(err.msg, &o, from, to);
 		goto out;
 	}
 	if (pr.shown)

@@ -217,6 +217,24 @@ expect_exit 2 "--from and --to the same store (exit 2)" "$BF" store copy \
 	--from "$SRC" --to "$T/../$(basename "$T")/benchfarm.db"
 grep_file "it says so" "name the same store" "$ERR"
 
+# A password in a location is printed as *** in the counts and in any
+# error the store gives (run from $T/pw: a build without PostgreSQL
+# takes the location for a file path and creates it there).
+mkdir -p "$T/pw"
+for loc in "postgresql://u:s3cretpw@localhost/x?host=$T/pw/nosock" \
+	"password=s3cretpw host=$T/pw/nosock dbname=x"; do
+	(cd "$T/pw" && "$BF" store copy --from "$SRC" --to "$loc" --json) \
+		>"$OUT" 2>"$ERR"
+	rc=$?
+	if grep -q s3cretpw "$OUT" "$ERR"; then
+		t_fail "the password of '${loc%%s3cret*}...' is printed"
+	elif [ $rc -eq 0 ] && ! grep -q '\*\*\*' "$OUT"; then
+		t_fail "the location is not printed masked"
+	else
+		t_ok "no password printed for '${loc%%s3cret*}...' (exit $rc)"
+	fi
+done
+
 # On a terminal, a progress line.
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BF' store copy --from '$SRC' --to '$T/tty.db'" \
