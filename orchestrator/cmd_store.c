@@ -96,11 +96,30 @@ static const char *mask_value(char *out, size_t *o, const char *p)
 	return p;
 }
 
+/* The passwords a location holds, as spans of its text. */
+struct secrets {
+	size_t n;
+	struct {
+		const char *p;
+		size_t len;
+	} at[8];
+};
+
+static void secret_add(struct secrets *sec, const char *p, const char *end)
+{
+	if (sec && end > p && sec->n < BF_ARRAY_SIZE(sec->at)) {
+		sec->at[sec->n].p = p;
+		sec->at[sec->n].len = (size_t)(end - p);
+		sec->n++;
+	}
+}
+
 /*
  * The store's location as it may be printed: a password in a URI's
- * user part or in a password= parameter becomes "***". A caller frees.
+ * user part or in a password= parameter becomes "***"; sec (may be
+ * NULL) gets where the passwords were. A caller frees.
  */
-static char *printable(const char *loc)
+static char *printable(const char *loc, struct secrets *sec)
 {
 	char *out = bf_xcalloc(strlen(loc) + 4 * strlen(loc) / 3 + 8, 1);
 	const char *p = loc, *at, *colon, *end;
@@ -122,6 +141,7 @@ static char *printable(const char *loc)
 			o += (size_t)(colon - p) + 1;
 			memcpy(out + o, "***", 3);
 			o += 3;
+			secret_add(sec, colon + 1, at);
 			p = at;
 		}
 	}
@@ -141,6 +161,13 @@ static char *printable(const char *loc)
 				memcpy(out + o, "password=", 9);
 				o += 9;
 				p = mask_value(out, &o, q);
+				if (*q == '\'')
+					secret_add(sec, q + 1,
+					           p > q + 1 && p[-1] == '\''
+					                   ? p - 1
+					                   : p);
+				else
+					secret_add(sec, q, p);
 				continue;
 			}
 		}
@@ -151,22 +178,22 @@ static char *printable(const char *loc)
 }
 
 /*
- * msg with every occurrence of the location raw replaced by its
- * printable form, so that a store's error quoting the location it was
- * given shows no password. A caller frees.
+ * msg with every occurrence of what (n bytes) replaced by with. A
+ * caller frees.
  */
-static char *scrub(const char *msg, const char *raw, const char *shown)
+static char *replace(const char *msg, const char *what, size_t n,
+                     const char *with)
 {
-	size_t n = strlen(raw), k = strlen(shown), len = 0;
+	size_t k = strlen(with), len = 0;
 	const char *p;
 	char *out;
 
-	for (p = msg; n && (p = strstr(p, raw)); p += n)
+	for (p = msg; n && (p = strstr(p, what)); p += n)
 		len++;
 	out = bf_xcalloc(strlen(msg) + len * k + 1, 1);
 	for (len = 0, p = msg; *p;) {
-		if (n && !strncmp(p, raw, n)) {
-			memcpy(out + len, shown, k);
+		if (n && !strncmp(p, what, n)) {
+			memcpy(out + len, with, k);
 			len += k;
 			p += n;
 		} else {
@@ -176,12 +203,36 @@ static char *scrub(const char *msg, const char *raw, const char *shown)
 	return out;
 }
 
-/* Print a store's error msg with both locations printable: exit 3. */
-static int fail_scrubbed(const char *msg, const struct copy_opts *o,
-                         const char *from, const char *to)
+/*
+ * msg with the location raw replaced by its printable form and any
+ * password it holds by ***, so that a store's error quoting the
+ * location, or part of it, shows no password. A caller frees.
+ */
+static char *scrub(const char *msg, const char *raw)
 {
-	char *m1 = scrub(msg, o->from, from);
-	char *m2 = scrub(m1, o->to, to);
+	struct secrets sec = { 0 };
+	char *shown = printable(raw, &sec);
+	char *out = replace(msg, raw, strlen(raw), shown), *next;
+	char what[BF_ERR_SIZE];
+
+	for (size_t i = 0; i < sec.n; i++) {
+		if (sec.at[i].len >= sizeof(what))
+			continue;
+		memcpy(what, sec.at[i].p, sec.at[i].len);
+		what[sec.at[i].len] = '\0';
+		next = replace(out, what, sec.at[i].len, "***");
+		free(out);
+		out = next;
+	}
+	free(shown);
+	return out;
+}
+
+/* Print a store's error msg with no password of o's: exit 3. */
+static int fail_scrubbed(const char *msg, const struct copy_opts *o)
+{
+	char *m1 = scrub(msg, o->from);
+	char *m2 = scrub(m1, o->to);
 	int ret = bf_cmd_fail(BF_EXIT_INFRA, "store copy", "%s", m2);
 
 	free(m2);
@@ -322,8 +373,8 @@ static int store_copy(int argc, char **argv)
 		return ret < 0 ? BF_EXIT_OK : ret;
 	if ((ret = check_locations(&o)))
 		return ret;
-	from = printable(o.from);
-	to = printable(o.to);
+	from = printable(o.from, NULL);
+	to = printable(o.to, NULL);
 	if (bf_store_open(&src, o.from, &err) ||
 	    bf_store_open(&dst, o.to, &err) ||
 	    bf_store_copy(&r, dst, src,
@@ -331,7 +382,7 @@ static int store_copy(int argc, char **argv)
 	                  &err)) {
 		if (pr.shown)
 			fputc('\n', stderr);
-		ret = fail_scrubbed(err.msg, &o, from, to);
+		ret = fail_scrubbed(err.msg, &o);
 		goto out;
 	}
 	if (pr.shown)

@@ -235,6 +235,20 @@ for loc in "postgresql://u:s3cretpw@localhost/x?host=$T/pw/nosock" \
 	fi
 done
 
+# A store's error that quotes part of the location: the password is
+# masked there too (without PostgreSQL: a file where the path's first
+# directory would be; with it: no server on that socket directory).
+mkdir -p "$T/pw2"
+: >"$T/pw2/password=s3cretpw host="
+(cd "$T/pw2" && "$BF" store copy --from "$SRC" \
+	--to "password=s3cretpw host=$T/pw2/nosock dbname=x") >"$OUT" 2>"$ERR"
+rc=$?
+if [ $rc -eq 3 ] && [ -s "$ERR" ] && ! grep -q s3cretpw "$OUT" "$ERR"; then
+	t_ok "a failed open is exit 3 and its error has no password"
+else
+	t_fail "a failed open: exit $rc, or the password in its error"
+fi
+
 # On a terminal, a progress line.
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BF' store copy --from '$SRC' --to '$T/tty.db'" \
