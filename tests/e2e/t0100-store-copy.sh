@@ -7,7 +7,9 @@
 # it was, adds nothing the second time, keeps the destination's other
 # runs, is all or nothing when the destination refuses a row, says
 # MISMATCH (exit 3) when a present run lacks samples, names a bad
-# --from, and draws a progress line on a terminal only.
+# --from, draws a progress line on a terminal only, and (with a
+# PostgreSQL server in $BENCHFARM_TEST_PG) copies into PostgreSQL and
+# back.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -216,6 +218,49 @@ grep_file "it names the file and the versions" \
 expect_exit 2 "--from and --to the same store (exit 2)" "$BF" store copy \
 	--from "$SRC" --to "$T/../$(basename "$T")/benchfarm.db"
 grep_file "it says so" "name the same store" "$ERR"
+
+# Into PostgreSQL and back: a fresh database on the server of
+# $BENCHFARM_TEST_PG (ci/run-tests.sh starts one with ci/pg.sh), the
+# same rows there, nothing added the second time, and a copy of it back
+# into SQLite has the source's rows.
+if [ -n "${BENCHFARM_TEST_PG:-}" ] && command -v psql >/dev/null 2>&1; then
+	pgdb="bf_copy_$$"
+	psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE $pgdb" >/dev/null
+	PGLOC="$BENCHFARM_TEST_PG dbname=$pgdb"
+	expect_exit 0 "copy into PostgreSQL" "$BF" store copy --from "$SRC" \
+		--to "$PGLOC" --json
+	jq_check "every table copied and verified on PostgreSQL" \
+		'.match and ([.tables[] | .copied == .source and .present == 0] | all)' \
+		"$OUT"
+	# Reals compared in thousandths: the two print them differently.
+	qs="SELECT r.kind, r.started_at, r.seed, s.benchmark, s.metric, s.side,
+	 coalesce(s.commit_id, ''), coalesce(s.suite, ''), s.repeat_idx,
+	 s.iter_idx, CAST(round(s.value * 1000) AS BIGINT) FROM samples s
+	 JOIN runs r ON r.id = s.run_id"
+	if [ "$(psql "$PGLOC" -Atc "$qs" | LC_ALL=C sort)" = \
+		"$(sqlite3 "$SRC" "$qs" | LC_ALL=C sort)" ] &&
+		[ "$(psql "$PGLOC" -Atc "SELECT host_key_fp, health FROM devices")" = \
+			"$(sqlite3 "$SRC" "SELECT host_key_fp, health FROM devices")" ]; then
+		t_ok "PostgreSQL has the source's samples and pinned key"
+	else
+		t_fail "PostgreSQL's rows differ from the source's"
+	fi
+	expect_exit 0 "copy into PostgreSQL again" "$BF" store copy \
+		--from "$SRC" --to "$PGLOC" --json
+	jq_check "nothing added to PostgreSQL the second time" \
+		'.match and ([.tables[] | .copied == 0 and .present == .source] | all)' \
+		"$OUT"
+	expect_exit 0 "copy PostgreSQL back into SQLite" "$BF" store copy \
+		--from "$PGLOC" --to "$T/back.db"
+	if same_rows "$SRC" "$T/back.db"; then
+		t_ok "the round trip has every row and column"
+	else
+		t_fail "the round trip through PostgreSQL changed rows"
+	fi
+	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE $pgdb" >/dev/null
+else
+	t_ok "# skip no PostgreSQL (BENCHFARM_TEST_PG)"
+fi
 
 # A password in a location is printed as *** in the counts and in any
 # error the store gives (run from $T/pw: a build without PostgreSQL
