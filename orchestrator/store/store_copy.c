@@ -24,6 +24,9 @@
 #include "store/sql.h"
 #include "store/store.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 
@@ -41,6 +44,8 @@ static const char *const count_sql[BF_STORE_COPY_TABLES] = {
 	"SELECT count(*) FROM alerts"
 };
 
+struct sample_batch;
+
 struct copy {
 	struct bf_store *src, *dst;
 	struct bf_store_copy_result *res;
@@ -48,6 +53,7 @@ struct copy {
 	void *payload;
 	struct bf_err *err;
 	int64_t run_src, run_dst; /* the run whose samples/checks move */
+	struct sample_batch *batch; /* samples not stored yet */
 };
 
 /*
@@ -128,25 +134,99 @@ static int copy_device(const struct bf_sql_row *row, void *payload)
 	return rc;
 }
 
+/*
+ * Samples go in batches of SAMPLE_BATCH rows per INSERT: one statement
+ * per sample costs a round trip each on a server. A batch binds 55
+ * values: PostgreSQL's side of sql.h binds at most 64 per statement.
+ * The batch's text is
+ * built once and lives as long as the process (a store keeps the text
+ * of the statements it prepared); a last, smaller batch goes row by
+ * row.
+ */
+#define SAMPLE_COLS  11
+#define SAMPLE_TEXTS 7 /* its text columns, copied while batched */
+#define SAMPLE_BATCH 5
+
+#define SAMPLE_INSERT                                                 \
+	"INSERT INTO samples (run_id, benchmark, metric, unit, side," \
+	" commit_id, device, repeat_idx, iter_idx, value, suite) VALUES "
+
+struct sample_batch {
+	struct bf_sql_val v[SAMPLE_BATCH * SAMPLE_COLS];
+	char *owned[SAMPLE_BATCH * SAMPLE_TEXTS];
+	size_t rows, nowned;
+};
+
+/* "(?1, ..., ?11), (?12, ...)" for rows rows. */
+static const char *sample_sql(void)
+{
+	static char sql[sizeof(SAMPLE_INSERT) + SAMPLE_BATCH * SAMPLE_COLS * 8];
+	size_t o = strlen(SAMPLE_INSERT), row, col;
+
+	if (sql[0])
+		return sql;
+	memcpy(sql, SAMPLE_INSERT, o);
+	for (row = 0; row < SAMPLE_BATCH; row++)
+		for (col = 0; col < SAMPLE_COLS; col++)
+			o += (size_t)snprintf(
+			        sql + o, sizeof(sql) - o, "%s?%zu%s",
+			        col   ? " "
+			        : row ? ", ("
+			              : "(",
+			        row * SAMPLE_COLS + col + 1,
+			        col + 1 < SAMPLE_COLS ? "," : ")");
+	return sql;
+}
+
+static void batch_release(struct sample_batch *b)
+{
+	for (size_t i = 0; i < b->nowned; i++)
+		free(b->owned[i]);
+	b->rows = b->nowned = 0;
+}
+
+/* Store the batched samples: in one statement when the batch is full. */
+static int batch_flush(struct copy *c, struct sample_batch *b)
+{
+	size_t i;
+	int rc = 0;
+
+	if (b->rows == SAMPLE_BATCH)
+		rc = bf_sql_exec(
+		        c->dst, sample_sql(), b->v, SAMPLE_BATCH * SAMPLE_COLS,
+		        NULL, NULL, NULL, c->err,
+		        "cannot copy the samples of run %lld into '%s'",
+		        (long long)c->run_src, bf_store_path(c->dst));
+	for (i = 0; !rc && b->rows < SAMPLE_BATCH && i < b->rows; i++)
+		rc = bf_sql_exec(
+		        c->dst,
+		        SAMPLE_INSERT "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		                      " ?9, ?10, ?11)",
+		        b->v + i * SAMPLE_COLS, SAMPLE_COLS, NULL, NULL, NULL,
+		        c->err, "cannot copy a sample of run %lld into '%s'",
+		        (long long)c->run_src, bf_store_path(c->dst));
+	for (i = 0; !rc && i < b->rows; i++)
+		step(c, T_SAMPLES, true);
+	batch_release(b);
+	return rc;
+}
+
 static int copy_sample(const struct bf_sql_row *row, void *payload)
 {
 	struct copy *c = payload;
-	struct bf_sql_val v[12];
-	size_t n = row_vals(v + 1, row, 0, "TTTTTTIIRT") + 1;
-	int rc;
+	struct sample_batch *b = c->batch;
+	struct bf_sql_val *v = b->v + b->rows * SAMPLE_COLS;
 
+	row_vals(v + 1, row, 0, "TTTTTTIIRT");
 	v[0] = BF_SQL_V_INT(c->run_dst);
-	rc = bf_sql_exec(c->dst,
-	                 "INSERT INTO samples (run_id, benchmark, metric, unit,"
-	                 " side, commit_id, device, repeat_idx, iter_idx,"
-	                 " value, suite) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-	                 " ?8, ?9, ?10, ?11)",
-	                 v, n, NULL, NULL, NULL, c->err,
-	                 "cannot copy a sample of run %lld into '%s'",
-	                 (long long)c->run_src, bf_store_path(c->dst));
-	if (!rc)
-		step(c, T_SAMPLES, true);
-	return rc;
+	/* the row's text is the source's until the callback returns */
+	for (size_t i = 1; i < SAMPLE_COLS; i++)
+		if (v[i].type == BF_SQL_TEXT)
+			v[i].text = b->owned[b->nowned++] =
+			        bf_xstrdup(v[i].text);
+	if (++b->rows < SAMPLE_BATCH)
+		return 0;
+	return batch_flush(c, b);
 }
 
 /* A check of run c->run_dst (0: of no run) into the destination. */
@@ -201,6 +281,8 @@ static int run_children(struct copy *c, bool copy)
 		                 &id, 1, copy_sample, c, NULL, c->err,
 		                 "cannot read the samples of run %lld of '%s'",
 		                 (long long)c->run_src, bf_store_path(c->src));
+		rc = rc ? (batch_release(c->batch), rc)
+		        : batch_flush(c, c->batch);
 		if (!rc)
 			rc = bf_sql_exec(
 			        c->src,
@@ -389,9 +471,11 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
                   struct bf_store *src, bf_store_copy_progress_fn *progress,
                   void *payload, struct bf_err *err)
 {
-	struct copy c = { src, dst, out, progress, payload, err, 0, 0 };
+	struct copy c = { src, dst, out, progress, payload, err, 0, 0, NULL };
 	int token, i;
 	int rc = 0;
+
+	c.batch = bf_xcalloc(1, sizeof(*c.batch));
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < BF_STORE_COPY_TABLES; i++) {
@@ -399,8 +483,10 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
 		if (!rc)
 			rc = count_rows(&out->t[i].source, src, i, err);
 	}
-	if (rc || (rc = bf_sql_write_begin(&token, dst, err)))
+	if (rc || (rc = bf_sql_write_begin(&token, dst, err))) {
+		free(c.batch);
 		return rc;
+	}
 	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
 		rc = count_rows(&out->t[i].dest_before, dst, i, err);
 	if (!rc)
@@ -408,5 +494,6 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
 	/* counted inside the transaction: what its commit makes visible */
 	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
 		rc = count_rows(&out->t[i].dest_after, dst, i, err);
+	free(c.batch);
 	return bf_sql_write_end(dst, token, rc, err);
 }

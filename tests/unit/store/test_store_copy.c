@@ -92,6 +92,9 @@ static void test_store__copy_runs_with_one_key(void **state)
 	add_sample(f->store, a, "BM_a", 1);
 	add_sample(f->store, b, "BM_b", 10);
 	add_sample(f->store, b, "BM_b", 20);
+	/* 12 in all: two batches of five and two alone */
+	for (int i = 1; i <= 10; i++)
+		add_sample(f->store, b, "BM_c", i);
 	/* dst already has the first of them, with its sample */
 	d = add_run(dst, "run", 1000);
 	add_sample(dst, d, "BM_a", 1);
@@ -99,10 +102,10 @@ static void test_store__copy_runs_with_one_key(void **state)
 	assert_int_equal(r.t[RUNS].present, 1);
 	assert_int_equal(r.t[RUNS].copied, 1);
 	assert_int_equal(r.t[SAMPLES].present, 1);
-	assert_int_equal(r.t[SAMPLES].copied, 2);
+	assert_int_equal(r.t[SAMPLES].copied, 12);
 	assert_int_equal(bf_store_run_list(&runs, &n, dst, "run", 0, &err), 0);
 	assert_int_equal(n, 2);
-	assert_true(run_sum(dst, runs[0].id) + run_sum(dst, runs[1].id) == 31);
+	assert_true(run_sum(dst, runs[0].id) + run_sum(dst, runs[1].id) == 86);
 	assert_true(run_sum(dst, d) == 1);
 	bf_store_runs_free(runs, n);
 
@@ -111,7 +114,7 @@ static void test_store__copy_runs_with_one_key(void **state)
 		assert_int_equal(r.t[i].copied, 0);
 	assert_int_equal(r.t[RUNS].present, 2);
 	assert_int_equal(count(dst, "runs"), 2);
-	assert_int_equal(count(dst, "samples"), 3);
+	assert_int_equal(count(dst, "samples"), 13);
 	bf_store_close(dst);
 }
 
