@@ -258,6 +258,28 @@ if [ -n "${BENCHFARM_TEST_PG:-}" ] && command -v psql >/dev/null 2>&1; then
 		t_fail "the round trip through PostgreSQL changed rows"
 	fi
 	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE $pgdb" >/dev/null
+	# All or nothing on PostgreSQL: its 50th sample refused.
+	psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE ${pgdb}_a" >/dev/null
+	PGA="$BENCHFARM_TEST_PG dbname=${pgdb}_a"
+	"$BF" --db "$T/empty.db" device list >/dev/null 2>&1
+	expect_exit 0 "an empty store's copy makes the schema" "$BF" store \
+		copy --from "$T/empty.db" --to "$PGA"
+	psql "$PGA" -qc "CREATE FUNCTION refuse() RETURNS trigger
+	 LANGUAGE plpgsql AS \$\$ BEGIN
+	 IF (SELECT count(*) FROM samples) >= 49 THEN RAISE 'full'; END IF;
+	 RETURN NEW; END \$\$;
+	 CREATE TRIGGER refuse BEFORE INSERT ON samples
+	 FOR EACH ROW EXECUTE FUNCTION refuse()" >/dev/null
+	expect_exit 3 "a refused row fails the copy into PostgreSQL (exit 3)" \
+		"$BF" store copy --from "$SRC" --to "$PGA"
+	if [ "$(psql "$PGA" -Atc "SELECT (SELECT count(*) FROM devices) +
+	 (SELECT count(*) FROM runs) + (SELECT count(*) FROM samples) +
+	 (SELECT count(*) FROM checks)")" = 0 ]; then
+		t_ok "nothing of the failed copy stayed in PostgreSQL"
+	else
+		t_fail "the failed copy left rows in PostgreSQL"
+	fi
+	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE ${pgdb}_a" >/dev/null
 else
 	t_ok "# skip no PostgreSQL (BENCHFARM_TEST_PG)"
 fi
