@@ -30,6 +30,15 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 
+/*
+ * A store as this file's messages name it: the one place that says
+ * how, so that it follows the store's own rule for showing a location.
+ */
+static const char *shown(const struct bf_store *s)
+{
+	return bf_store_path(s);
+}
+
 /* The tables in the order they are copied and reported. */
 enum { T_DEVICES, T_RUNS, T_SAMPLES, T_CHECKS, T_ALERTS };
 
@@ -92,7 +101,7 @@ static int count_rows(int64_t *out, struct bf_store *s, int table,
 	*out = 0;
 	return bf_sql_exec(s, count_sql[table], NULL, 0, get_i64, out, NULL,
 	                   err, "cannot count the %s of '%s'",
-	                   table_names[table], bf_store_path(s));
+	                   table_names[table], shown(s));
 }
 
 /* One more row of table handled: its count, and the caller's progress. */
@@ -128,7 +137,7 @@ static int copy_device(const struct bf_sql_row *row, void *payload)
 	        " ON CONFLICT (name) DO NOTHING",
 	        v, n, NULL, NULL, &changes, c->err,
 	        "cannot copy device '%s' into '%s'", bf_sql_text(row, 0),
-	        bf_store_path(c->dst));
+	        shown(c->dst));
 	if (!rc)
 		step(c, T_DEVICES, changes > 0);
 	return rc;
@@ -196,7 +205,7 @@ static int batch_flush(struct copy *c, struct sample_batch *b)
 		        c->dst, sample_sql(), b->v, SAMPLE_BATCH * SAMPLE_COLS,
 		        NULL, NULL, NULL, c->err,
 		        "cannot copy the samples of run %lld into '%s'",
-		        (long long)c->run_src, bf_store_path(c->dst));
+		        (long long)c->run_src, shown(c->dst));
 	for (i = 0; !rc && b->rows < SAMPLE_BATCH && i < b->rows; i++)
 		rc = bf_sql_exec(
 		        c->dst,
@@ -204,7 +213,7 @@ static int batch_flush(struct copy *c, struct sample_batch *b)
 		                      " ?9, ?10, ?11)",
 		        b->v + i * SAMPLE_COLS, SAMPLE_COLS, NULL, NULL, NULL,
 		        c->err, "cannot copy a sample of run %lld into '%s'",
-		        (long long)c->run_src, bf_store_path(c->dst));
+		        (long long)c->run_src, shown(c->dst));
 	for (i = 0; !rc && i < b->rows; i++)
 		step(c, T_SAMPLES, true);
 	batch_release(b);
@@ -243,7 +252,7 @@ static int insert_check(struct copy *c, const struct bf_sql_row *row)
 	                   v, n, NULL, NULL, NULL, c->err,
 	                   "cannot copy check '%s' of device '%s' into '%s'",
 	                   bf_sql_text(row, 1), bf_sql_text(row, 0),
-	                   bf_store_path(c->dst));
+	                   shown(c->dst));
 }
 
 static int copy_run_check(const struct bf_sql_row *row, void *payload)
@@ -280,7 +289,7 @@ static int run_children(struct copy *c, bool copy)
 		                 " ORDER BY id",
 		                 &id, 1, copy_sample, c, NULL, c->err,
 		                 "cannot read the samples of run %lld of '%s'",
-		                 (long long)c->run_src, bf_store_path(c->src));
+		                 (long long)c->run_src, shown(c->src));
 		rc = rc ? (batch_release(c->batch), rc)
 		        : batch_flush(c, c->batch);
 		if (!rc)
@@ -290,21 +299,21 @@ static int run_children(struct copy *c, bool copy)
 			                      " ORDER BY id",
 			        &id, 1, copy_run_check, c, NULL, c->err,
 			        "cannot read the checks of run %lld of '%s'",
-			        (long long)c->run_src, bf_store_path(c->src));
+			        (long long)c->run_src, shown(c->src));
 		return rc;
 	}
 	rc = bf_sql_exec(c->dst,
 	                 "SELECT count(*) FROM samples WHERE run_id = ?1", &did,
 	                 1, get_i64, &n, NULL, c->err,
 	                 "cannot count the samples of run %lld of '%s'",
-	                 (long long)c->run_dst, bf_store_path(c->dst));
+	                 (long long)c->run_dst, shown(c->dst));
 	c->res->t[T_SAMPLES].present += n;
 	if (!rc)
 		rc = bf_sql_exec(
 		        c->dst, "SELECT count(*) FROM checks WHERE run_id = ?1",
 		        &did, 1, get_i64, &n, NULL, c->err,
 		        "cannot count the checks of run %lld of '%s'",
-		        (long long)c->run_dst, bf_store_path(c->dst));
+		        (long long)c->run_dst, shown(c->dst));
 	if (!rc)
 		c->res->t[T_CHECKS].present += n;
 	return rc;
@@ -337,7 +346,7 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 	        c->src,
 	        "SELECT count(*) FROM runs WHERE" RUN_KEY " AND id < ?8", v, 8,
 	        get_i64, &rank, NULL, c->err, "cannot read run %lld of '%s'",
-	        (long long)c->run_src, bf_store_path(c->src));
+	        (long long)c->run_src, shown(c->src));
 	v[7] = BF_SQL_V_INT(rank);
 	if (!rc)
 		rc = bf_sql_exec(c->dst,
@@ -345,7 +354,7 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 		                 " ORDER BY id LIMIT 1 OFFSET ?8",
 		                 v, 8, get_i64, &c->run_dst, NULL, c->err,
 		                 "cannot look for run %lld in '%s'",
-		                 (long long)c->run_src, bf_store_path(c->dst));
+		                 (long long)c->run_src, shown(c->dst));
 	if (rc || c->run_dst) {
 		if (!rc)
 			step(c, T_RUNS, false);
@@ -359,12 +368,12 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 	                 " ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
 	                 v, 10, get_i64, &c->run_dst, NULL, c->err,
 	                 "cannot copy run %lld into '%s'",
-	                 (long long)c->run_src, bf_store_path(c->dst));
+	                 (long long)c->run_src, shown(c->dst));
 	if (!rc && !c->run_dst)
 		rc = bf_err_set(
 		        c->err, BF_ERROR,
 		        "cannot copy run %lld into '%s': no id came back",
-		        (long long)c->run_src, bf_store_path(c->dst));
+		        (long long)c->run_src, shown(c->dst));
 	if (!rc)
 		step(c, T_RUNS, true);
 	return rc ? rc : run_children(c, true);
@@ -388,7 +397,7 @@ static int copy_lone_check(const struct bf_sql_row *row, void *payload)
 	                 " AND at = ?4",
 	                 v, 4, get_i64, &found, NULL, c->err,
 	                 "cannot look for check '%s' of device '%s' in '%s'",
-	                 v[1].text, v[0].text, bf_store_path(c->dst));
+	                 v[1].text, v[0].text, shown(c->dst));
 	c->run_dst = 0;
 	if (!rc && !found)
 		rc = insert_check(c, row);
@@ -414,7 +423,7 @@ static int copy_alert(const struct bf_sql_row *row, void *payload)
 	        " ON CONFLICT DO NOTHING",
 	        v, n, NULL, NULL, &changes, c->err,
 	        "cannot copy the alert on %s %s into '%s'", bf_sql_text(row, 0),
-	        bf_sql_text(row, 1), bf_store_path(c->dst));
+	        bf_sql_text(row, 1), shown(c->dst));
 	if (!rc)
 		step(c, T_ALERTS, changes > 0);
 	return rc;
@@ -430,24 +439,21 @@ static int copy_all(struct copy *c)
 	                 " health, health_reason, last_check_at, created_at,"
 	                 " workdir FROM devices ORDER BY id",
 	                 NULL, 0, copy_device, c, NULL, c->err,
-	                 "cannot read the devices of '%s'",
-	                 bf_store_path(c->src));
+	                 "cannot read the devices of '%s'", shown(c->src));
 	if (!rc)
 		rc = bf_sql_exec(c->src,
 		                 "SELECT kind, started_at, device, base_commit,"
 		                 " patch_commit, config_digest, seed, status,"
 		                 " finished_at, info, id FROM runs ORDER BY id",
 		                 NULL, 0, copy_run, c, NULL, c->err,
-		                 "cannot read the runs of '%s'",
-		                 bf_store_path(c->src));
+		                 "cannot read the runs of '%s'", shown(c->src));
 	if (!rc)
-		rc = bf_sql_exec(c->src,
-		                 CHECK_COLUMNS
-		                 " FROM checks WHERE run_id IS NULL"
-		                 " ORDER BY id",
-		                 NULL, 0, copy_lone_check, c, NULL, c->err,
-		                 "cannot read the checks of '%s'",
-		                 bf_store_path(c->src));
+		rc = bf_sql_exec(
+		        c->src,
+		        CHECK_COLUMNS " FROM checks WHERE run_id IS NULL"
+		                      " ORDER BY id",
+		        NULL, 0, copy_lone_check, c, NULL, c->err,
+		        "cannot read the checks of '%s'", shown(c->src));
 	if (!rc)
 		rc = bf_sql_exec(
 		        c->src,
@@ -456,8 +462,7 @@ static int copy_all(struct copy *c)
 		        " status, created_at, group_id, suite, detail,"
 		        " culprit FROM alerts ORDER BY id",
 		        NULL, 0, copy_alert, c, NULL, c->err,
-		        "cannot read the alerts of '%s'",
-		        bf_store_path(c->src));
+		        "cannot read the alerts of '%s'", shown(c->src));
 	return rc;
 }
 
