@@ -13,6 +13,7 @@
  *   store_sample.c   samples, checks, and the postsubmit history
  *   store_alert.c    alerts
  *   store_rows.c     rows read and written through sql.h
+ *   store_copy.c     copying a store into another, through sql.h only
  *   schema_sqlite.c  the schema, its migrations, counts and checks
  *   schema_pg.c      the schema on PostgreSQL
  *   sql_sqlite.c     the SQLite connection, statements and transactions,
