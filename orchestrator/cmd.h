@@ -204,5 +204,6 @@ int cmd_analyze_step(int argc, char **argv);
 int cmd_analyze(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_device(int argc, char **argv, struct bf_ctx *ctx);
 int cmd_cache(int argc, char **argv, struct bf_ctx *ctx);
+int cmd_store(int argc, char **argv, struct bf_ctx *ctx);
 
 #endif /* BF_CMD_H */

@@ -43,6 +43,8 @@ const struct bf_cmd bf_commands[] = {
 	{ "trace", cmd_trace, 0, "convert and render function traces" },
 	{ "config", cmd_config, 0, "validate a config and print it as JSON" },
 	{ "cache", cmd_cache, 0, "list and prune the build cache" },
+	{ "store", cmd_store, 0,
+	  "copy a store into another (SQLite, PostgreSQL)" },
 };
 const size_t bf_ncommands = BF_ARRAY_SIZE(bf_commands);
 

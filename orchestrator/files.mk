@@ -16,6 +16,7 @@ ORCH_OBJS += orchestrator/cmd_analyze_step.o
 ORCH_OBJS += orchestrator/cmd_report.o
 ORCH_OBJS += orchestrator/cmd_trace.o
 ORCH_OBJS += orchestrator/cmd_cache.o
+ORCH_OBJS += orchestrator/cmd_store.o
 include orchestrator/config/files.mk
 include orchestrator/store/files.mk
 include orchestrator/farm/files.mk

@@ -158,71 +158,6 @@ int bf_store__one_row(struct bf_store *store, sqlite3_stmt *st,
 	return bf_store__err(store, rc, err, "cannot read %s", what);
 }
 
-int bf_store__list_rows(void **out, size_t *n_out, struct bf_store *store,
-                        sqlite3_stmt *st, size_t size, bf_store__read_fn *read,
-                        bf_store__release_fn *release, const char *what,
-                        struct bf_err *err)
-{
-	char *recs = NULL;
-	size_t n = 0, alloc = 0;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 8;
-			recs = bf_xreallocarray(recs, alloc, size);
-		}
-		read(recs + n++ * size, st);
-	}
-	if (rc != SQLITE_DONE) {
-		rc = bf_store__err(store, rc, err, "cannot list %s", what);
-		for (size_t i = 0; i < n; i++)
-			release(recs + i * size);
-		free(recs);
-		return rc;
-	}
-	*out = recs;
-	*n_out = n;
-	return 0;
-}
-
-int bf_store__each_row(struct bf_store *store, sqlite3_stmt *st,
-                       bf_store__row_fn *fn, void *payload, struct bf_err *err,
-                       const char *fmt, ...)
-{
-	char what[BF_ERR_SIZE];
-	va_list ap;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		rc = fn(st, payload);
-		if (rc)
-			return rc;
-	}
-	if (rc == SQLITE_DONE)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return bf_store__err(store, rc, err, "cannot read %s", what);
-}
-
-int bf_store__changed(struct bf_store *store, int step_rc, struct bf_err *err,
-                      const char *fmt, ...)
-{
-	char what[BF_ERR_SIZE];
-	va_list ap;
-
-	if (step_rc == SQLITE_DONE && sqlite3_changes(store->db) > 0)
-		return 0;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	if (step_rc == SQLITE_DONE)
-		return bf_err_set(err, BF_ENOTFOUND, "no %s", what);
-	return bf_store__err(store, step_rc, err, "cannot update %s", what);
-}
-
 int bf_store__write_begin(int *token, struct bf_store *store,
                           struct bf_err *err)
 {
@@ -346,13 +281,6 @@ int bf_store__bind_real(sqlite3_stmt *st, int idx, double v)
 	return sqlite3_bind_double(st, idx, v);
 }
 
-int bf_store__bind_opt_int(sqlite3_stmt *st, int idx, int64_t v)
-{
-	if (v == 0)
-		return sqlite3_bind_null(st, idx);
-	return sqlite3_bind_int64(st, idx, v);
-}
-
 char *bf_store__col_text(sqlite3_stmt *st, int col)
 {
 	return (char *)sqlite3_column_text(st, col);
@@ -406,18 +334,6 @@ int bf_store__write(struct bf_store *store, const char *sql,
 	}
 	sqlite3_finalize(st);
 	return rc;
-}
-
-int bf_store__update_row(struct bf_store *store, const char *what,
-                         const char *sql, int64_t id, const char *text,
-                         int64_t i3, struct bf_err *err)
-{
-	const struct bf_store__val vals[] = { BF_STORE__INT(id),
-		                              BF_STORE__TEXT(text),
-		                              BF_STORE__INT(i3) };
-
-	return bf_store__write(store, sql, vals, BF_ARRAY_SIZE(vals), true, err,
-	                       "%s %lld", what, (long long)id);
 }
 
 /* bf_sql_exec and the write transactions over SQLite (sql.c has the

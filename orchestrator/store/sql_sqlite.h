@@ -51,8 +51,6 @@ int bf_store__prepare(sqlite3_stmt **out, struct bf_store *store, int id,
 int bf_store__bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Bind a double, or NULL when it is NaN. */
 int bf_store__bind_real(sqlite3_stmt *st, int idx, double v);
-/* Bind an int64, or NULL when it is 0 (optional ids and times). */
-int bf_store__bind_opt_int(sqlite3_stmt *st, int idx, int64_t v);
 /* A copy of a text column for the caller to free; NULL for NULL. */
 char *bf_store__col_strdup(sqlite3_stmt *st, int col);
 /* A borrowed text column, valid until the next step; NULL for NULL. */
@@ -61,12 +59,10 @@ char *bf_store__col_text(sqlite3_stmt *st, int col);
 double bf_store__col_real(sqlite3_stmt *st, int col);
 
 /*
- * Reading rows. A row reader copies the current row of st into the
- * record at out (its strings new copies); a release function frees
- * such a record's strings.
+ * Reading a row: a row reader copies the current row of st into the
+ * record at out (its strings new copies).
  */
 typedef void bf_store__read_fn(void *out, sqlite3_stmt *st);
-typedef void bf_store__release_fn(void *rec);
 
 /*
  * Step st (prepared and bound) once and read its row into out: 0, or
@@ -76,27 +72,6 @@ typedef void bf_store__release_fn(void *rec);
 int bf_store__one_row(struct bf_store *store, sqlite3_stmt *st,
                       bf_store__read_fn *read, void *out, struct bf_err *err,
                       const char *fmt, ...) BF_PRINTF(6, 7);
-
-/*
- * Step st to its end, reading each row into a new record of size bytes:
- * *out a new array of *n_out records (NULL when none) on success. On
- * failure ("cannot list WHAT") the records read are released and freed
- * and *out, *n_out are unchanged. The caller finalizes st.
- */
-int bf_store__list_rows(void **out, size_t *n_out, struct bf_store *store,
-                        sqlite3_stmt *st, size_t size, bf_store__read_fn *read,
-                        bf_store__release_fn *release, const char *what,
-                        struct bf_err *err);
-
-/*
- * Step st to its end, calling fn(st, payload) on each row: 0, fn's
- * non-zero value (which stops it), or the store's error "cannot read
- * WHAT", WHAT formatted from fmt. The caller finalizes st.
- */
-typedef int bf_store__row_fn(sqlite3_stmt *st, void *payload);
-int bf_store__each_row(struct bf_store *store, sqlite3_stmt *st,
-                       bf_store__row_fn *fn, void *payload, struct bf_err *err,
-                       const char *fmt, ...) BF_PRINTF(6, 7);
 
 /*
  * Step st, prepared and bound, once and read the first column of its
@@ -142,25 +117,6 @@ int bf_store__write(struct bf_store *store, const char *sql,
                     const struct bf_store__val *vals, size_t n,
                     bool must_change, struct bf_err *err, const char *fmt, ...)
         BF_PRINTF(7, 8);
-
-/*
- * The end of an UPDATE or DELETE of one row: step_rc is its step's
- * result. 0 when it changed a row, BF_ENOTFOUND "no WHAT" when it
- * changed none, else the store's error "cannot update WHAT", WHAT
- * formatted from fmt.
- */
-int bf_store__changed(struct bf_store *store, int step_rc, struct bf_err *err,
-                      const char *fmt, ...) BF_PRINTF(4, 5);
-
-/*
- * Run sql, an UPDATE of one row of table `what`s ("run", "alert") with
- * ?1 the row's id, ?2 text and, when sql has it, ?3 i3. Returns 0,
- * BF_ENOTFOUND ("no WHAT ID") when no row has that id, or the store's
- * error ("cannot update WHAT ID").
- */
-int bf_store__update_row(struct bf_store *store, const char *what,
-                         const char *sql, int64_t id, const char *text,
-                         int64_t i3, struct bf_err *err);
 
 /* The schema (schema_sqlite.c). */
 

@@ -4,6 +4,9 @@
  */
 #include "store/store_int.h"
 
+#include "store/sql_pg.h"
+#include "store/sql_sqlite.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>

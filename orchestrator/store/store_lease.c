@@ -14,7 +14,6 @@
  */
 #include "store/store_int.h"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include "benchfarm/err.h"
@@ -48,21 +47,6 @@ void bf_store__self_host(char *buf, size_t len)
 	buf[len - 1] = '\0';
 }
 
-/*
- * On PostgreSQL a holder's liveness lock is a session advisory lock of
- * its store's connection, key BF_STORE__LIVE_PID << 32 | pid (retaken
- * after a reconnect); the server drops it when the process ends. Only a
- * holder on this host is judged by it (pids of other hosts may collide:
- * such a lock only ever makes a dead holder look alive, never the
- * reverse).
- */
-#define BF_STORE__LIVE_PID 2
-
-static int64_t pid_key(int64_t pid)
-{
-	return ((int64_t)BF_STORE__LIVE_PID << 32) | (pid & 0xffffffff);
-}
-
 bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid)
 {
 	char self[256];
@@ -72,10 +56,7 @@ bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid)
 	bf_store__self_host(self, sizeof(self));
 	if (!*self || strcmp(self, host))
 		return false;
-	if (store->pg)
-		return bf_sql_pg__lock_held(store, pid_key(pid), NULL) == 0;
-	return bf_store__lease_lock(store->path, pid, F_OFD_GETLK, F_WRLCK) ==
-	       F_UNLCK;
+	return bf_store__pid_lock_held(store, pid, NULL) == 0;
 }
 
 /* Whether the lease's holder is provably dead (bf_store__pid_dead). */
@@ -137,18 +118,6 @@ static int lease_lookup(struct lease *out, struct bf_store *store,
 	if (!rc && !out->found)
 		rc = bf_err_set(err, BF_ENOTFOUND, "no device '%s'", device);
 	return rc;
-}
-
-int bf_store__take_pid_lock(struct bf_store *store, struct bf_err *err)
-{
-	if (store->pg)
-		return bf_sql_pg__lock(store, pid_key((int64_t)getpid()), err);
-	if (bf_store__lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK,
-	                         F_WRLCK))
-		return bf_err_sys(err,
-		                  "cannot take the lease lock in '%s.lock'",
-		                  store->path);
-	return 0;
 }
 
 static int check_lease_args(const char *device, const char *holder,
@@ -309,7 +278,7 @@ int bf_store_lease_take(struct bf_store *store, const char *device,
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
-		rc = bf_store__take_pid_lock(store, err);
+		rc = bf_store__pid_lock(store, err);
 	if (!rc)
 		rc = lease_store(store, &l, device, holder, now, ttl_s,
 		                 token_out, err);

@@ -5,6 +5,9 @@
  */
 #include "store/store_int.h"
 
+#include "store/sql_pg.h"
+#include "store/sql_sqlite.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -153,5 +156,56 @@ int bf_store__run_lock_held(struct bf_store *store, int64_t id,
 		                  "cannot read the lock of run %lld in "
 		                  "'%s.lock'",
 		                  (long long)id, store->path);
+	return type != F_UNLCK;
+}
+
+int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
+                        struct bf_err *err)
+{
+	int rc = bf_store__run_lock_held(store, id, err);
+
+	if (rc < 0)
+		return rc;
+	*alive = rc == 1;
+	return 0;
+}
+
+/*
+ * A lease holder's or waiter's liveness lock, by its pid: byte
+ * BF_STORE__LEASE_LOCK_BASE + pid of PATH.lock on SQLite, a session
+ * advisory lock of the store's connection on PostgreSQL (key
+ * BF_STORE__LIVE_PID << 32 | pid, retaken after a reconnect). pids of
+ * other hosts may share a PostgreSQL key: such a lock only ever makes a
+ * dead holder look alive, and store_lease.c judges only its own host's.
+ */
+static int64_t pid_key(int64_t pid)
+{
+	return ((int64_t)BF_STORE__LIVE_PID << 32) | (pid & 0xffffffff);
+}
+
+int bf_store__pid_lock(struct bf_store *store, struct bf_err *err)
+{
+	if (store->pg)
+		return bf_sql_pg__lock(store, pid_key((int64_t)getpid()), err);
+	if (bf_store__lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK,
+	                         F_WRLCK))
+		return bf_err_sys(err,
+		                  "cannot take the lease lock in '%s.lock'",
+		                  store->shown);
+	return 0;
+}
+
+int bf_store__pid_lock_held(struct bf_store *store, int64_t pid,
+                            struct bf_err *err)
+{
+	int type;
+
+	if (store->pg)
+		return bf_sql_pg__lock_held(store, pid_key(pid), err);
+	type = bf_store__lease_lock(store->path, pid, F_OFD_GETLK, F_WRLCK);
+	if (type < 0)
+		return bf_err_sys(err,
+		                  "cannot read the lease lock in '%s.lock'",
+		                  store->shown);
 	return type != F_UNLCK;
 }

@@ -103,7 +103,7 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
 		        err, BF_EINVAL,
 		        "cannot wait for pool '%s': bad duration %lld s", pool,
 		        (long long)ttl_s);
-	if ((rc = bf_store__take_pid_lock(store, err)))
+	if ((rc = bf_store__pid_lock(store, err)))
 		return rc;
 	bf_store__self_host(host, sizeof(host));
 	v[0] = BF_SQL_V_TEXT(pool);

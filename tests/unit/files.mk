@@ -16,6 +16,8 @@ UNIT_TESTS += tests/unit/store/test_store_device
 tests/unit/store/test_store_device_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_run
 tests/unit/store/test_store_run_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+UNIT_TESTS += tests/unit/store/test_store_run_build
+tests/unit/store/test_store_run_build_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_alert
 tests/unit/store/test_store_alert_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_sql
@@ -35,8 +37,12 @@ $(B)/tests/unit/store/%_pg.o: tests/unit/store/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -DBF_STORE_FIXTURE_PG -c -o $@ $<
 $(eval $(call store_on_pg,test_store_sql))
 $(eval $(call store_on_pg,test_store_lease))
-UNIT_TESTS += tests/unit/store/test_store_pg
-tests/unit/store/test_store_pg_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+$(eval $(call store_on_pg,test_store_run))
+$(eval $(call store_on_pg,test_store_alert))
+UNIT_TESTS += tests/unit/store/test_store_postgres
+tests/unit/store/test_store_postgres_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+UNIT_TESTS += tests/unit/store/test_store_copy
+tests/unit/store/test_store_copy_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats

@@ -15,28 +15,6 @@
 #include "store/store.h"
 #include "unit/store/store_fixture.h"
 
-/*
- * Register a device with SQL both servers accept, beside the store (the
- * lease tests run on PostgreSQL too, where store_device.c does not yet).
- */
-static void add_dev(struct fixture *f, const char *name)
-{
-	char sql[256];
-
-	snprintf(sql, sizeof(sql),
-	         "INSERT INTO devices (name, type, created_at)"
-	         " VALUES ('%s', 'linux', 1)",
-	         name);
-	raw_exec(f->path, sql);
-}
-
-/* The tests that store samples need store_run.c and store_sample.c. */
-#ifdef BF_STORE_FIXTURE_PG
-#define NEEDS_SQLITE_SUBJECTS() skip()
-#else
-#define NEEDS_SQLITE_SUBJECTS() ((void)0)
-#endif
-
 /* Store one sample of run on device under the lease with token. */
 static int fenced_sample(struct bf_store *s, int64_t run, const char *device,
                          int64_t token, int64_t now, double value,
@@ -68,8 +46,8 @@ static void test_lease__tokens_grow_per_device(void **state)
 	struct bf_err err = BF_ERR_INIT;
 	int64_t t1 = 0, t2 = 0, t3 = 0, u1 = 0;
 
-	add_dev(f, "dev");
-	add_dev(f, "dev2");
+	add_device(f->store, "dev");
+	add_device(f->store, "dev2");
 	assert_int_equal(
 	        bf_store_lease_take(f->store, "dev", "A", 60, 1000, &t1, &err),
 	        0);
@@ -114,8 +92,7 @@ static void test_lease__fenced_write_after_takeover_refused(void **state)
 	int64_t run_a, run_b, ta = 0, tb = 0;
 	char want[BF_ERR_SIZE];
 
-	NEEDS_SQLITE_SUBJECTS();
-	add_dev(f, "dev");
+	add_device(f->store, "dev");
 	run_a = add_run(f->store, "compare", 1000);
 	run_b = add_run(f->store, "compare", 1000);
 	assert_int_equal(
@@ -170,8 +147,7 @@ static void test_lease__fence_rolls_back_failed_write(void **state)
 	struct bf_err err = BF_ERR_INIT;
 	int64_t t = 0;
 
-	NEEDS_SQLITE_SUBJECTS();
-	add_dev(f, "dev");
+	add_device(f->store, "dev");
 	assert_int_equal(
 	        bf_store_lease_take(f->store, "dev", "A", 60, 1000, &t, &err),
 	        0);
@@ -294,9 +270,9 @@ static void test_lease__list(void **state)
 	size_t n = 9;
 	int64_t t = 0;
 
-	add_dev(f, "b");
-	add_dev(f, "a");
-	add_dev(f, "c");
+	add_device(f->store, "b");
+	add_device(f->store, "a");
+	add_device(f->store, "c");
 	assert_int_equal(bf_store_lease_list(&l, &n, f->store, &err), 0);
 	assert_int_equal(n, 0);
 	bf_store_leases_free(l, n);

@@ -29,6 +29,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "store/sql.h"
+#include "store/sql_pg.h"
 #include "store/store.h"
 #include "store/store_int.h"
 #include "unit/store/store_fixture.h"
