@@ -215,16 +215,19 @@ expect_exit 3 "a newer --from is refused (exit 3)" "$BF" store copy \
 	--from "$T/newer.db" --to "$T/x2.db"
 grep_file "it names the file and the versions" \
 	"'$T/newer.db' has schema version 99, newer than this benchfarm" "$ERR"
-# An older --from (schema 7: leases without host and pid) is migrated
-# as any command's open migrates it, then copied.
+# An older --from (schema 7: leases without host, pid and token, no
+# lease_gen, no queue of waiting jobs) is migrated as any command's open
+# migrates it, then copied.
 cp "$SRC" "$T/older.db"
 sqlite3 "$T/older.db" "ALTER TABLE leases DROP COLUMN pid;
- ALTER TABLE leases DROP COLUMN host; PRAGMA user_version = 7"
+ ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN token;
+ ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters;
+ PRAGMA user_version = 7"
 expect_exit 0 "an older --from is copied" "$BF" store copy \
 	--from "$T/older.db" --to "$T/from-older.db"
-if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 8 ] &&
+if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 10 ] &&
 	same_rows "$SRC" "$T/from-older.db"; then
-	t_ok "it was migrated to version 8 and all of it copied"
+	t_ok "it was migrated to version 10 and all of it copied"
 else
 	t_fail "the older store was not migrated or not copied"
 fi
