@@ -31,8 +31,7 @@ struct bf_sql_pg {
 
 enum { TOKEN_BEGIN = 1 };
 
-/* libpq's message without its trailing newline (messages name hosts and
- * users, never a password). */
+/* libpq's message without its trailing newline. */
 static const char *trimmed(char *buf, size_t size, const char *msg)
 {
 	size_t n;
@@ -41,6 +40,56 @@ static const char *trimmed(char *buf, size_t size, const char *msg)
 	n = strlen(buf);
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
+	return buf;
+}
+
+/* buf with every occurrence of what replaced by "***", in place. */
+static void mask_all(char *buf, size_t size, const char *what)
+{
+	size_t n = strlen(what), o = 0;
+	char out[BF_ERR_SIZE];
+	const char *p = buf;
+
+	while (*p && o + 4 < sizeof(out)) {
+		if (!strncmp(p, what, n)) {
+			memcpy(out + o, "***", 3);
+			o += 3;
+			p += n;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	snprintf(buf, size, "%s", out);
+}
+
+/*
+ * libpq's message about the store at location, safe to show: libpq
+ * quotes the part of a connection string it cannot parse, which can be
+ * a password (a malformed percent escape, a password with a space), so
+ * for a location that does not parse its text is not shown at all; for
+ * one that does, the password it holds is masked wherever the message
+ * repeats it.
+ */
+static const char *safe_message(char *buf, size_t size, const char *msg,
+                                const char *location)
+{
+	char *perr = NULL;
+	PQconninfoOption *opts = PQconninfoParse(location, &perr);
+
+	if (!opts) {
+		PQfreemem(perr);
+		snprintf(buf, size,
+		         "the location is not a valid PostgreSQL URI or "
+		         "connection string (libpq's message is not shown: it "
+		         "can quote a password)");
+		return buf;
+	}
+	trimmed(buf, size, msg);
+	for (const PQconninfoOption *o = opts; o->keyword; o++)
+		if (!strcmp(o->keyword, "password") && o->val && *o->val)
+			mask_all(buf, size, o->val);
+	PQconninfoFree(opts);
 	return buf;
 }
 
@@ -62,7 +111,8 @@ int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
 		                  "memory",
 		                  store->shown);
 	if (PQstatus(conn) != CONNECTION_OK) {
-		trimmed(msg, sizeof(msg), PQerrorMessage(conn));
+		safe_message(msg, sizeof(msg), PQerrorMessage(conn),
+		             store->path);
 		code = PQconnectionNeedsPassword(conn) ||
 		                       strstr(msg, "authentication failed")
 		               ? BF_EAUTH
@@ -356,7 +406,8 @@ again:
 			    retake_locks(pg))
 				goto again;
 		}
-		trimmed(msg, sizeof(msg), PQerrorMessage(pg->conn));
+		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+		             store->path);
 		ret = bf_err_set(err, BF_ESYS,
 		                 "%s: lost the connection to the store '%s'%s: "
 		                 "%s",
@@ -364,9 +415,10 @@ again:
 		                 pg->depth ? " inside a transaction" : "", msg);
 		goto out;
 	}
-	trimmed(msg, sizeof(msg),
-	        res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
-	            : PQerrorMessage(pg->conn));
+	safe_message(msg, sizeof(msg),
+	             res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
+	                 : PQerrorMessage(pg->conn),
+	             store->path);
 	ret = bf_err_set(
 	        err,
 	        map_state(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)

@@ -58,3 +58,19 @@ fi
 expect_exit 0 "a relative path is an SQLite store" \
 	"$BF" --db ./sub/lab.db alert list
 check "the SQLite file was created" test -f "$W/sub/lab.db"
+
+# libpq quotes the part of a location it cannot parse, which can be a
+# password: a malformed percent escape in a URI's password, a password
+# with a space. Neither reaches a message; nor does a password libpq
+# repeats from a location that parses.
+for loc in 'postgresql://u:se%zzcret@/x?host=/nonexistent' \
+	'postgresql:///x?host=/nonexistent&password=se%zzcret' \
+	'password=se zzcret host=/nonexistent'; do
+	expect_exit 3 "a malformed location ends as exit 3 ($(printf %.14s "$loc")...)" \
+		"$BF" --db "$loc" device list
+	if grep -q 'zzcret' "$ERR" "$OUT"; then
+		t_fail "no part of its password is shown"
+	else
+		t_ok "no part of its password is shown"
+	fi
+done
