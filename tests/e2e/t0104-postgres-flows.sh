@@ -73,3 +73,22 @@ n2=$(pg "select count(*) from samples")
 [ -n "$n1" ] && [ "$n1" -gt 0 ] && [ "$n1" = "$n2" ] &&
 	t_ok "the SQLite copy has every sample ($n1)" ||
 	t_fail "the SQLite copy has every sample (SQLite '$n1', PostgreSQL '$n2')"
+
+# Text sorts bytewise on PostgreSQL as on SQLite, whatever the
+# database's locale: in a database whose default collation is ICU's
+# en-US (punctuation first, case folded), devices still list as
+# B1, _x, a1.
+icudb="bf_icu_$$"
+if psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE $icudb TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'" >/dev/null 2>&1; then
+	for d in a1 _x B1; do
+		BENCHFARM_DB="$BENCHFARM_TEST_PG dbname=$icudb" "$BF" device add "$d" \
+			--host 127.0.0.1 --port 2222 >/dev/null 2>&1
+	done
+	BENCHFARM_DB="$BENCHFARM_TEST_PG dbname=$icudb" expect_exit 0 \
+		"device list on an en-US database" "$BF" device list --json
+	jq_check "devices in bytewise order" '[.[].name] == ["B1", "_x", "a1"]' "$OUT"
+	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE $icudb" >/dev/null 2>&1
+else
+	echo "ok $((t_n + 1)) # skip no ICU collation on this server"
+	t_n=$((t_n + 1))
+fi
