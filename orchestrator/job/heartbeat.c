@@ -37,16 +37,24 @@ static void renew_all(struct bf_heartbeat *hb)
 	for (size_t i = 0; i < job->nworkers; i++) {
 		struct bf_worker *w = job->workers[i];
 		struct bf_err err = BF_ERR_INIT;
+		int rc;
 
 		if (w->local || !w->leased || w->lease_lost)
 			continue;
-		if (bf_store_lease_renew(job->store, w->name, hb->holder,
-		                         hb->ttl_s, (int64_t)time(NULL),
-		                         &err)) {
+		rc = bf_store_lease_renew(job->store, w->name, hb->holder,
+		                          hb->ttl_s, (int64_t)time(NULL), &err);
+		if (!rc)
+			continue;
+		/* refused: another job holds it, or it is gone; the fence
+		 * then refuses this job's writes for the device. Anything
+		 * else (a lost connection, a busy store) is tried again at
+		 * the next beat, well before the lease can expire. */
+		if (rc == BF_EBUSY || rc == BF_ENOTFOUND)
 			w->lease_lost = true;
-			BF_LOG_WARN("cannot renew the lease of device '%s': %s",
-			            w->name, err.msg);
-		}
+		BF_LOG_WARN(
+		        "cannot renew the lease of device '%s'%s: %s", w->name,
+		        w->lease_lost ? "" : " (trying again at the next beat)",
+		        err.msg);
 	}
 	pthread_mutex_unlock(&job->lock);
 }

@@ -42,7 +42,8 @@ struct bf_worker {
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	int64_t lease_token; /* the fencing token of its lease */
-	bool lease_lost; /* a renewal was refused: no longer renewed */
+	bool lease_lost; /* a renewal was refused (another holder, or gone):
+	                  no longer renewed; other failures are retried */
 	bool dead; /* gave up: unreachable, unfit or broken */
 	/*
 	 * The last failure was the job's (an artifact it cannot ship, a
