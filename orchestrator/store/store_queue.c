@@ -92,8 +92,8 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
                        int64_t now, struct bf_err *err)
 {
 	char host[256];
-	struct bf_sql_val v[6];
-	int rc;
+	struct bf_sql_val v[7];
+	int txn, rc;
 
 	if (!pool || !*pool || !holder || !*holder)
 		return bf_err_set(err, BF_EINVAL,
@@ -106,19 +106,41 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
 	if ((rc = bf_store__pid_lock(store, err)))
 		return rc;
 	bf_store__self_host(host, sizeof(host));
+	*ticket = 0;
+	if ((rc = bf_sql_write_begin(&txn, store, err)))
+		return rc;
+	/*
+	 * Tickets are never handed out twice, also after the newest one
+	 * left (SQLite would reuse the highest INTEGER PRIMARY KEY): a
+	 * waiter whose ticket expired and was removed must find it gone,
+	 * not renew a newer waiter's. The counter lives in meta.
+	 */
+	rc = bf_sql_exec(store,
+	                 "INSERT INTO meta (key, value) VALUES ('queue_ticket',"
+	                 " CAST((SELECT coalesce(max(ticket), 0) + 1"
+	                 " FROM waiters) AS TEXT))"
+	                 " ON CONFLICT (key) DO UPDATE SET value ="
+	                 " CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)"
+	                 " RETURNING CAST(value AS BIGINT)",
+	                 NULL, 0, read_i64, ticket, NULL, err,
+	                 "cannot take a queue ticket for pool '%s'", pool);
 	v[0] = BF_SQL_V_TEXT(pool);
 	v[1] = BF_SQL_V_TEXT(holder);
 	v[2] = BF_SQL_V_TEXT(*host ? host : NULL);
 	v[3] = BF_SQL_V_INT((int64_t)getpid());
 	v[4] = BF_SQL_V_INT(now);
 	v[5] = BF_SQL_V_INT(now + ttl_s);
-	*ticket = 0;
-	return bf_sql_exec(store,
-	                   "INSERT INTO waiters (pool, holder, host, pid,"
-	                   " since, expires_at)"
-	                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING ticket",
-	                   v, BF_ARRAY_SIZE(v), read_i64, ticket, NULL, err,
-	                   "cannot join the queue for pool '%s'", pool);
+	v[6] = BF_SQL_V_INT(*ticket);
+	if (!rc)
+		rc = bf_sql_exec(store,
+		                 "INSERT INTO waiters (pool, holder, host, pid,"
+		                 " since, expires_at, ticket)"
+		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		                 v, BF_ARRAY_SIZE(v), NULL, NULL, NULL, err,
+		                 "cannot join the queue for pool '%s'", pool);
+	if (rc)
+		*ticket = 0;
+	return bf_sql_write_end(store, txn, rc, err);
 }
 
 static int read_waiter(const struct bf_sql_row *row, void *payload)

@@ -262,6 +262,37 @@ static void test_queue__fair_order_skipping_dead(void **state)
 }
 
 /* The lease list says who holds each device, since when, until when. */
+/*
+ * A ticket is never handed out twice: after the newest waiter leaves, the
+ * next one gets a new ticket (SQLite reuses the highest INTEGER PRIMARY
+ * KEY), so the one who left, renewing its old ticket, finds it gone and
+ * cannot renew the newcomer's.
+ */
+static void test_queue__tickets_not_reused(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t a = 0, b = 0, c = 0, ahead = -1;
+
+	assert_int_equal(
+	        bf_store_wait_join(&a, f->store, "lab", "A", 60, 1000, &err),
+	        0);
+	assert_int_equal(
+	        bf_store_wait_join(&b, f->store, "lab", "B", 60, 1001, &err),
+	        0);
+	assert_int_equal(bf_store_wait_leave(f->store, b, &err), 0);
+	assert_int_equal(
+	        bf_store_wait_join(&c, f->store, "lab", "C", 60, 1002, &err),
+	        0);
+	assert_true(a < b && b < c);
+	assert_int_equal(
+	        bf_store_wait_turn(&ahead, f->store, b, 60, 1003, &err),
+	        BF_ENOTFOUND);
+	assert_int_equal(
+	        bf_store_wait_turn(&ahead, f->store, c, 60, 1003, &err), 0);
+	assert_int_equal(ahead, 1);
+}
+
 static void test_lease__list(void **state)
 {
 	struct fixture *f = *state;
@@ -303,6 +334,7 @@ int main(void)
 		T(test_lease__fenced_write_after_takeover_refused),
 		T(test_lease__fence_rolls_back_failed_write),
 		T(test_queue__fair_order_skipping_dead),
+		T(test_queue__tickets_not_reused),
 		T(test_lease__list),
 #undef T
 	};
