@@ -343,7 +343,8 @@ int bf_store__write(struct bf_store *store, const char *sql,
  * The kept statement for sql, prepared on first use, marked busy until
  * release_stmt. A statement a running query of the same text holds (a
  * row callback that runs its own query again) is prepared afresh and
- * not kept; a full cache gives way from its oldest idle entry.
+ * not kept; a full cache gives way from its first idle entry. The
+ * text is copied: a caller may build it and free it after the call.
  */
 static int take_stmt(sqlite3_stmt **out, struct bf_sql__cached **slot,
                      struct bf_store *store, const char *sql)
@@ -356,7 +357,7 @@ static int take_stmt(sqlite3_stmt **out, struct bf_sql__cached **slot,
 	*slot = NULL;
 	for (i = 0; i < store->ncache; i++) {
 		c = &store->cache[i];
-		if (c->sql == sql || !strcmp(c->sql, sql)) {
+		if (!strcmp(c->sql, sql)) {
 			if (c->busy) {
 				held = true;
 				break;
@@ -370,18 +371,20 @@ static int take_stmt(sqlite3_stmt **out, struct bf_sql__cached **slot,
 	rc = sqlite3_prepare_v2(store->db, sql, -1, out, NULL);
 	if (rc != SQLITE_OK || held)
 		return rc;
-	if (store->ncache == BF_SQL__CACHE) {
+	if (store->ncache < BF_SQL__CACHE) {
+		c = &store->cache[store->ncache++];
+	} else {
+		/* full: an idle entry gives way, replaced where it is (a
+		 * running query's slot must not move under it) */
 		for (i = 0; i < store->ncache && store->cache[i].busy; i++)
 			;
 		if (i == store->ncache)
 			return SQLITE_OK; /* every one busy: not kept */
-		sqlite3_finalize(store->cache[i].st);
-		memmove(store->cache + i, store->cache + i + 1,
-		        (store->ncache - i - 1) * sizeof(*store->cache));
-		store->ncache--;
+		c = &store->cache[i];
+		sqlite3_finalize(c->st);
+		free(c->sql);
 	}
-	c = &store->cache[store->ncache++];
-	c->sql = sql;
+	c->sql = bf_xstrdup(sql);
 	c->st = *out;
 	c->busy = true;
 	*slot = c;
@@ -403,8 +406,10 @@ void bf_sql__cache_release(struct bf_store *store)
 {
 	size_t i;
 
-	for (i = 0; i < store->ncache; i++)
+	for (i = 0; i < store->ncache; i++) {
 		sqlite3_finalize(store->cache[i].st);
+		free(store->cache[i].sql);
+	}
 	store->ncache = 0;
 }
 

@@ -22,7 +22,7 @@ enum bf_store__stmt_id {
 /* Statements bf_sql_exec prepared, kept by their text (SQLite). */
 #define BF_SQL__CACHE 32
 struct bf_sql__cached {
-	const char *sql; /* the caller's text (a literal), compared by value */
+	char *sql; /* a copy of the statement's text, compared by value */
 	struct sqlite3_stmt *st;
 	bool busy; /* a query is running it */
 };

@@ -205,6 +205,51 @@ static void test_sql__more_statements_than_kept(void **state)
 		free(sql[i]);
 }
 
+/* A row callback that runs 40 statements of their own, filling the
+ * cache while its caller's statement is running. */
+static int churn(const struct bf_sql_row *row, void *payload)
+{
+	struct bf_store *s = payload;
+	struct bf_err err = BF_ERR_INIT;
+	int64_t got = -1;
+
+	(void)row;
+	for (int i = 0; i < 40; i++) {
+		char *sql = bf_xasprintf("SELECT %d + count(*) FROM t", i);
+
+		assert_int_equal(bf_sql_exec(s, sql, NULL, 0, first_int, &got,
+		                             NULL, &err, "churn"),
+		                 0);
+		/* the text is gone once the call returns: the cache keeps
+		 * its own copy */
+		memset(sql, 'x', strlen(sql));
+		free(sql);
+		assert_int_equal(got, i + 2);
+	}
+	return 0;
+}
+
+static void test_sql__cache_turns_over_under_a_running_query(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct rows r = { .n = 0 };
+
+	exec_ok(f->store, CREATE, NULL, 0);
+	put(f->store, "a", 1, 0.5);
+	put(f->store, "b", 2, 0.5);
+	assert_int_equal(bf_sql_exec(f->store, SELECT, NULL, 0, churn, f->store,
+	                             NULL, &err, "outer"),
+	                 0);
+	/* the outer statement was not moved or freed under it: it runs
+	 * again, whole */
+	assert_int_equal(bf_sql_exec(f->store, SELECT, NULL, 0, collect, &r,
+	                             NULL, &err, "again"),
+	                 0);
+	assert_string_equal(r.text, "a=1/0.5;b=2/0.5;");
+	assert_int_equal(count_t(f->store), 2);
+}
+
 static void test_sql__write_transactions(void **state)
 {
 	struct fixture *f = *state;
@@ -240,6 +285,9 @@ int main(void)
 		        test_sql__callback_stops_and_nests, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 		        test_sql__more_statements_than_kept, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_sql__cache_turns_over_under_a_running_query, setup,
+		        teardown),
 		cmocka_unit_test_setup_teardown(test_sql__write_transactions,
 		                                setup, teardown),
 	};
