@@ -232,6 +232,40 @@ X
 	t_git -C "$1" commit -q -m base
 }
 
+# blocking_pool_repo DIR: pool_repo DIR with a benchmark that, once
+# after each `touch $T/block`, says so through the FIFO $T/started and
+# then waits on the FIFO $T/go (both made here), so that a test catches
+# a compare while it runs and holds its lease.
+blocking_pool_repo() {
+	mkfifo "$T/started" "$T/go"
+	pool_repo "$1" <<X
+if [ -e "$T/block" ]; then
+	rm -f "$T/block"
+	echo started >"$T/started"
+	read x <"$T/go"
+fi
+echo "b 1 ns"
+X
+}
+
+# db SQL: SQL's output on the SQLite store.
+db() { sqlite3 "$BENCHFARM_DB" "$1"; }
+
+# poll "what" SQL: wait (at most 60 s, looking every 0.1 s) until SQL on
+# the store prints 1: the state a test waits for, not a guessed delay.
+poll() {
+	_i=0
+	while [ "$(db "$2")" != 1 ]; do
+		_i=$((_i + 1))
+		if [ $_i -gt 600 ]; then
+			t_fail "$1 (never came)"
+			return 1
+		fi
+		sleep 0.1
+	done
+	t_ok "$1"
+}
+
 # jq_check "what" FILTER FILE: passes when jq -e FILTER FILE is true. An
 # empty or missing file fails (jq -e with no input exits 0).
 jq_check() {

@@ -15,30 +15,8 @@ sshd_start dev
 sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
 	--workdir "$T/work"
 
-mkfifo "$T/started" "$T/go"
 R="$T/repo"
-pool_repo "$R" <<X
-if [ -e "$T/block" ]; then
-	rm -f "$T/block"
-	echo started >"$T/started"
-	read x <"$T/go"
-fi
-echo "b 1 ns"
-X
-db() { sqlite3 "$BENCHFARM_DB" "$1"; }
-# poll "what" SQL: wait (at most 60 s) until SQL on the store prints 1.
-poll() {
-	_i=0
-	while [ "$(db "$2")" != 1 ]; do
-		_i=$((_i + 1))
-		if [ $_i -gt 600 ]; then
-			t_fail "$1 (never came)"
-			return 1
-		fi
-		sleep 0.1
-	done
-	t_ok "$1"
-}
+blocking_pool_repo "$R"
 compare() { # NAME [OPTION...]: a compare in the background, pid in $pid
 	_n=$1
 	shift

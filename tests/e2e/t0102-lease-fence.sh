@@ -19,35 +19,11 @@ sshd_start dev
 sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
 	--workdir "$T/work"
 
-# While $T/block exists the benchmark says so through the FIFO started
-# and then waits on the FIFO go.
-mkfifo "$T/started" "$T/go"
 R="$T/repo"
-pool_repo "$R" <<X
-if [ -e "$T/block" ]; then
-	rm -f "$T/block"
-	echo started >"$T/started"
-	read x <"$T/go"
-fi
-echo "b 1 ns"
-X
+blocking_pool_repo "$R"
 sed -i 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
 	"$R/bf.yaml"
 grep -q 'lease_time: 3' "$R/bf.yaml" || t_fail "set the lease time"
-db() { sqlite3 "$BENCHFARM_DB" "$1"; }
-# poll "what" SQL: wait (at most 60 s) until SQL on the store prints 1.
-poll() {
-	_i=0
-	while [ "$(db "$2")" != 1 ]; do
-		_i=$((_i + 1))
-		if [ $_i -gt 600 ]; then
-			t_fail "$1 (never came)"
-			return 1
-		fi
-		sleep 0.1
-	done
-	t_ok "$1"
-}
 
 # A: its benchmark blocks until go; it is stopped once it runs.
 touch "$T/block"
