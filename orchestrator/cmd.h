@@ -13,12 +13,19 @@ struct bf_cfg;
 /* What main() prepares for a command, once, before calling it. */
 enum bf_cmd_flags {
 	BF_CMD_NEEDS_DB = 1 << 0, /* open the store before the command */
+	/*
+	 * The command reads a config whose store: names the store: it
+	 * opens the store itself, with bf_cmd_load_cfg_store.
+	 */
+	BF_CMD_CFG_DB = 1 << 1,
 };
 
 /* State main() hands each command. */
 struct bf_ctx {
 	const char *db_flag; /* --db, or NULL */
-	struct bf_store *store; /* open when BF_CMD_NEEDS_DB; owned by main */
+	/* open when BF_CMD_NEEDS_DB, or once bf_cmd_load_cfg_store
+	 * succeeded; owned by main */
+	struct bf_store *store;
 	int verbosity; /* 0 quiet .. 4 debug */
 };
 
@@ -63,6 +70,14 @@ bool bf_cmd_wants_help(int argc, char **argv);
  * and returns BF_EXIT_USAGE, else 0.
  */
 int bf_cmd_load_cfg(struct bf_cfg *cfg, const char *cmd, const char *path);
+
+/*
+ * bf_cmd_load_cfg, then open the store into ctx->store: --db, else
+ * $BENCHFARM_DB, else the config's store:, else the default file. On a
+ * store error prints it and returns BF_EXIT_INFRA, the config released.
+ */
+int bf_cmd_load_cfg_store(struct bf_cfg *cfg, struct bf_ctx *ctx,
+                          const char *cmd, const char *path);
 
 /*
  * `run --detect` and `backfill --detect`: the configured detectors over

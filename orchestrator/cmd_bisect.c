@@ -121,7 +121,7 @@ int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 
 	if ((ret = parse(&b, argc, argv)) >= 0)
 		return ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "bisect", b.args.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "bisect", b.args.config)))
 		return ret;
 	b.o.log = stdout;
 	bf_cmd_notes_init(&notes, "bisect");

@@ -274,7 +274,7 @@ int cmd_compare(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret >= 0)
 		return ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "compare", o.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "compare", o.config)))
 		return ret;
 	bf_cmd_notes_init(&notes, "compare");
 	o.note = bf_cmd_job_note;

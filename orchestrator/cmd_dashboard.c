@@ -292,7 +292,7 @@ int cmd_dashboard(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret)
 		return ret < 0 ? BF_EXIT_OK : ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "dashboard", o.sel.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "dashboard", o.sel.config)))
 		return ret;
 	if ((ret = check_commit_url(&cfg)))
 		goto out;

@@ -296,7 +296,7 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 		        "--algorithm: unknown detector '%s' (jetpack, "
 		        "skia, perfherder or edivisive)",
 		        a.o.algorithm);
-	if ((ret = bf_cmd_load_cfg(&cfg, "detect", a.sel.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "detect", a.sel.config)))
 		return ret;
 	ret = bf_postsubmit_detect(&result, &cfg, ctx->store, &a.o, &err);
 	if (!ret && a.bisect) {

@@ -193,7 +193,7 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret)
 		return ret < 0 ? BF_EXIT_OK : ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "history", o.sel.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "history", o.sel.config)))
 		return ret;
 	klass = o.sel.nklass ? o.sel.klass[0] : cfg.devices.pool;
 	rc = bf_history_commits(&commits, &n, &repo, &cfg, o.sel.range, &err);

@@ -191,7 +191,7 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret >= 0)
 		return ret;
-	if ((ret = bf_cmd_load_cfg(&cfg, "run", o.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "run", o.config)))
 		return ret;
 	o.record = true;
 	bf_cmd_notes_init(&notes, "run");
@@ -267,7 +267,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 
 	if (ret >= 0)
 		goto out_nocfg;
-	if ((ret = bf_cmd_load_cfg(&cfg, "backfill", o.config)))
+	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "backfill", o.config)))
 		goto out_nocfg;
 	if ((ret = list_range(&oids, &keys, &n, &cfg, range)))
 		goto out;

@@ -21,19 +21,19 @@
 #include "store/store.h"
 
 const struct bf_cmd bf_commands[] = {
-	{ "compare", cmd_compare, BF_CMD_NEEDS_DB,
+	{ "compare", cmd_compare, BF_CMD_CFG_DB,
 	  "presubmit: compare a patch with its baseline" },
-	{ "run", cmd_run, BF_CMD_NEEDS_DB,
+	{ "run", cmd_run, BF_CMD_CFG_DB,
 	  "postsubmit: record one commit's results" },
-	{ "backfill", cmd_backfill, BF_CMD_NEEDS_DB,
+	{ "backfill", cmd_backfill, BF_CMD_CFG_DB,
 	  "measure every first-parent commit of a range" },
-	{ "detect", cmd_detect, BF_CMD_NEEDS_DB,
+	{ "detect", cmd_detect, BF_CMD_CFG_DB,
 	  "find steps in the recorded history" },
-	{ "history", cmd_history, BF_CMD_NEEDS_DB,
+	{ "history", cmd_history, BF_CMD_CFG_DB,
 	  "print the recorded series of the history" },
-	{ "dashboard", cmd_dashboard, BF_CMD_NEEDS_DB,
+	{ "dashboard", cmd_dashboard, BF_CMD_CFG_DB,
 	  "the history as a self-contained HTML page" },
-	{ "bisect", cmd_bisect, BF_CMD_NEEDS_DB,
+	{ "bisect", cmd_bisect, BF_CMD_CFG_DB,
 	  "narrow a step to the commit that caused it" },
 	{ "alert", cmd_alert, BF_CMD_NEEDS_DB, "list and triage alerts" },
 	{ "analyze", cmd_analyze, 0,
@@ -229,16 +229,32 @@ static int parse_globals(int argc, char **argv, struct bf_ctx *ctx, int *exit)
 	return i;
 }
 
-static int open_store(struct bf_ctx *ctx, const char *cmd)
+static void watch_stop_signals(struct bf_store *store);
+
+static int open_store(struct bf_ctx *ctx, const char *cmd, const char *cfg_loc)
 {
 	struct bf_err err = BF_ERR_INIT;
 	char *path = NULL;
 	int ret = 0;
 
-	if (bf_store_default_path(&path, ctx->db_flag, &err) ||
+	if (bf_store_choose(&path, ctx->db_flag, cfg_loc, &err) ||
 	    bf_store_open(&ctx->store, path, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, cmd, "%s", err.msg);
+	else
+		watch_stop_signals(ctx->store);
 	free(path);
+	return ret;
+}
+
+int bf_cmd_load_cfg_store(struct bf_cfg *cfg, struct bf_ctx *ctx,
+                          const char *cmd, const char *path)
+{
+	int ret = bf_cmd_load_cfg(cfg, cmd, path);
+
+	if (ret)
+		return ret;
+	if ((ret = open_store(ctx, cmd, cfg->store)))
+		bf_cfg_release(cfg);
 	return ret;
 }
 
@@ -374,10 +390,9 @@ int bf_main(int argc, char **argv)
 	}
 	if ((cmd->flags & BF_CMD_NEEDS_DB) &&
 	    !bf_cmd_wants_help(argc - i, argv + i)) {
-		ret = open_store(&ctx, cmd->name);
+		ret = open_store(&ctx, cmd->name, NULL);
 		if (ret)
 			return ret;
-		watch_stop_signals(ctx.store);
 	}
 	ret = cmd->fn(argc - i, argv + i, &ctx);
 	bf_store_close(ctx.store);

@@ -160,6 +160,7 @@ void bf_cfg_release(struct bf_cfg *cfg)
 	if (!cfg)
 		return;
 	free(cfg->path);
+	free(cfg->store);
 	free(cfg->project.repo);
 	free(cfg->project.target_branch);
 	free(cfg->project.commit_url);

@@ -146,6 +146,12 @@ struct bf_cfg_checks {
 struct bf_cfg {
 	int version; /* must be 1 */
 	char *path; /* the file loaded, for messages */
+	/*
+	 * The store's location (store:), or NULL. An SQLite path is
+	 * made relative to the config's directory when loaded; --db and
+	 * $BENCHFARM_DB take precedence over it.
+	 */
+	char *store;
 
 	struct {
 		char *repo; /* path or URL, relative to the config dir */

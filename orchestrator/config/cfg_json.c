@@ -5,6 +5,7 @@
 
 #include "benchfarm/argv.h"
 #include "benchfarm/json.h"
+#include "store/store.h"
 
 /*
  * The effective config as JSON, keyed like the YAML file. Reals are
@@ -176,6 +177,15 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	set(devices, "wait", json_integer(cfg->devices.wait_s));
 	set(root, "version", json_integer(cfg->version));
 	set(root, "project", project_json(cfg));
+	if (cfg->store) {
+		/* a password in it is shown as *** */
+		char *shown = bf_store_location_display(cfg->store);
+
+		set(root, "store", bf_json_str_or_null(shown));
+		free(shown);
+	} else {
+		set(root, "store", json_null());
+	}
 	set(root, "benchmarks", benchmarks);
 	set(root, "devices", devices);
 	set(root, "runs", runs_json(cfg));

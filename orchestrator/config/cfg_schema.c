@@ -6,7 +6,9 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "benchfarm/parse.h"
+#include "store/store.h"
 
 /*
  * The config's keys (configs/README.md), as tables for bf_cfg__load_map.
@@ -41,6 +43,46 @@ static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 		        "unsupported config %s %s (this benchfarm reads version 1)",
 		        path, bf_cfg__describe(node, desc, sizeof(desc)));
 	cfg->version = 1;
+	return 0;
+}
+
+/*
+ * store: the store's location, as --db names one. A relative SQLite
+ * path is taken from the config's directory (as project.repo is), so a
+ * config means the same store from whatever directory it is used.
+ */
+static int load_store(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                      const char *path)
+{
+	struct bf_cfg *cfg = obj;
+	struct bf_err err = BF_ERR_INIT;
+	char *loc = NULL, *dir;
+	bool is_pg;
+	int ret;
+
+	if ((ret = bf_cfg__get_str(ld, node, path, &loc)))
+		return ret;
+	if (bf_store_location_kind(&is_pg, loc, &err)) {
+		free(loc);
+		return bf_cfg__error(ld, node, "'%s': %s", path, err.msg);
+	}
+	if (loc[0] == '~') {
+		free(loc);
+		return bf_cfg__error(ld, node,
+		                     "'%s': a config's path is not expanded "
+		                     "by a shell: write it without '~', in "
+		                     "full or relative to the config",
+		                     path);
+	}
+	free(cfg->store);
+	if (is_pg || loc[0] == '/') {
+		cfg->store = loc;
+		return 0;
+	}
+	dir = bf_fs_dirname(ld->name);
+	cfg->store = bf_fs_join(dir, loc);
+	free(dir);
+	free(loc);
 	return 0;
 }
 
@@ -295,6 +337,7 @@ static const struct bf_cfg__table postsubmit_table = TABLE(postsubmit_fields);
 static const struct bf_cfg__field root_fields[] = {
 	BF_CFG__FN_KEY("version", 0, BF_CFG__REQUIRED, load_version),
 	BF_CFG__MAP_KEY("project", BF_CFG__REQUIRED, &project_table),
+	BF_CFG__FN_KEY("store", 0, 0, load_store),
 	BF_CFG__FN_KEY("benchmarks", 0, BF_CFG__REQUIRED, load_benchmarks),
 	BF_CFG__MAP_KEY("devices", 0, &devices_table),
 	BF_CFG__MAP_KEY("runs", 0, &runs_table),

@@ -9,3 +9,6 @@ CFG_OBJS += orchestrator/config/cfg_suggest.o
 CFG_OBJS += orchestrator/config/cfg_schema.o
 CFG_OBJS += orchestrator/config/cfg_detector.o
 ORCH_OBJS += $(CFG_OBJS)
+# What a program that loads a config but has no store links: the loader
+# checks a store: location with the store's location rules.
+CFG_ALONE_OBJS := $(CFG_OBJS) orchestrator/store/store_location.o

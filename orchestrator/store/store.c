@@ -16,7 +16,8 @@
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
 
-/* loc, from where (--db, BENCHFARM_DB), into *out when it names a backend. */
+/* loc, from where (--db, BENCHFARM_DB, store:), into *out when it names a
+ * backend. */
 static int take_location(char **out, const char *loc, const char *where,
                          struct bf_err *err)
 {
@@ -36,6 +37,12 @@ static int take_location(char **out, const char *loc, const char *where,
 
 int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err)
 {
+	return bf_store_choose(out, db_flag, NULL, err);
+}
+
+int bf_store_choose(char **out, const char *db_flag, const char *cfg_loc,
+                    struct bf_err *err)
+{
 	const char *env;
 
 	if (db_flag) {
@@ -47,6 +54,8 @@ int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err)
 	env = getenv("BENCHFARM_DB");
 	if (env && *env)
 		return take_location(out, env, "BENCHFARM_DB", err);
+	if (cfg_loc)
+		return take_location(out, cfg_loc, "the config's store", err);
 	/* The XDG spec says to ignore a relative XDG_DATA_HOME. */
 	env = getenv("XDG_DATA_HOME");
 	if (env && env[0] == '/') {

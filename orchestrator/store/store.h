@@ -45,6 +45,14 @@ struct bf_store;
 int bf_store_default_path(char **out, const char *db_flag, struct bf_err *err);
 
 /*
+ * As bf_store_default_path, with the config's store: (cfg_loc, NULL
+ * when it has none) between $BENCHFARM_DB and the default: --db, then
+ * $BENCHFARM_DB, then the config, then the default file.
+ */
+int bf_store_choose(char **out, const char *db_flag, const char *cfg_loc,
+                    struct bf_err *err);
+
+/*
  * Which backend the location loc names (store_location.c): a path is
  * SQLite; a postgresql:// or postgres:// URI, or a libpq key=value
  * string (one with '=' that does not start with '/', '.' or '~'), is

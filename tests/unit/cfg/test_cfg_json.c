@@ -72,7 +72,8 @@ static const char full_yaml[] =
         "review:\n"
         "  check_name: perf\n"
         "  gerrit: {host: review.example.org, user: bot, "
-        "label: Performance-Verified, vote_fail: -2}\n";
+        "label: Performance-Verified, vote_fail: -2}\n"
+        "store: 'postgresql://ci:pw-in-url@db.lab/bench'\n";
 
 static const char full_json[] =
         "{\"version\": 1,"
@@ -80,6 +81,7 @@ static const char full_json[] =
         "  \"build\": [\"make\", \"-C\", \"bench\", \"-j 4\"],"
         "  \"artifacts\": [\"bench/out/micro\", \"bench/out/data.bin\"],"
         "  \"build_timeout\": 1200},"
+        " \"store\": \"postgresql://ci:***@db.lab/bench\","
         " \"benchmarks\": ["
         "  {\"name\": \"micro\","
         "   \"command\": [\"bench/out/micro\", \"--benchmark_format=json\"],"
@@ -126,6 +128,7 @@ static const char defaults_json[] =
         "{\"version\": 1,"
         " \"project\": {\"repo\": \".\", \"target_branch\": \"main\","
         "  \"build\": [], \"artifacts\": [], \"build_timeout\": 600},"
+        " \"store\": null,"
         " \"benchmarks\": [{\"name\": \"micro\", \"command\": [\"./micro\"],"
         "   \"workdir\": null, \"env\": [], \"source\": null,"
         " \"format\": \"gbench\", \"output\": \"stdout\", \"timeout\": 300,"
