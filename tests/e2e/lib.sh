@@ -289,6 +289,16 @@ db() {
 	fi
 }
 
+# sql_now: the SQL for the store's clock now, in whole seconds since
+# the epoch, as the store compares leases' expiry with it.
+sql_now() {
+	if store_is_pg; then
+		echo "cast(extract(epoch from now()) as bigint)"
+	else
+		echo "cast(strftime('%s', 'now') as integer)"
+	fi
+}
+
 # pg_fresh_db NAME: a new, empty database bf_NAME_PID on the server of
 # $BENCHFARM_TEST_PG becomes the store (BENCHFARM_DB, exported), so
 # tests never see each other's data; t_cleanup drops it. Fails (1,
