@@ -252,10 +252,12 @@ X
 # blocking_pool_repo DIR: pool_repo DIR with a benchmark that, once
 # after each `touch $T/block`, says so through the FIFO $T/started and
 # then waits on the FIFO $T/go (both made here), so that a test catches
-# a compare while it runs and holds its lease.
+# a compare while it runs and holds its lease. Each run of it, warmups
+# too, first adds a line to $T/calls, so a test can count them.
 blocking_pool_repo() {
 	mkfifo "$T/started" "$T/go"
 	pool_repo "$1" <<X
+echo run >>"$T/calls"
 if [ -e "$T/block" ]; then
 	rm -f "$T/block"
 	echo started >"$T/started"

@@ -21,9 +21,13 @@ sshd_start dev
 dev_port=$port
 R="$T/repo"
 blocking_pool_repo "$R"
-sed -i 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
+# a warmup before the repeats, so that a run follows the blocked one
+# before the next device check
+sed -i -e 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
+	-e 's/^runs: {repeats: 2, warmup: 0}$/runs: {repeats: 2, warmup: 1}/' \
 	"$R/bf.yaml"
-grep -q 'lease_time: 3' "$R/bf.yaml" || t_fail "set the lease time"
+grep -q 'lease_time: 3' "$R/bf.yaml" && grep -q 'warmup: 1' "$R/bf.yaml" ||
+	t_fail "set the lease time and a warmup"
 
 fence_checks() {
 	rm -f "$T"/?.json
@@ -58,16 +62,22 @@ fence_checks() {
 	[ "$tok_b" -gt "$tok_a" ] && t_ok "with a greater token ($tok_b > $tok_a)" ||
 		t_fail "token $tok_b after $tok_a"
 	n_b=$(db "select count(*) from samples where run_id = $run_b")
+	calls=$(wc -l <"$T/calls")
 	# A's benchmark ends; A goes on.
 	timeout 5 sh -c ': >"$1"' sh "$T/go"
 	kill -CONT "$cpid"
 	wait "$cpid"
 	crc=$?
 	cpid=
+	# Its blocked warmup of one side is followed by the other side's:
+	# a worker that did not check its lease would run that one.
+	[ "$(wc -l <"$T/calls")" = "$calls" ] &&
+		t_ok "the stopped compare runs its benchmark no more" ||
+		t_fail "it ran its benchmark $(($(wc -l <"$T/calls") - calls)) more times after its lease was taken"
 	[ $crc = 3 ] && t_ok "the stopped compare exits 3" ||
 		t_fail "exit $crc (stderr: $(cat "$T/a.err"))"
 	grep_file "saying why" \
-		"device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
+		"stopped: a device's lease was lost (it keeps its health): device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
 		"$T/a.err"
 	run_a=$(db "select id from runs where id <> $run_b")
 	[ "$(db "select count(*) from samples where run_id = $run_a")" = 0 ] &&
