@@ -226,6 +226,39 @@ X
 	t_git -C "$1" commit -q -m one
 }
 
+# step_repo DIR N K: a repository of N commits on main ("commit 1" ..
+# "commit N") whose benchmark b (format lines, 3 repeats, no warmup)
+# reports series x as 100 ns up to commit K-1 and 150 ns from commit K
+# on, each run the same five values around it (median +2): the same
+# verdicts, culprits and stored values every time, on any store. Its
+# postsubmit detector is Perfherder over 3 + 3 points.
+step_repo() {
+	mkdir -p "$1"
+	t_git -C "$1" init -q -b main
+	cat >"$1/b.sh" <<'X'
+l=$(cat level)
+for d in 0 3 1 4 2; do echo "x $((l + d)) ns"; done
+X
+	cat >"$1/bf.yaml" <<'X'
+version: 1
+project: {repo: ., target_branch: main}
+benchmarks:
+  - {name: b, command: [sh, b.sh], format: lines}
+checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
+runs: {repeats: 3, warmup: 0}
+postsubmit: {detector: {name: perfherder, width: 3}}
+X
+	echo 100 >"$1/level"
+	_i=1
+	while [ $_i -le "$2" ]; do
+		[ $_i = "$3" ] && echo 150 >"$1/level"
+		echo "commit $_i" >>"$1/README"
+		t_git -C "$1" add -A
+		t_git -C "$1" commit -q -m "commit $_i"
+		_i=$((_i + 1))
+	done
+}
+
 # pool_repo DIR: the repository of the tests of one run on a device of
 # pool lab, one commit "base" on main: bench.sh, its text read from
 # stdin, is the artifact and benchmark micro (format lines), 2 repeats
