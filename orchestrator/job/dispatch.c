@@ -40,7 +40,11 @@
  * and before a lease is given back the job checks it still holds it, so
  * a job that lost a device to another (it was stopped past its lease
  * time) stores nothing more for it and ends as an infrastructure
- * failure.
+ * failure. A worker also checks its lease before each run of a
+ * benchmark and before it records a benchmark's failure: once the
+ * lease is gone (the store's fence refuses, or the heartbeat could not
+ * renew it) it runs nothing more on the device, takes no further unit,
+ * and the job stops.
  */
 
 struct bf_unit {
@@ -67,6 +71,7 @@ struct dispatch {
 	size_t ndevs;
 	size_t busy; /* devices leased by other jobs */
 	bool job_failed; /* a failure of the job's own stopped it */
+	bool lease_lost; /* that failure: a device's lease went */
 	char job_why[BF_ERR_SIZE - 64]; /* which (abort_msg adds a prefix) */
 };
 
@@ -177,10 +182,20 @@ static struct bf_worker *lease_next(struct dispatch *d);
  */
 static void job_failed(struct dispatch *d, struct bf_worker *w, const char *msg)
 {
-	if (!d->job_failed)
+	/* said once: settle_devices finds a lost lease again */
+	if (d->job_failed && !strncmp(d->job_why, msg, sizeof(d->job_why) - 1))
+		return;
+	if (!d->job_failed) {
 		bf_strlcpy(d->job_why, msg, sizeof(d->job_why));
+		d->lease_lost = w->lease_lost;
+	}
 	d->job_failed = true;
-	BF_LOG_WARN("%s: the job failed, not the device: %s", w->name, msg);
+	if (w->lease_lost)
+		BF_LOG_WARN("%s: stopped, running nothing more: %s", w->name,
+		            msg);
+	else
+		BF_LOG_WARN("%s: the job failed, not the device: %s", w->name,
+		            msg);
 }
 
 static void *worker_main(void *arg)
@@ -219,6 +234,15 @@ static void *worker_main(void *arg)
 				BF_LOG_WARN("%s", err.msg);
 				continue;
 			}
+		}
+		/* A worker whose lease is gone takes nothing more. */
+		if (w->lease_lost) {
+			/* the heartbeat saw it: the store's words for it */
+			if (!d->job_failed) {
+				bf_worker_lease_check(w, &err);
+				job_failed(d, w, err.msg);
+			}
+			break;
 		}
 		u = take_unit(d, &busy);
 		if (!u && !busy)
@@ -483,7 +507,12 @@ static void finish(struct dispatch *d)
 	for (size_t i = 0; i < job->nworkers; i++)
 		if (job->workers[i]->dead)
 			why = job->workers[i]->why;
-	if (d->job_failed) {
+	if (d->job_failed && d->lease_lost) {
+		job->aborted = true;
+		snprintf(job->abort_msg, sizeof(job->abort_msg),
+		         "a device's lease was lost (it keeps its health): %s",
+		         d->job_why);
+	} else if (d->job_failed) {
 		job->aborted = true;
 		snprintf(
 		        job->abort_msg, sizeof(job->abort_msg),

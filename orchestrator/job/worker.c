@@ -243,18 +243,44 @@ static json_t *run_request(const struct bf_worker *w,
 	return req;
 }
 
-int bf_worker_fence_begin(struct bf_worker *w, int *txn, struct bf_err *err)
+/* A fence's refusal: BF_EBUSY is a lease lost, anything else the store's. */
+static int fenced_out(struct bf_worker *w, int ret)
 {
-	int ret;
-
-	*txn = 0;
-	if (w->local || !w->leased)
-		return 0;
-	ret = bf_store_fence_begin(txn, w->job->store, w->name, w->lease_token,
-	                           (int64_t)time(NULL), err);
+	if (ret == BF_EBUSY)
+		w->lease_lost = true;
 	if (ret)
 		w->job_fault = true;
 	return ret;
+}
+
+int bf_worker_lease_check(struct bf_worker *w, struct bf_err *err)
+{
+	int ret;
+
+	if (w->local || !w->leased)
+		return 0;
+	ret = bf_store_lease_fence(w->job->store, w->name, w->lease_token,
+	                           (int64_t)time(NULL), err);
+	/* the heartbeat saw it go; the store may not say so yet */
+	if (!ret && w->lease_lost)
+		ret = bf_err_set(
+		        err, BF_EBUSY,
+		        "device '%s': its lease (token %lld) could not "
+		        "be renewed, it went to another job or was "
+		        "dropped; this job's results for it are not "
+		        "stored",
+		        w->name, (long long)w->lease_token);
+	return fenced_out(w, ret);
+}
+
+int bf_worker_fence_begin(struct bf_worker *w, int *txn, struct bf_err *err)
+{
+	*txn = 0;
+	if (w->local || !w->leased)
+		return 0;
+	return fenced_out(w, bf_store_fence_begin(txn, w->job->store, w->name,
+	                                          w->lease_token,
+	                                          (int64_t)time(NULL), err));
 }
 
 int bf_worker_fence_end(struct bf_worker *w, int txn, int rc,
@@ -345,6 +371,9 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 		              job->cfg->benchmarks[st->bench].name);
 		return ret;
 	}
+	/* A benchmark's failure is a result too: only while the lease holds. */
+	if ((ret = bf_worker_lease_check(w, err)))
+		return ret;
 	/* counted from 1, as the reports count them */
 	BF_LOG_WARN("%s: %s %s %s %d: %s", w->name,
 	            job->cfg->benchmarks[st->bench].name,
@@ -382,7 +411,17 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 		json_t *req = run_request(w, st), *final = NULL;
 		double t0 = bf_now_monotonic();
 
-		ret = 0;
+		/*
+		 * Not one more run on a device whose lease is gone: another
+		 * job may be measuring on it.
+		 */
+		pthread_mutex_lock(&w->job->lock);
+		ret = bf_worker_lease_check(w, err);
+		pthread_mutex_unlock(&w->job->lock);
+		if (ret) {
+			json_decref(req);
+			return ret;
+		}
 		if (!w->agent || bf_agentconn_is_broken(w->agent))
 			ret = bf_worker_connect(w, err);
 		if (!ret)

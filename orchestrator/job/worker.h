@@ -42,8 +42,9 @@ struct bf_worker {
 	char *remote_cwd; /* remote working directory */
 	bool leased;
 	int64_t lease_token; /* the fencing token of its lease */
-	bool lease_lost; /* a renewal was refused (another holder, or gone):
-	                  no longer renewed; other failures are retried */
+	bool lease_lost; /* a renewal or a fence was refused (another
+	                  holder, or gone): no longer renewed, and the worker
+	                  runs nothing more; other failures are retried */
 	bool dead; /* gave up: unreachable, unfit or broken */
 	/*
 	 * The last failure was the job's (an artifact it cannot ship, a
@@ -57,11 +58,23 @@ struct bf_worker {
 };
 
 /*
+ * Whether w still holds its lease (the store's fence, and no renewal
+ * refused by the heartbeat): 0, or BF_EBUSY with w->lease_lost and
+ * w->job_fault set and err naming the device and saying whose lease it
+ * is now; another code (job_fault set) when the store cannot tell. A
+ * worker checks it before each run of a benchmark and before it
+ * records a benchmark's failure. The local machine holds no lease and
+ * is not fenced. Under job->lock.
+ */
+int bf_worker_lease_check(struct bf_worker *w, struct bf_err *err);
+
+/*
  * Open the write transaction of what w stores for the job (samples,
- * check results), fenced by w's lease: refused (BF_EBUSY, w->job_fault
- * set, err saying whose lease it is now) when the lease was lost, so a
- * job whose device went to another job stores nothing more for it. The
- * local machine holds no lease and is not fenced. Under job->lock.
+ * check results), fenced by w's lease: refused (BF_EBUSY, w->lease_lost
+ * and w->job_fault set, err saying whose lease it is now) when the
+ * lease was lost, so a job whose device went to another job stores
+ * nothing more for it. The local machine holds no lease and is not
+ * fenced. Under job->lock.
  */
 int bf_worker_fence_begin(struct bf_worker *w, int *txn, struct bf_err *err);
 /* Commit (rc 0) or roll back what bf_worker_fence_begin opened. */
@@ -103,7 +116,9 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err);
  * code when the device could not do it (connection lost after the
  * configured retries): the step is not recorded and may be redone
  * elsewhere; or, with w->job_fault set, when the orchestrator could not
- * record it (the store refused the samples).
+ * record it (the store refused the samples), or when w's lease is lost
+ * (w->lease_lost): then the benchmark is not run and nothing of the
+ * step is recorded.
  */
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err);

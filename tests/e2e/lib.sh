@@ -11,19 +11,24 @@ export BENCHFARM_DB="$T/benchfarm.db"
 export HOME="$T/home"
 export BENCHFARM_CACHE="$T/cache"
 mkdir -p "$HOME"
-trap 'rm -rf "$T"' EXIT
+SSHD_STARTED=
+T_PG_DBS=
+trap 't_cleanup' EXIT
 OUT="$T/stdout"
 ERR="$T/stderr"
 t_n=0
+# What every check's text starts with: the store a check ran on, set by
+# each_store ("[postgresql] ") on its second pass; empty otherwise.
+T_PASS=
 
 t_ok() {
 	t_n=$((t_n + 1))
-	echo "ok $t_n - $1"
+	echo "ok $t_n - $T_PASS$1"
 }
 
 t_fail() {
 	t_n=$((t_n + 1))
-	echo "not ok $t_n - $1"
+	echo "not ok $t_n - $T_PASS$1"
 	if [ -s "$ERR" ]; then sed 's/^/#   stderr: /' "$ERR" | head -20; fi
 	if [ -s "$OUT" ]; then sed 's/^/#   stdout: /' "$OUT" | head -20; fi
 }
@@ -83,11 +88,25 @@ need_cc() {
 	}
 }
 
-# t_atexit: what a script does before the devices are stopped and $T is
-# removed, however it ends (sshd_setup's EXIT trap); nothing unless the
-# script defines its own after sourcing this file.
+# t_atexit: what a script does before the devices are stopped, its
+# PostgreSQL databases dropped and $T removed, however it ends (the EXIT
+# trap, t_cleanup); nothing unless the script defines its own after
+# sourcing this file.
 t_atexit() {
 	:
+}
+
+# t_cleanup: the EXIT trap: t_atexit, then every device sshd_start
+# started is stopped, every database pg_fresh_db made is dropped (its
+# sessions ended) and $T is removed.
+t_cleanup() {
+	t_atexit
+	for _d in $SSHD_STARTED; do "$SSHD_SH" stop "$S" "$_d"; done
+	for _d in $T_PG_DBS; do
+		psql "$BENCHFARM_TEST_PG" -qc \
+			"DROP DATABASE IF EXISTS $_d WITH (FORCE)" >/dev/null 2>&1
+	done
+	rm -rf "$T"
 }
 
 # sshd_setup: the set-up of a test on real OpenSSH sshd "devices" on
@@ -95,15 +114,13 @@ t_atexit() {
 # (ci/sshd.sh), S (the devices' directory, $T/sshd), KEY (the client
 # key, mode 600, in every device's authorized_keys), ME (this user) and
 # exports BENCHFARM_KNOWN_HOSTS ($T/known_hosts). However the script
-# ends (a signal exits through EXIT), t_atexit runs, every device
-# sshd_start started is stopped and $T is removed.
+# ends (a signal exits through EXIT), t_cleanup runs: t_atexit, and
+# every device sshd_start started is stopped.
 sshd_setup() {
 	need_sshd
 	SSHD_SH="$BF_SRC/ci/sshd.sh"
 	S="$T/sshd"
-	SSHD_STARTED=
 	mkdir -p "$S"
-	trap 't_atexit; for _d in $SSHD_STARTED; do "$SSHD_SH" stop "$S" "$_d"; done; rm -rf "$T"' EXIT
 	trap 'exit 1' HUP INT TERM PIPE
 	export BENCHFARM_KNOWN_HOSTS="$T/known_hosts"
 	ME=$(id -un)
@@ -209,6 +226,39 @@ X
 	t_git -C "$1" commit -q -m one
 }
 
+# step_repo DIR N K: a repository of N commits on main ("commit 1" ..
+# "commit N") whose benchmark b (format lines, 3 repeats, no warmup)
+# reports series x as 100 ns up to commit K-1 and 150 ns from commit K
+# on, each run the same five values around it (median +2): the same
+# verdicts, culprits and stored values every time, on any store. Its
+# postsubmit detector is Perfherder over 3 + 3 points.
+step_repo() {
+	mkdir -p "$1"
+	t_git -C "$1" init -q -b main
+	cat >"$1/b.sh" <<'X'
+l=$(cat level)
+for d in 0 3 1 4 2; do echo "x $((l + d)) ns"; done
+X
+	cat >"$1/bf.yaml" <<'X'
+version: 1
+project: {repo: ., target_branch: main}
+benchmarks:
+  - {name: b, command: [sh, b.sh], format: lines}
+checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
+runs: {repeats: 3, warmup: 0}
+postsubmit: {detector: {name: perfherder, width: 3}}
+X
+	echo 100 >"$1/level"
+	_i=1
+	while [ $_i -le "$2" ]; do
+		[ $_i = "$3" ] && echo 150 >"$1/level"
+		echo "commit $_i" >>"$1/README"
+		t_git -C "$1" add -A
+		t_git -C "$1" commit -q -m "commit $_i"
+		_i=$((_i + 1))
+	done
+}
+
 # pool_repo DIR: the repository of the tests of one run on a device of
 # pool lab, one commit "base" on main: bench.sh, its text read from
 # stdin, is the artifact and benchmark micro (format lines), 2 repeats
@@ -235,10 +285,12 @@ X
 # blocking_pool_repo DIR: pool_repo DIR with a benchmark that, once
 # after each `touch $T/block`, says so through the FIFO $T/started and
 # then waits on the FIFO $T/go (both made here), so that a test catches
-# a compare while it runs and holds its lease.
+# a compare while it runs and holds its lease. Each run of it, warmups
+# too, first adds a line to $T/calls, so a test can count them.
 blocking_pool_repo() {
 	mkfifo "$T/started" "$T/go"
 	pool_repo "$1" <<X
+echo run >>"$T/calls"
 if [ -e "$T/block" ]; then
 	rm -f "$T/block"
 	echo started >"$T/started"
@@ -248,8 +300,82 @@ echo "b 1 ns"
 X
 }
 
-# db SQL: SQL's output on the SQLite store.
-db() { sqlite3 "$BENCHFARM_DB" "$1"; }
+# store_is_pg: whether the store ($BENCHFARM_DB) is a PostgreSQL
+# location (a postgres:// or postgresql:// URI, or a libpq key=value
+# string) rather than a SQLite file.
+store_is_pg() {
+	case $BENCHFARM_DB in
+	postgres://* | postgresql://* | *=*) return 0 ;;
+	esac
+	return 1
+}
+
+# db SQL: SQL's output on the store, SQLite's (sqlite3) or PostgreSQL's
+# (psql, unaligned, no headers; the result of SQL's last statement). A
+# result that is a lone PostgreSQL boolean prints as SQLite prints one
+# (1 or 0), so one query gives one text on both; an SQL that fails
+# prints nothing on standard output.
+db() {
+	if store_is_pg; then
+		psql "$BENCHFARM_DB" -qAtX -v ON_ERROR_STOP=1 -c "$1" |
+			sed 's/^t$/1/; s/^f$/0/'
+	else
+		sqlite3 "$BENCHFARM_DB" "$1"
+	fi
+}
+
+# sql_now: the SQL for the store's clock now, in whole seconds since
+# the epoch, as the store compares leases' expiry with it.
+sql_now() {
+	if store_is_pg; then
+		echo "cast(extract(epoch from now()) as bigint)"
+	else
+		echo "cast(strftime('%s', 'now') as integer)"
+	fi
+}
+
+# pg_fresh_db NAME: a new, empty database bf_NAME_PID on the server of
+# $BENCHFARM_TEST_PG becomes the store (BENCHFARM_DB, exported), so
+# tests never see each other's data; t_cleanup drops it. Fails (1,
+# with a "not ok" check) when the server refuses.
+pg_fresh_db() {
+	_db="bf_$1_$$"
+	if ! psql "$BENCHFARM_TEST_PG" -qX -v ON_ERROR_STOP=1 \
+		-c "CREATE DATABASE $_db" >/dev/null 2>"$ERR"; then
+		t_fail "create the database $_db on $BENCHFARM_TEST_PG"
+		return 1
+	fi
+	T_PG_DBS="$T_PG_DBS $_db"
+	export BENCHFARM_DB="$BENCHFARM_TEST_PG dbname=$_db"
+}
+
+# have_pg: whether a PostgreSQL server is there for the tests
+# ($BENCHFARM_TEST_PG, as ci/run-tests.sh sets it) and psql to reach it.
+have_pg() {
+	[ -n "${BENCHFARM_TEST_PG:-}" ] && command -v psql >/dev/null 2>&1
+}
+
+# each_store NAME FN: the checks of FN on each store backend: first on
+# a SQLite file (the default store, $T/benchfarm.db), then, when
+# have_pg, again on a fresh PostgreSQL database (pg_fresh_db NAME) with
+# every check's text starting "[postgresql] "; without a server, one
+# "ok N # skip" says the second pass did not run. STORE is sqlite or
+# postgresql while FN runs; SQL that FN gives db, poll and sql_check
+# must be what both accept.
+each_store() {
+	STORE=sqlite
+	"$2"
+	if ! have_pg; then
+		t_n=$((t_n + 1))
+		echo "ok $t_n # skip the PostgreSQL pass: no server (BENCHFARM_TEST_PG unset) or no psql"
+		return 0
+	fi
+	pg_fresh_db "$1" || return 1
+	STORE=postgresql
+	T_PASS="[postgresql] "
+	"$2"
+	T_PASS=
+}
 
 # poll "what" SQL: wait (at most 60 s, looking every 0.1 s) until SQL on
 # the store prints 1: the state a test waits for, not a guessed delay.
@@ -290,10 +416,10 @@ jq_slurp_check() {
 	fi
 }
 
-# sql_check "what" WANT QUERY: passes when sqlite3 prints exactly WANT
-# for QUERY on the store ($BENCHFARM_DB).
+# sql_check "what" WANT QUERY: passes when QUERY on the store
+# ($BENCHFARM_DB, SQLite or PostgreSQL: db) prints exactly WANT.
 sql_check() {
-	_got=$(sqlite3 "$BENCHFARM_DB" "$3")
+	_got=$(db "$3")
 	if [ "$_got" = "$2" ]; then
 		t_ok "$1"
 	else

@@ -7,7 +7,9 @@
 # samples, it exits 3 and the other compare's results are intact. A
 # compare SIGKILLed on another host (its process cannot be checked from
 # here) frees the device after the lease time, and the next compare,
-# waiting its turn, uses it.
+# waiting its turn, uses it. All of it on a SQLite store, then again on
+# a fresh PostgreSQL database when BENCHFARM_TEST_PG names a server
+# (each_store), where the SIGKILLed compare's session ends with it.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -16,100 +18,124 @@ t_atexit() {
 	timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null
 }
 sshd_start dev
-sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
-	--workdir "$T/work"
-
+dev_port=$port
 R="$T/repo"
 blocking_pool_repo "$R"
-sed -i 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
+# a warmup before the repeats, so that a run follows the blocked one
+# before the next device check
+sed -i -e 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
+	-e 's/^runs: {repeats: 2, warmup: 0}$/runs: {repeats: 2, warmup: 1}/' \
 	"$R/bf.yaml"
-grep -q 'lease_time: 3' "$R/bf.yaml" || t_fail "set the lease time"
+grep -q 'lease_time: 3' "$R/bf.yaml" && grep -q 'warmup: 1' "$R/bf.yaml" ||
+	t_fail "set the lease time and a warmup"
 
-# A: its benchmark blocks until go; it is stopped once it runs.
-touch "$T/block"
-"$BF" compare -c "$R/bf.yaml" --base main --patch main \
-	>"$T/a.out" 2>"$T/a.err" &
-cpid=$!
-if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
-	t_ok "the first compare runs its benchmark"
-else
-	t_fail "the benchmark never started: $(cat "$T/a.err")"
-fi
-tok_a=$(db "select token from leases")
-# The heartbeat renews the lease while the benchmark runs, past the
-# lease time (without it the lease would lapse 3 s after it was taken).
-poll "the heartbeat renews the running job's lease past its lease time" \
-	"select count(*) = 1 from leases where expires_at > acquired_at + 3
-	 and token = $tok_a"
-kill -STOP "$cpid"
-poll "stopped, its lease expires" \
-	"select count(*) = 1 from leases
-	 where expires_at <= cast(strftime('%s', 'now') as integer)"
-# B takes the expired lease (A's process lives: only the time frees it).
-expect_exit 0 "a second compare takes the device and finishes" \
-	"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/b.json"
-run_b=$(jq -r .run_id "$T/b.json")
-tok_b=$(db "select lease_gen from devices where name = 'dev'")
-[ "$tok_b" -gt "$tok_a" ] && t_ok "with a greater token ($tok_b > $tok_a)" ||
-	t_fail "token $tok_b after $tok_a"
-n_b=$(db "select count(*) from samples where run_id = $run_b")
-# A's benchmark ends; A goes on.
-timeout 5 sh -c ': >"$1"' sh "$T/go"
-kill -CONT "$cpid"
-wait "$cpid"
-crc=$?
-cpid=
-[ $crc = 3 ] && t_ok "the stopped compare exits 3" ||
-	t_fail "exit $crc (stderr: $(cat "$T/a.err"))"
-grep_file "saying why" \
-	"device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
-	"$T/a.err"
-run_a=$(db "select id from runs where id <> $run_b")
-[ "$(db "select count(*) from samples where run_id = $run_a")" = 0 ] &&
-	t_ok "nothing of the stopped compare's is stored" ||
-	t_fail "$(db "select count(*) from samples where run_id = $run_a") samples of the stopped compare"
-[ "$(db "select status from runs where id = $run_a")" = failed ] &&
-	t_ok "its run is failed, not complete" ||
-	t_fail "its run is $(db "select status from runs where id = $run_a")"
-[ "$n_b" -gt 0 ] && [ "$(db "select count(*) from samples where run_id = $run_b")" = "$n_b" ] &&
-	[ "$(db "select status from runs where id = $run_b")" = complete ] &&
-	t_ok "the other compare's $n_b samples and result are intact" ||
-	t_fail "the other compare's run: $(db "select status, (select count(*) from samples where run_id = $run_b) from runs where id = $run_b")"
-[ "$(db "select count(*) from leases")" = 0 ] &&
-	t_ok "no lease is left" || t_fail "$(db "select * from leases")"
+fence_checks() {
+	rm -f "$T"/?.json
+	sshd_add dev "$dev_port" "add the device" --labels lab --agent "$BFA" \
+		--workdir "$T/work"
 
-# SIGKILL, the holder on another host: the lease's host is set to one
-# that is not this one, as a compare of another CI runner would have
-# it; only its expiry frees the device.
-touch "$T/block"
-"$BF" compare -c "$R/bf.yaml" --base main --patch main \
-	>"$T/d.out" 2>"$T/d.err" &
-dpid=$!
-if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
-	t_ok "a third compare runs its benchmark"
-else
-	t_fail "its benchmark never started: $(cat "$T/d.err")"
-fi
-kill -KILL "$dpid"
-wait "$dpid" 2>/dev/null
-timeout 5 sh -c ': >"$1"' sh "$T/go" 2>/dev/null
-db "update leases set host = 'another-runner.example'"
-[ "$(db "select count(*) from leases")" = 1 ] &&
-	t_ok "SIGKILL left its lease" || t_fail "$(db "select count(*) from leases") leases"
-expect_exit 0 "the next compare waits for the lease to lapse and uses the device" \
-	"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/e.json"
-grep_file "it waited its turn" \
-	"waiting for a device of pool 'lab': next in line (ticket [0-9]*), 1 device leased by other jobs" \
-	"$ERR"
-if grep -q "taking back the lease" "$ERR"; then
-	t_fail "it took the lease back as a dead process's"
-else
-	t_ok "freed by its expiry, not as a dead process's on this host"
-fi
-run_e=$(jq .run_id "$T/e.json")
-[ "$(db "select status from runs where id = $run_e")" = complete ] &&
-	[ "$(db "select count(*) from samples where run_id = $run_e")" -gt 0 ] &&
-	t_ok "its run is complete with its samples" ||
-	t_fail "its run: $(db "select status from runs where id = $run_e")"
-[ "$(db "select count(*) from leases")" = 0 ] &&
-	t_ok "and no lease is left" || t_fail "$(db "select * from leases")"
+	# A: its benchmark blocks until go; it is stopped once it runs.
+	touch "$T/block"
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+		>"$T/a.out" 2>"$T/a.err" &
+	cpid=$!
+	if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+		t_ok "the first compare runs its benchmark"
+	else
+		t_fail "the benchmark never started: $(cat "$T/a.err")"
+	fi
+	tok_a=$(db "select token from leases")
+	# The heartbeat renews the lease while the benchmark runs, past the
+	# lease time (without it the lease would lapse 3 s after it was taken).
+	poll "the heartbeat renews the running job's lease past its lease time" \
+		"select count(*) = 1 from leases where expires_at > acquired_at + 3
+		 and token = $tok_a"
+	kill -STOP "$cpid"
+	poll "stopped, its lease expires" \
+		"select count(*) = 1 from leases
+		 where expires_at <= $(sql_now)"
+	# B takes the expired lease (A's process lives: only the time frees it).
+	expect_exit 0 "a second compare takes the device and finishes" \
+		"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/b.json"
+	run_b=$(jq -r .run_id "$T/b.json")
+	tok_b=$(db "select lease_gen from devices where name = 'dev'")
+	[ "$tok_b" -gt "$tok_a" ] && t_ok "with a greater token ($tok_b > $tok_a)" ||
+		t_fail "token $tok_b after $tok_a"
+	n_b=$(db "select count(*) from samples where run_id = $run_b")
+	calls=$(wc -l <"$T/calls")
+	# A's benchmark ends; A goes on.
+	timeout 5 sh -c ': >"$1"' sh "$T/go"
+	kill -CONT "$cpid"
+	wait "$cpid"
+	crc=$?
+	cpid=
+	# Its blocked warmup of one side is followed by the other side's:
+	# a worker that did not check its lease would run that one.
+	[ "$(wc -l <"$T/calls")" = "$calls" ] &&
+		t_ok "the stopped compare runs its benchmark no more" ||
+		t_fail "it ran its benchmark $(($(wc -l <"$T/calls") - calls)) more times after its lease was taken"
+	[ $crc = 3 ] && t_ok "the stopped compare exits 3" ||
+		t_fail "exit $crc (stderr: $(cat "$T/a.err"))"
+	grep_file "saying why" \
+		"stopped: a device's lease was lost (it keeps its health): device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
+		"$T/a.err"
+	run_a=$(db "select id from runs where id <> $run_b")
+	[ "$(db "select count(*) from samples where run_id = $run_a")" = 0 ] &&
+		t_ok "nothing of the stopped compare's is stored" ||
+		t_fail "$(db "select count(*) from samples where run_id = $run_a") samples of the stopped compare"
+	[ "$(db "select status from runs where id = $run_a")" = failed ] &&
+		t_ok "its run is failed, not complete" ||
+		t_fail "its run is $(db "select status from runs where id = $run_a")"
+	[ "$n_b" -gt 0 ] && [ "$(db "select count(*) from samples where run_id = $run_b")" = "$n_b" ] &&
+		[ "$(db "select status from runs where id = $run_b")" = complete ] &&
+		t_ok "the other compare's $n_b samples and result are intact" ||
+		t_fail "the other compare's run: $(db "select status, (select count(*) from samples where run_id = $run_b) from runs where id = $run_b")"
+	[ "$(db "select count(*) from leases")" = 0 ] &&
+		t_ok "no lease is left" || t_fail "$(db "select * from leases")"
+
+	# SIGKILL, the holder on another host: the lease's host is set to one
+	# that is not this one, as a compare of another CI runner would have
+	# it; only its expiry frees the device.
+	touch "$T/block"
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+		>"$T/d.out" 2>"$T/d.err" &
+	dpid=$!
+	if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+		t_ok "a third compare runs its benchmark"
+	else
+		t_fail "its benchmark never started: $(cat "$T/d.err")"
+	fi
+	kill -KILL "$dpid"
+	wait "$dpid" 2>/dev/null
+	# On PostgreSQL its session ends with it, and with the session
+	# the server drops its liveness locks.
+	if [ "$STORE" = postgresql ]; then
+		poll "its session on the server ended with it" \
+			"select count(*) = 0 from pg_stat_activity
+			 where datname = current_database()
+			 and pid <> pg_backend_pid()"
+	fi
+	timeout 5 sh -c ': >"$1"' sh "$T/go" 2>/dev/null
+	db "update leases set host = 'another-runner.example'"
+	[ "$(db "select count(*) from leases")" = 1 ] &&
+		t_ok "SIGKILL left its lease" || t_fail "$(db "select count(*) from leases") leases"
+	expect_exit 0 "the next compare waits for the lease to lapse and uses the device" \
+		"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/e.json"
+	grep_file "it waited its turn" \
+		"waiting for a device of pool 'lab': next in line (ticket [0-9]*), 1 device leased by other jobs" \
+		"$ERR"
+	if grep -q "taking back the lease" "$ERR"; then
+		t_fail "it took the lease back as a dead process's"
+	else
+		t_ok "freed by its expiry, not as a dead process's on this host"
+	fi
+	run_e=$(jq .run_id "$T/e.json")
+	[ "$(db "select status from runs where id = $run_e")" = complete ] &&
+		[ "$(db "select count(*) from samples where run_id = $run_e")" -gt 0 ] &&
+		t_ok "its run is complete with its samples" ||
+		t_fail "its run: $(db "select status from runs where id = $run_e")"
+	[ "$(db "select count(*) from leases")" = 0 ] &&
+		t_ok "and no lease is left" || t_fail "$(db "select * from leases")"
+}
+
+each_store fence fence_checks

@@ -4,23 +4,18 @@
 # starts with ci/pg.sh): compare on the demo project finds the injected
 # regression and stores every raw sample there; run and backfill record
 # commits; history and detect read them back; the device registry,
-# alerts and a report from the stored result work; and store copy brings
-# the whole store into SQLite with the same rows.
+# alerts and a report from the stored result work; store copy brings
+# the whole store into SQLite with the same rows; and bisect and detect
+# --bisect find the same commits, with the same evidence and stored
+# rows, as on SQLite.
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${BENCHFARM_TEST_PG:-}" ] || ! command -v psql >/dev/null 2>&1; then
+if ! have_pg; then
 	echo "ok 1 # skip no PostgreSQL (BENCHFARM_TEST_PG unset)"
 	exit 0
 fi
-pgdb="bf_flows_$$"
-psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE $pgdb" >/dev/null || {
-	echo "not ok 1 - cannot create a database on $BENCHFARM_TEST_PG"
-	exit 1
-}
-t_atexit() { psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE IF EXISTS $pgdb" >/dev/null 2>&1; }
-trap 't_atexit; rm -rf "$T"' EXIT
-export BENCHFARM_DB="$BENCHFARM_TEST_PG dbname=$pgdb"
-pg() { psql "$BENCHFARM_DB" -Atc "$1"; }
+pg_fresh_db flows || exit 1
+pg() { db "$1"; }
 
 R="$T/repo"
 make_demo_repo "$R"
@@ -92,3 +87,75 @@ else
 	echo "ok $((t_n + 1)) # skip no ICU collation on this server"
 	t_n=$((t_n + 1))
 fi
+
+# bisect and detect --bisect, the same commands on a SQLite store and on
+# a fresh PostgreSQL database: a repository of 13 commits whose
+# benchmark steps from 100 to 150 ns at commit 8, every run the same
+# (step_repo). bisect 1..13 names commit 8; with commits 1, 3, ..., 13
+# recorded, detect --bisect finds the step over 7..9 and bisects it to
+# commit 8. Both stores give the same JSON (but for the start times and
+# the alerts' ids) and store the same runs and samples.
+B="$T/step"
+step_repo "$B" 13 8
+C8=$(git -C "$B" rev-parse main~5)
+SQLITE_DB="$T/bisect.db"
+pg_fresh_db bisect || exit 1
+for s in sqlite pg; do
+	[ $s = sqlite ] && loc=$SQLITE_DB || loc=$BENCHFARM_DB
+	BENCHFARM_DB=$loc expect_exit 0 "bisect on $s" "$BF" bisect \
+		-c "$B/bf.yaml" --good main~12 --bad main --benchmark b \
+		--json "$T/bisect-$s.json"
+	ok=true
+	for k in 1 3 5 7 9 11 13; do
+		BENCHFARM_DB=$loc "$BF" run -c "$B/bf.yaml" \
+			--commit "main~$((13 - k))" >"$OUT" 2>"$ERR" || ok=false
+	done
+	$ok && t_ok "run records commits 1, 3, ..., 13 on $s" ||
+		t_fail "a run failed on $s"
+	BENCHFARM_DB=$loc expect_exit 0 "detect --bisect on $s" "$BF" detect \
+		-c "$B/bf.yaml" --bisect --json "$T/detect-$s.json"
+	BENCHFARM_DB=$loc expect_exit 0 "alert list on $s" "$BF" alert list \
+		--json
+	cp "$OUT" "$T/alerts-$s.json"
+done
+jq_check "bisect on PostgreSQL names commit 8" \
+	".culprit == \"$C8\" and .direction == \"regressed\" and (.probes | length) >= 3" \
+	"$T/bisect-pg.json"
+jq_check "detect --bisect on PostgreSQL: one alert over 7..9, culprit 8" \
+	"(.alerts | length) == 1 and .alerts[0].commit_lo == \"$(git -C "$B" rev-parse main~6)\" and
+	 .alerts[0].commit_hi == \"$(git -C "$B" rev-parse main~4)\" and
+	 .alerts[0].culprit == \"$C8\" and .alerts[0].bisect.culprit == \"$C8\"" \
+	"$T/detect-pg.json"
+jq_check "and the alert is stored with its culprit" \
+	"length == 1 and .[0].culprit == \"$C8\"" "$T/alerts-pg.json"
+# The same, on both stores: the JSON but for times and ids.
+same_json() { # "what" FILTER NAME: FILTER of NAME-sqlite.json and NAME-pg.json agree
+	if jq -S "$2" "$T/$3-sqlite.json" >"$T/$3-sqlite.norm" &&
+		jq -S "$2" "$T/$3-pg.json" >"$T/$3-pg.norm" &&
+		[ -s "$T/$3-pg.norm" ] && cmp -s "$T/$3-sqlite.norm" "$T/$3-pg.norm"; then
+		t_ok "$1"
+	else
+		diff "$T/$3-sqlite.norm" "$T/$3-pg.norm" | head -20 | sed 's/^/#   /'
+		t_fail "$1"
+	fi
+}
+same_json "bisect's JSON is SQLite's" 'del(.started)' bisect
+same_json "detect --bisect's JSON is SQLite's" \
+	'del(.started) | .alerts[] |= (del(.id) | .bisect |= del(.started))' detect
+same_json "the stored alerts are SQLite's" \
+	'map(del(.id, .created_at))' alerts
+# The stored runs and samples, in the SQL both accept.
+rows='select r.kind, r.status, r.base_commit, r.patch_commit, s.side,
+	s.benchmark, s.metric, cast(s.value as integer), count(*)
+	from runs r join samples s on s.run_id = r.id
+	group by r.kind, r.status, r.base_commit, r.patch_commit, s.side,
+	s.benchmark, s.metric, cast(s.value as integer)
+	order by 1, 2, 3, 4, 5, 6, 7, 8'
+sqlite3 "$SQLITE_DB" "$rows" >"$T/rows-sqlite"
+db "$rows" >"$T/rows-pg"
+[ -s "$T/rows-pg" ] && cmp -s "$T/rows-sqlite" "$T/rows-pg" &&
+	t_ok "PostgreSQL stores the same runs and samples as SQLite ($(wc -l <"$T/rows-pg") groups)" ||
+	{
+		diff "$T/rows-sqlite" "$T/rows-pg" | head -20 | sed 's/^/#   /'
+		t_fail "PostgreSQL stores the same runs and samples as SQLite"
+	}
