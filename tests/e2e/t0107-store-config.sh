@@ -86,26 +86,30 @@ cfg_with "'~/lab.db'"
 expect_exit 2 "store: with ~ is refused" "$BF" config check -c "$C"
 grep_file "saying why" "'store': .*not expanded" "$ERR"
 
-if [ -z "${BENCHFARM_TEST_PG:-}" ] || ! command -v psql >/dev/null 2>&1; then
+if ! have_pg; then
 	echo "ok $((t_n + 1)) # skip no PostgreSQL (BENCHFARM_TEST_PG unset)"
 	exit 0
 fi
-pgdb="bf_cfgstore_$$"
+# Its own database and a role that must give its password.
+pg_fresh_db cfgstore || exit 1
+pgdb=${BENCHFARM_DB##*dbname=}
+unset BENCHFARM_DB
 role="bf_cfg_$$"
 pgpw="pw-$$-Zq"
-psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE $pgdb" >/dev/null &&
-	psql "$BENCHFARM_TEST_PG" -qc \
-		"CREATE ROLE $role LOGIN PASSWORD '$pgpw'" >/dev/null &&
+psql "$BENCHFARM_TEST_PG" -qc "CREATE ROLE $role LOGIN PASSWORD '$pgpw'" \
+	>/dev/null &&
 	psql "$BENCHFARM_TEST_PG dbname=$pgdb" -qc \
 		"GRANT ALL ON SCHEMA public TO $role" >/dev/null ||
-	t_fail "cannot create a database and role on $BENCHFARM_TEST_PG"
+	t_fail "cannot create a role on $BENCHFARM_TEST_PG"
 t_atexit() {
-	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE IF EXISTS $pgdb" \
-		>/dev/null 2>&1
+	[ -f "$T/hba.saved" ] && cp "$T/hba.saved" "$hba" &&
+		psql "$BENCHFARM_TEST_PG" -qAtc "select pg_reload_conf()" \
+			>/dev/null 2>&1
+	psql "$BENCHFARM_TEST_PG" -qc \
+		"DROP DATABASE IF EXISTS $pgdb WITH (FORCE)" >/dev/null 2>&1
 	psql "$BENCHFARM_TEST_PG" -qc "DROP ROLE IF EXISTS $role" \
 		>/dev/null 2>&1
 }
-trap 't_atexit; rm -rf "$T"' EXIT
 # The role must give its password on this server's socket (ci/pg.sh
 # trusts every other role): a rule for it goes first in pg_hba.conf.
 sock=$(printf '%s\n' "$BENCHFARM_TEST_PG" | sed -n 's/.*host=\([^ ]*\).*/\1/p')
@@ -120,14 +124,6 @@ cp "$hba" "$T/hba.saved"
 	cat "$T/hba.saved"
 } >"$hba"
 psql "$BENCHFARM_TEST_PG" -qAtc "select pg_reload_conf()" >/dev/null
-t_atexit() {
-	cp "$T/hba.saved" "$hba"
-	psql "$BENCHFARM_TEST_PG" -qAtc "select pg_reload_conf()" >/dev/null 2>&1
-	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE IF EXISTS $pgdb" \
-		>/dev/null 2>&1
-	psql "$BENCHFARM_TEST_PG" -qc "DROP ROLE IF EXISTS $role" \
-		>/dev/null 2>&1
-}
 loc="host=$sock dbname=$pgdb user=$role"
 printf '*:*:*:%s:%s\n' "$role" "$pgpw" >"$T/pgpass"
 chmod 600 "$T/pgpass"
