@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
@@ -358,6 +359,30 @@ int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
 	return rc ? rc : n > 0;
 }
 
+/* Whether the statement at sql starts with keyword (any case). */
+static bool starts_with_word(const char *sql, const char *keyword)
+{
+	size_t n = strlen(keyword);
+
+	while (isspace((unsigned char)*sql))
+		sql++;
+	return !strncasecmp(sql, keyword, n) &&
+	       !isalnum((unsigned char)sql[n]) && sql[n] != '_';
+}
+
+/*
+ * Whether a statement whose connection was lost outside a transaction
+ * may be sent again on a new one: a read (SELECT: the store's SQL runs
+ * no SELECT that writes a row) or BEGIN. A write may have committed
+ * with only its reply lost (COMMIT among them), so sending it again
+ * could store it twice: it is never repeated.
+ */
+static bool safe_to_repeat(const char *sql)
+{
+	return starts_with_word(sql, "SELECT") ||
+	       starts_with_word(sql, "BEGIN");
+}
+
 int bf_sql_pg__exec(struct bf_store *store, const char *sql,
                     const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
                     void *payload, int64_t *changes, struct bf_err *err,
@@ -370,7 +395,7 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 	char msg[BF_ERR_SIZE];
 	PGresult *res = NULL;
 	ExecStatusType st;
-	bool retried = false;
+	bool retried = false, repeat = safe_to_repeat(sql);
 	int ret = 0, nrows, i;
 
 	if (set_params(params, vals, n)) {
@@ -394,25 +419,37 @@ again:
 		goto out;
 	}
 	if (PQstatus(pg->conn) == CONNECTION_BAD) {
-		/* Outside a transaction the statement is whole or not run
-		 * at all: repeat it once on a new connection. Inside, what
-		 * the transaction did is gone: the caller's job fails. */
+		/* Inside a transaction what it did is gone: the caller's
+		 * job fails. Outside one, a read (or BEGIN) is repeated once
+		 * on a new connection; a write is not (it may have been
+		 * stored), but the connection is made again for the next
+		 * statement. */
+		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+		             store->path);
 		if (!retried && pg->depth == 0) {
 			retried = true;
 			PQclear(res);
 			res = NULL;
 			PQreset(pg->conn);
 			if (PQstatus(pg->conn) == CONNECTION_OK &&
-			    retake_locks(pg))
+			    retake_locks(pg) && repeat)
 				goto again;
 		}
-		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
-		             store->path);
-		ret = bf_err_set(err, BF_ESYS,
-		                 "%s: lost the connection to the store '%s'%s: "
-		                 "%s",
-		                 what, store->shown,
-		                 pg->depth ? " inside a transaction" : "", msg);
+		if (pg->depth || repeat)
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: lost the connection to the store "
+			        "'%s'%s: %s",
+			        what, store->shown,
+			        pg->depth ? " inside a transaction" : "", msg);
+		else
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: lost the connection to the store "
+			        "'%s' while writing: the write may or "
+			        "may not have been stored (%s); look at "
+			        "the store before doing it again",
+			        what, store->shown, msg);
 		goto out;
 	}
 	safe_message(msg, sizeof(msg),

@@ -4,8 +4,9 @@
  * literals and comments, a wrong password and a server that is not
  * there (their codes, no secret in the message), the schema created
  * under a lock by two hosts at once, a database of another program or
- * of a newer version refused, a connection lost outside a transaction
- * reconnected and inside one failed as BF_ESYS, the counts and
+ * of a newer version refused, a read whose connection was lost outside
+ * a transaction repeated on a new one, a write or commit not repeated
+ * and inside a transaction failed as BF_ESYS, the counts and
  * integrity check, SQLSTATEs as BF_E* codes, a real server restart, and
  * runs' liveness locks: seen by
  * other hosts, gone when the holder dies (SIGKILL), taken again after a
@@ -211,7 +212,9 @@ static void kill_backend(struct fixture *f)
 	assert_int_equal(bf_sql_exec(f->store, "SELECT pg_backend_pid()", NULL,
 	                             0, first_text, &pid, NULL, &err, "pid"),
 	                 0);
-	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s)", pid);
+	/* it waits (up to a minute) until the backend has ended */
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s, 60000)",
+	         pid);
 	free(pid);
 	free(raw_text(f->path, sql));
 }
@@ -258,6 +261,44 @@ static void test_pg__lost_connection(void **state)
 	add_device_row(f->store, "d2");
 	assert_int_equal(count(f->store, "devices"), 1);
 	assert_int_equal(bf_store_integrity_check(f->store, &err), 0);
+}
+
+/*
+ * A write whose connection was lost outside a transaction is not sent
+ * again (it may have been stored with only its reply lost): BF_ESYS
+ * saying so; nor is a COMMIT, which on a new connection would commit
+ * nothing and report success. The next statement has a new connection.
+ */
+static void test_pg__lost_write_not_repeated(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_sql_val v[] = { BF_SQL_V_TEXT("w1") };
+	int token, rc;
+
+	kill_backend(f);
+	rc = bf_sql_exec(f->store,
+	                 "  insert INTO devices (name, type, created_at)"
+	                 " VALUES (?1, 'linux', 1)",
+	                 v, 1, NULL, NULL, NULL, &err, "add %s", "w1");
+	assert_int_equal(rc, BF_ESYS);
+	if (!strstr(err.msg, "add w1: lost the connection") ||
+	    !strstr(err.msg, "may or may not have been stored"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(count(f->store, "devices"), 0);
+	/* the connection was made again: the next write goes through */
+	add_device_row(f->store, "w2");
+	assert_int_equal(count(f->store, "devices"), 1);
+
+	assert_int_equal(bf_sql_write_begin(&token, f->store, &err), 0);
+	add_device_row(f->store, "w3");
+	kill_backend(f);
+	rc = bf_sql_write_end(f->store, token, 0, &err);
+	assert_int_equal(rc, BF_ESYS);
+	if (!strstr(err.msg, "cannot commit") ||
+	    !strstr(err.msg, "may or may not have been stored"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(count(f->store, "devices"), 1);
 }
 
 static void test_pg__run_liveness_locks(void **state)
@@ -434,6 +475,8 @@ int main(void)
 		        test_pg__refuses_others_and_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__lost_connection, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg__lost_write_not_repeated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__run_liveness_locks,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__no_lock_file, setup,
