@@ -395,7 +395,7 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 	char msg[BF_ERR_SIZE];
 	PGresult *res = NULL;
 	ExecStatusType st;
-	bool retried = false, repeat = safe_to_repeat(sql);
+	bool retried = false, repeat = safe_to_repeat(sql), in_txn;
 	int ret = 0, nrows, i;
 
 	if (set_params(params, vals, n)) {
@@ -404,6 +404,11 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 		goto out;
 	}
 again:
+	/* a transaction begun with a statement of the caller's (store
+	 * copy's read snapshot) counts as one too */
+	in_txn = pg->depth > 0 ||
+	         PQtransactionStatus(pg->conn) == PQTRANS_INTRANS ||
+	         PQtransactionStatus(pg->conn) == PQTRANS_INERROR;
 	res = PQexecParams(pg->conn, text, (int)n, params->types,
 	                   params->values, NULL, NULL, 0);
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -426,7 +431,7 @@ again:
 		 * statement. */
 		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
 		             store->path);
-		if (!retried && pg->depth == 0) {
+		if (!retried && !in_txn) {
 			retried = true;
 			PQclear(res);
 			res = NULL;
@@ -435,13 +440,14 @@ again:
 			    retake_locks(pg) && repeat)
 				goto again;
 		}
-		if (pg->depth || repeat)
-			ret = bf_err_set(
-			        err, BF_ESYS,
-			        "%s: lost the connection to the store "
-			        "'%s'%s: %s",
-			        what, store->shown,
-			        pg->depth ? " inside a transaction" : "", msg);
+		/* a COMMIT's reply lost: it may have committed */
+		if ((in_txn || repeat) && !starts_with_word(sql, "COMMIT"))
+			ret = bf_err_set(err, BF_ESYS,
+			                 "%s: lost the connection to the store "
+			                 "'%s'%s: %s",
+			                 what, store->shown,
+			                 in_txn ? " inside a transaction" : "",
+			                 msg);
 		else
 			ret = bf_err_set(
 			        err, BF_ESYS,

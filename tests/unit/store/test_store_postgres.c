@@ -299,6 +299,19 @@ static void test_pg__lost_write_not_repeated(void **state)
 	    !strstr(err.msg, "may or may not have been stored"))
 		fail_msg("message: %s", err.msg);
 	assert_int_equal(count(f->store, "devices"), 1);
+
+	/* in a transaction begun by a statement of the caller's (store
+	 * copy's read snapshot), a read is not repeated outside it */
+	assert_int_equal(bf_sql_exec(f->store,
+	                             "BEGIN ISOLATION LEVEL REPEATABLE READ"
+	                             " READ ONLY",
+	                             NULL, 0, NULL, NULL, NULL, &err, "begin"),
+	                 0);
+	kill_backend(f);
+	rc = bf_sql_exec(f->store, "SELECT count(*) FROM devices", NULL, 0,
+	                 NULL, NULL, NULL, &err, "count");
+	assert_int_equal(rc, BF_ESYS);
+	assert_non_null(strstr(err.msg, "inside a transaction"));
 }
 
 static void test_pg__run_liveness_locks(void **state)
