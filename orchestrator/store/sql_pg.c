@@ -100,10 +100,34 @@ static void quiet_notices(void *arg, const char *msg)
 	(void)msg;
 }
 
+/*
+ * How long a connection attempt (and a reconnect) waits for the server
+ * by default, in seconds: a server that is down or behind a firewall
+ * that drops packets ends a command soon, as an infrastructure failure,
+ * instead of hanging it. A connect_timeout in the location, or
+ * PGCONNECT_TIMEOUT, wins.
+ */
+#define CONNECT_TIMEOUT "5"
+
+/* PQconnectdb(location) with connect_timeout CONNECT_TIMEOUT unless the
+ * location or PGCONNECT_TIMEOUT says otherwise. */
+static PGconn *connect_to(const char *location)
+{
+	const char *env = getenv("PGCONNECT_TIMEOUT");
+	/* the location is expanded after the default, so that its own
+	 * connect_timeout overrides it */
+	const char *const keys[] = { "connect_timeout", "dbname", NULL };
+	const char *const vals[] = { CONNECT_TIMEOUT, location, NULL };
+
+	if (env && *env)
+		return PQconnectdb(location);
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
 {
 	char msg[BF_ERR_SIZE];
-	PGconn *conn = PQconnectdb(store->path);
+	PGconn *conn = connect_to(store->path);
 	int code;
 
 	if (!conn)
