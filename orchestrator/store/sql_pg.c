@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,6 +384,27 @@ int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
 	return rc ? rc : n > 0;
 }
 
+/*
+ * Whether the server ended conn while it was idle (a restart, an
+ * administrator, an idle timeout): it then sends an error and closes,
+ * so the socket is readable when nothing was asked. What is there is
+ * read without waiting: the end of the stream marks conn bad. A notice
+ * alone leaves it good.
+ */
+static bool ended_while_idle(PGconn *conn)
+{
+	struct pollfd p = { PQsocket(conn), POLLIN, 0 };
+	int i;
+
+	if (PQstatus(conn) == CONNECTION_BAD || p.fd < 0)
+		return true;
+	if (poll(&p, 1, 0) != 1)
+		return false;
+	for (i = 0; i < 4 && PQconsumeInput(conn); i++)
+		;
+	return PQstatus(conn) == CONNECTION_BAD;
+}
+
 /* Whether the statement at sql starts with keyword (any case). */
 static bool starts_with_word(const char *sql, const char *keyword)
 {
@@ -433,6 +455,33 @@ again:
 	in_txn = pg->depth > 0 ||
 	         PQtransactionStatus(pg->conn) == PQTRANS_INTRANS ||
 	         PQtransactionStatus(pg->conn) == PQTRANS_INERROR;
+	if (!retried && ended_while_idle(pg->conn)) {
+		/* nothing was sent: inside a transaction, the server has
+		 * rolled it back; outside, any statement may go on a new
+		 * connection */
+		retried = true;
+		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+		             store->path);
+		if (in_txn) {
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: lost the connection to the store "
+			        "'%s' inside a transaction (%s): "
+			        "nothing of the transaction was stored",
+			        what, store->shown, msg);
+			goto out;
+		}
+		PQreset(pg->conn);
+		if (PQstatus(pg->conn) != CONNECTION_OK || !retake_locks(pg)) {
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: the store '%s' ended the connection "
+			        "(%s) and it cannot be made again; "
+			        "nothing was sent",
+			        what, store->shown, msg);
+			goto out;
+		}
+	}
 	res = PQexecParams(pg->conn, text, (int)n, params->types,
 	                   params->values, NULL, NULL, 0);
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;

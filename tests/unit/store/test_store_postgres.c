@@ -264,23 +264,89 @@ static void test_pg__lost_connection(void **state)
 }
 
 /*
- * A write whose connection was lost outside a transaction is not sent
- * again (it may have been stored with only its reply lost): BF_ESYS
- * saying so; nor is a COMMIT, which on a new connection would commit
- * nothing and report success. The next statement has a new connection.
+ * Ends the store's backend while it runs its next statement: a child
+ * locks the devices on a connection of its own, waits until the
+ * store's backend waits for that lock, terminates it and lets go.
+ * Returns the child, once it holds the lock.
+ */
+static pid_t kill_while_waiting(struct fixture *f)
+{
+	struct bf_err err = BF_ERR_INIT;
+	char *pid = NULL, sql[256], c;
+	int fds[2];
+	pid_t child;
+
+	assert_int_equal(bf_sql_exec(f->store, "SELECT pg_backend_pid()", NULL,
+	                             0, first_text, &pid, NULL, &err, "pid"),
+	                 0);
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(pg_terminate_backend(pid, 60000))"
+	         " FROM pg_stat_activity WHERE pid = %s"
+	         " AND wait_event_type = 'Lock'",
+	         pid);
+	free(pid);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct bf_store *s = NULL;
+		char *n = NULL;
+		int token;
+
+		if (bf_store_open(&s, f->path, &err) ||
+		    bf_sql_write_begin(&token, s, &err) ||
+		    bf_sql_exec(s, "LOCK TABLE devices", NULL, 0, NULL, NULL,
+		                NULL, &err, "lock") ||
+		    write(fds[1], "x", 1) != 1)
+			_exit(1);
+		/* until the store's backend waits for the lock */
+		while (n == NULL || strcmp(n, "1")) {
+			free(n);
+			n = raw_text(f->path, sql);
+		}
+		free(n);
+		bf_sql_write_end(s, token, BF_ERROR, &err); /* lets go */
+		bf_store_close(s);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return child;
+}
+
+static void reap(pid_t child)
+{
+	int st;
+
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/*
+ * A write whose connection is lost while it runs, outside a
+ * transaction, is not sent again (it may have been stored with only its
+ * reply lost): BF_ESYS saying so, and the next statement has a new
+ * connection. One whose connection the server ended while it was idle
+ * was never sent: it goes on a new connection. A COMMIT whose
+ * transaction the server ended is not sent again either (on a new
+ * connection it would commit nothing and report success): nothing of
+ * the transaction is stored, and the error says so.
  */
 static void test_pg__lost_write_not_repeated(void **state)
 {
 	struct fixture *f = *state;
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_sql_val v[] = { BF_SQL_V_TEXT("w1") };
+	pid_t child;
 	int token, rc;
 
-	kill_backend(f);
+	child = kill_while_waiting(f);
 	rc = bf_sql_exec(f->store,
 	                 "  insert INTO devices (name, type, created_at)"
 	                 " VALUES (?1, 'linux', 1)",
 	                 v, 1, NULL, NULL, NULL, &err, "add %s", "w1");
+	reap(child);
 	assert_int_equal(rc, BF_ESYS);
 	if (!strstr(err.msg, "add w1: lost the connection") ||
 	    !strstr(err.msg, "may or may not have been stored"))
@@ -289,16 +355,21 @@ static void test_pg__lost_write_not_repeated(void **state)
 	/* the connection was made again: the next write goes through */
 	add_device_row(f->store, "w2");
 	assert_int_equal(count(f->store, "devices"), 1);
+	/* ended while idle: the write was not sent, and goes on a new
+	 * connection, once */
+	kill_backend(f);
+	add_device_row(f->store, "w3");
+	assert_int_equal(count(f->store, "devices"), 2);
 
 	assert_int_equal(bf_sql_write_begin(&token, f->store, &err), 0);
-	add_device_row(f->store, "w3");
+	add_device_row(f->store, "w4");
 	kill_backend(f);
 	rc = bf_sql_write_end(f->store, token, 0, &err);
 	assert_int_equal(rc, BF_ESYS);
 	if (!strstr(err.msg, "cannot commit") ||
-	    !strstr(err.msg, "may or may not have been stored"))
+	    !strstr(err.msg, "nothing of the transaction was stored"))
 		fail_msg("message: %s", err.msg);
-	assert_int_equal(count(f->store, "devices"), 1);
+	assert_int_equal(count(f->store, "devices"), 2);
 
 	/* in a transaction begun by a statement of the caller's (store
 	 * copy's read snapshot), a read is not repeated outside it */
