@@ -473,12 +473,13 @@ again:
 		}
 		PQreset(pg->conn);
 		if (PQstatus(pg->conn) != CONNECTION_OK || !retake_locks(pg)) {
-			ret = bf_err_set(
-			        err, BF_ESYS,
-			        "%s: the store '%s' ended the connection "
-			        "(%s) and it cannot be made again; "
-			        "nothing was sent",
-			        what, store->shown, msg);
+			safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+			             store->path);
+			ret = bf_err_set(err, BF_ESYS,
+			                 "%s: lost the connection to the store "
+			                 "'%s' and cannot make it again (%s); "
+			                 "the statement was not sent",
+			                 what, store->shown, msg);
 			goto out;
 		}
 	}

@@ -72,6 +72,7 @@ stored=$(pg "SELECT count(*) FROM samples")
 case $rc in
 0 | 1)
 	want=$(jq '.samples | length' "$T/restart.json" 2>/dev/null)
+	jq_check "its result says ok" '.status == "ok"' "$T/restart.json"
 	[ "${run#* }" = complete ] && t_ok "it reconnected and completed" ||
 		t_fail "exit $rc but the run is '$run'"
 	[ -n "$want" ] && [ "$want" -gt 0 ] && [ "$want" = "$stored" ] &&
@@ -103,6 +104,48 @@ esac
 	t_fail "$dups samples are stored twice"
 expect_exit 0 "the lease is given back: device list" "$BF" device list --json
 jq_check "the device is idle" '.[0].lease == null' "$OUT"
+
+# --- the server down when the benchmark ends --------------------------
+# stopped while the compare runs its benchmark, and started again once
+# the compare has ended: nothing to reconnect to, so exit 3, and the run
+# is not left 'running' for the next job
+touch "$T/block"
+"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+	--json "$T/down.json" >"$T/down.out" 2>"$T/down.err" &
+cpid=$!
+if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+	t_ok "a second compare runs its benchmark"
+else
+	t_fail "the second benchmark never started: $(cat "$T/down.err")"
+fi
+"$BF_SRC/ci/pg.sh" stop "$PGD"
+timeout 5 sh -c ': >"$1"' sh "$T/go"
+wait "$cpid"
+rc=$?
+sed 's/^/#   compare stderr: /' "$T/down.err" | head -20
+if [ $rc = 3 ]; then
+	t_ok "with the server down it ends as an infrastructure failure (exit 3)"
+else
+	t_fail "with the server down it ends with exit 3, not $rc"
+fi
+grep_file "saying the store cannot be reached" \
+	"lost the connection to the store\|cannot connect to the store\|ended the connection" \
+	"$T/down.err"
+jq_check "its result says infra_failure, naming the store" \
+	'.status == "infra_failure" and (.infra_error | test("connection to the store"))' \
+	"$T/down.json"
+down_run=$(jq '.run_id' "$T/down.json")
+"$BF_SRC/ci/pg.sh" restart "$PGD" 2>/dev/null
+expect_exit 0 "the server back, device list" "$BF" device list
+st=$(pg "SELECT status FROM runs WHERE id = ${down_run:-0}")
+case $st in
+complete | running) t_fail "the second run is not '$st'" ;;
+*) t_ok "the second run is '$st', neither complete nor running" ;;
+esac
+expect_exit 0 "the next compare takes the device back and completes" \
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main
+grep_file "saying whose lease it took back" \
+	"taking back the lease of .*: its process [0-9]* on .* has ended" "$ERR"
 
 # --- a wrong password ----------------------------------------------------
 psql "$PGC" -qc "CREATE ROLE bf_pw LOGIN PASSWORD 'right-one'"
