@@ -17,8 +17,8 @@ struct bf_err;
  * Connect to store->path (a URI or key=value string: PQconnectdb, so
  * PGPASSFILE, ~/.pgpass, service files and sslmode work as libpq
  * documents; connect_timeout is 5 s unless the location or
- * PGCONNECT_TIMEOUT sets it) into store->pg. BF_ESYS when the server cannot be reached,
- * BF_EAUTH when it refused the credentials; the message names the
+ * PGCONNECT_TIMEOUT sets it) into store->pg. BF_ESYS when the server cannot be
+ * reached, BF_EAUTH when it refused the credentials; the message names the
  * store by store->shown, never with a password.
  */
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err);
