@@ -5,17 +5,14 @@
  */
 #include "store/sql_pg.h"
 
-#include <ctype.h>
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "benchfarm/alloc.h"
-#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 
 /* The OIDs of the parameter types (pg_type.h is a server header). */
@@ -32,38 +29,6 @@ struct bf_sql_pg {
 };
 
 enum { TOKEN_BEGIN = 1 };
-
-/* libpq's message without its trailing newline. */
-static const char *trimmed(char *buf, size_t size, const char *msg)
-{
-	size_t n;
-
-	snprintf(buf, size, "%s", msg ? msg : "unknown error");
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return buf;
-}
-
-/* buf with every occurrence of what replaced by "***", in place. */
-static void mask_all(char *buf, size_t size, const char *what)
-{
-	size_t n = strlen(what), o = 0;
-	char out[BF_ERR_SIZE];
-	const char *p = buf;
-
-	while (*p && o + 4 < sizeof(out)) {
-		if (!strncmp(p, what, n)) {
-			memcpy(out + o, "***", 3);
-			o += 3;
-			p += n;
-		} else {
-			out[o++] = *p++;
-		}
-	}
-	out[o] = '\0';
-	snprintf(buf, size, "%s", out);
-}
 
 /*
  * libpq's message about the store at location, safe to show: libpq
@@ -87,10 +52,10 @@ static const char *safe_message(char *buf, size_t size, const char *msg,
 		         "can quote a password)");
 		return buf;
 	}
-	trimmed(buf, size, msg);
+	bf_sql_pg__trimmed(buf, size, msg);
 	for (const PQconninfoOption *o = opts; o->keyword; o++)
 		if (!strcmp(o->keyword, "password") && o->val && *o->val)
-			mask_all(buf, size, o->val);
+			bf_sql_pg__mask_all(buf, size, o->val);
 	PQconninfoFree(opts);
 	return buf;
 }
@@ -172,63 +137,6 @@ void bf_sql_pg__disconnect(struct bf_store *store)
 bool bf_sql_pg__in_transaction(const struct bf_store *store)
 {
 	return store->pg->depth > 0;
-}
-
-char *bf_sql_pg__placeholders(const char *sql)
-{
-	struct bf_buf b = BF_BUF_INIT;
-	const char *p = sql;
-	char quote;
-
-	while (*p) {
-		if (*p == '\'' || *p == '"') {
-			/* a literal or identifier: '' and "" double a quote */
-			quote = *p;
-			bf_buf_addch(&b, *p++);
-			while (*p && *p != quote)
-				bf_buf_addch(&b, *p++);
-			if (*p)
-				bf_buf_addch(&b, *p++);
-		} else if (p[0] == '-' && p[1] == '-') {
-			while (*p && *p != '\n')
-				bf_buf_addch(&b, *p++);
-		} else if (p[0] == '/' && p[1] == '*') {
-			const char *end = strstr(p + 2, "*/");
-			size_t n = end ? (size_t)(end + 2 - p) : strlen(p);
-
-			bf_buf_add(&b, p, n);
-			p += n;
-		} else if (*p == '?' && isdigit((unsigned char)p[1])) {
-			bf_buf_addch(&b, '$');
-			p++;
-		} else {
-			bf_buf_addch(&b, *p++);
-		}
-	}
-	return bf_buf_detach(&b, NULL);
-}
-
-/* SQLSTATE state as a BF_E* code. */
-static int map_state(const char *state)
-{
-	if (!state)
-		return BF_ERROR;
-	if (!strcmp(state, "23505"))
-		return BF_EEXISTS;
-	if (!strcmp(state, "23503"))
-		return BF_ENOTFOUND;
-	if (!strcmp(state, "23514") || !strcmp(state, "23502") ||
-	    !strncmp(state, "22", 2))
-		return BF_EINVAL;
-	if (!strcmp(state, "40001") || !strcmp(state, "40P01") ||
-	    !strcmp(state, "55P03"))
-		return BF_EBUSY;
-	if (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3) ||
-	    !strncmp(state, "53", 2))
-		return BF_ESYS;
-	if (!strncmp(state, "28", 2))
-		return BF_EAUTH;
-	return BF_ERROR;
 }
 
 /* The typed parameters of vals, text-format (NaN reals bind NULL, as on
@@ -405,30 +313,6 @@ static bool ended_while_idle(PGconn *conn)
 	return PQstatus(conn) == CONNECTION_BAD;
 }
 
-/* Whether the statement at sql starts with keyword (any case). */
-static bool starts_with_word(const char *sql, const char *keyword)
-{
-	size_t n = strlen(keyword);
-
-	while (isspace((unsigned char)*sql))
-		sql++;
-	return !strncasecmp(sql, keyword, n) &&
-	       !isalnum((unsigned char)sql[n]) && sql[n] != '_';
-}
-
-/*
- * Whether a statement whose connection was lost outside a transaction
- * may be sent again on a new one: a read (SELECT: the store's SQL runs
- * no SELECT that writes a row) or BEGIN. A write may have committed
- * with only its reply lost (COMMIT among them), so sending it again
- * could store it twice: it is never repeated.
- */
-static bool safe_to_repeat(const char *sql)
-{
-	return starts_with_word(sql, "SELECT") ||
-	       starts_with_word(sql, "BEGIN");
-}
-
 int bf_sql_pg__exec(struct bf_store *store, const char *sql,
                     const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
                     void *payload, int64_t *changes, struct bf_err *err,
@@ -441,7 +325,7 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 	char msg[BF_ERR_SIZE];
 	PGresult *res = NULL;
 	ExecStatusType st;
-	bool retried = false, repeat = safe_to_repeat(sql), in_txn;
+	bool retried = false, repeat = bf_sql_pg__safe_to_repeat(sql), in_txn;
 	int ret = 0, nrows, i;
 
 	if (set_params(params, vals, n)) {
@@ -515,7 +399,8 @@ again:
 				goto again;
 		}
 		/* a COMMIT's reply lost: it may have committed */
-		if ((in_txn || repeat) && !starts_with_word(sql, "COMMIT"))
+		if ((in_txn || repeat) &&
+		    !bf_sql_pg__starts_with(sql, "COMMIT"))
 			ret = bf_err_set(err, BF_ESYS,
 			                 "%s: lost the connection to the store "
 			                 "'%s'%s: %s",
@@ -538,8 +423,8 @@ again:
 	             store->path);
 	ret = bf_err_set(
 	        err,
-	        map_state(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-	                      : NULL),
+	        bf_sql_pg__map_state(
+	                res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL),
 	        "%s: %s", what, msg);
 out:
 	PQclear(res);

@@ -55,6 +55,22 @@ static void test_pg__placeholders(void **state)
 	rewritten("SELECT ? , 'x", "SELECT ? , 'x");
 }
 
+/* Only a read or BEGIN is sent again after a lost connection. */
+static void test_pg__safe_to_repeat(void **state)
+{
+	(void)state;
+	assert_true(bf_sql_pg__safe_to_repeat("SELECT 1"));
+	assert_true(bf_sql_pg__safe_to_repeat("\n  select count(*) FROM t"));
+	assert_true(bf_sql_pg__safe_to_repeat("BEGIN"));
+	assert_false(bf_sql_pg__safe_to_repeat("SELECTED"));
+	assert_false(bf_sql_pg__safe_to_repeat("INSERT INTO t VALUES (1)"));
+	assert_false(bf_sql_pg__safe_to_repeat("UPDATE t SET x = 1"));
+	assert_false(bf_sql_pg__safe_to_repeat("DELETE FROM t"));
+	assert_false(bf_sql_pg__safe_to_repeat("COMMIT"));
+	assert_false(bf_sql_pg__safe_to_repeat(
+	        "WITH a AS (DELETE FROM t RETURNING id) SELECT id FROM a"));
+}
+
 static int first_text(const struct bf_sql_row *row, void *payload)
 {
 	char **out = payload;
@@ -549,6 +565,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pg__placeholders),
+		cmocka_unit_test(test_pg__safe_to_repeat),
 		cmocka_unit_test_setup_teardown(test_pg__wrong_password, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_pg__no_server, setup,
