@@ -44,16 +44,23 @@ sshd_pool "(the store on PostgreSQL)" dev
 R="$T/repo"
 blocking_pool_repo "$R"
 
+# blocked_compare NAME: a compare in the background (pid in cpid, its
+# result $T/NAME.json, stderr $T/NAME.err), checked to be running its
+# benchmark, holding the device, until `: >$T/go`
+blocked_compare() {
+	touch "$T/block"
+	"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+		--json "$T/$1.json" >"$T/$1.out" 2>"$T/$1.err" &
+	cpid=$!
+	if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
+		t_ok "$1: the compare runs its benchmark, holding the device"
+	else
+		t_fail "$1: the benchmark never started: $(cat "$T/$1.err")"
+	fi
+}
+
 # --- the server restarted while a compare runs -------------------------
-touch "$T/block"
-"$BF" compare -c "$R/bf.yaml" --base main --patch main \
-	--json "$T/restart.json" >"$T/restart.out" 2>"$T/restart.err" &
-cpid=$!
-if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
-	t_ok "the compare runs its benchmark, holding the device"
-else
-	t_fail "the benchmark never started: $(cat "$T/restart.err")"
-fi
+blocked_compare restart
 if "$BF_SRC/ci/pg.sh" restart "$PGD"; then
 	t_ok "the server restarts under it"
 else
@@ -109,15 +116,7 @@ jq_check "the device is idle" '.[0].lease == null' "$OUT"
 # stopped while the compare runs its benchmark, and started again once
 # the compare has ended: nothing to reconnect to, so exit 3, and the run
 # is not left 'running' for the next job
-touch "$T/block"
-"$BF" compare -c "$R/bf.yaml" --base main --patch main \
-	--json "$T/down.json" >"$T/down.out" 2>"$T/down.err" &
-cpid=$!
-if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
-	t_ok "a second compare runs its benchmark"
-else
-	t_fail "the second benchmark never started: $(cat "$T/down.err")"
-fi
+blocked_compare down
 "$BF_SRC/ci/pg.sh" stop "$PGD"
 timeout 5 sh -c ': >"$1"' sh "$T/go"
 wait "$cpid"
