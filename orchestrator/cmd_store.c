@@ -1,6 +1,5 @@
 #include "cmd.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -60,186 +59,6 @@ struct copy_opts {
 	bool json;
 };
 
-/* Whether loc is a PostgreSQL URI or libpq key=value string. */
-static bool is_connstr(const char *loc)
-{
-	const char *p = loc;
-
-	if (!strncmp(loc, "postgresql://", 13) ||
-	    !strncmp(loc, "postgres://", 11))
-		return true;
-	while (isspace((unsigned char)*p))
-		p++;
-	if (!isalpha((unsigned char)*p) && *p != '_')
-		return false;
-	while (isalnum((unsigned char)*p) || *p == '_')
-		p++;
-	while (isspace((unsigned char)*p))
-		p++;
-	return *p == '=';
-}
-
-/* Mask the value that starts at *p (quoted with '...' or up to a space
- * or '&'), appending "***" to out. */
-static const char *mask_value(char *out, size_t *o, const char *p)
-{
-	memcpy(out + *o, "***", 3);
-	*o += 3;
-	if (*p == '\'') {
-		for (p++; *p && *p != '\''; p++)
-			if (*p == '\\' && p[1])
-				p++;
-		return *p ? p + 1 : p;
-	}
-	while (*p && !isspace((unsigned char)*p) && *p != '&')
-		p++;
-	return p;
-}
-
-/* The passwords a location holds, as spans of its text. */
-struct secrets {
-	size_t n;
-	struct {
-		const char *p;
-		size_t len;
-	} at[8];
-};
-
-static void secret_add(struct secrets *sec, const char *p, const char *end)
-{
-	if (sec && end > p && sec->n < BF_ARRAY_SIZE(sec->at)) {
-		sec->at[sec->n].p = p;
-		sec->at[sec->n].len = (size_t)(end - p);
-		sec->n++;
-	}
-}
-
-/*
- * The store's location as it may be printed: a password in a URI's
- * user part or in a password= parameter becomes "***"; sec (may be
- * NULL) gets where the passwords were. A caller frees.
- */
-static char *printable(const char *loc, struct secrets *sec)
-{
-	char *out = bf_xcalloc(strlen(loc) + 4 * strlen(loc) / 3 + 8, 1);
-	const char *p = loc, *at, *colon, *end;
-	size_t o = 0;
-
-	if (!is_connstr(loc)) {
-		free(out);
-		return bf_xstrdup(loc);
-	}
-	if (strstr(loc, "://")) {
-		p = strstr(loc, "://") + 3;
-		end = p + strcspn(p, "/?");
-		at = memchr(p, '@', (size_t)(end - p));
-		colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
-		memcpy(out, loc, (size_t)(p - loc));
-		o = (size_t)(p - loc);
-		if (colon) {
-			memcpy(out + o, p, (size_t)(colon - p) + 1);
-			o += (size_t)(colon - p) + 1;
-			memcpy(out + o, "***", 3);
-			o += 3;
-			secret_add(sec, colon + 1, at);
-			p = at;
-		}
-	}
-	while (*p) {
-		bool start = p == loc || isspace((unsigned char)p[-1]) ||
-		             p[-1] == '?' || p[-1] == '&';
-
-		if (start && !strncmp(p, "password", 8)) {
-			const char *q = p + 8;
-
-			while (isspace((unsigned char)*q))
-				q++;
-			if (*q == '=') {
-				q++;
-				while (isspace((unsigned char)*q))
-					q++;
-				memcpy(out + o, "password=", 9);
-				o += 9;
-				p = mask_value(out, &o, q);
-				if (*q == '\'')
-					secret_add(sec, q + 1,
-					           p > q + 1 && p[-1] == '\''
-					                   ? p - 1
-					                   : p);
-				else
-					secret_add(sec, q, p);
-				continue;
-			}
-		}
-		out[o++] = *p++;
-	}
-	out[o] = '\0';
-	return out;
-}
-
-/*
- * msg with every occurrence of what (n bytes) replaced by with. A
- * caller frees.
- */
-static char *replace(const char *msg, const char *what, size_t n,
-                     const char *with)
-{
-	size_t k = strlen(with), len = 0;
-	const char *p;
-	char *out;
-
-	for (p = msg; n && (p = strstr(p, what)); p += n)
-		len++;
-	out = bf_xcalloc(strlen(msg) + len * k + 1, 1);
-	for (len = 0, p = msg; *p;) {
-		if (n && !strncmp(p, what, n)) {
-			memcpy(out + len, with, k);
-			len += k;
-			p += n;
-		} else {
-			out[len++] = *p++;
-		}
-	}
-	return out;
-}
-
-/*
- * msg with the location raw replaced by its printable form and any
- * password it holds by ***, so that a store's error quoting the
- * location, or part of it, shows no password. A caller frees.
- */
-static char *scrub(const char *msg, const char *raw)
-{
-	struct secrets sec = { 0 };
-	char *shown = printable(raw, &sec);
-	char *out = replace(msg, raw, strlen(raw), shown), *next;
-	char what[BF_ERR_SIZE];
-
-	for (size_t i = 0; i < sec.n; i++) {
-		if (sec.at[i].len >= sizeof(what))
-			continue;
-		memcpy(what, sec.at[i].p, sec.at[i].len);
-		what[sec.at[i].len] = '\0';
-		next = replace(out, what, sec.at[i].len, "***");
-		free(out);
-		out = next;
-	}
-	free(shown);
-	return out;
-}
-
-/* Print a store's error msg with no password of o's: exit 3. */
-static int fail_scrubbed(const char *msg, const struct copy_opts *o)
-{
-	char *m1 = scrub(msg, o->from);
-	char *m2 = scrub(m1, o->to);
-	int ret = bf_cmd_fail(BF_EXIT_INFRA, "store copy", "%s", m2);
-
-	free(m2);
-	free(m1);
-	return ret;
-}
-
 struct progress {
 	bool shown;
 	const char *table;
@@ -295,26 +114,47 @@ static int parse(struct copy_opts *o, int argc, char **argv)
 }
 
 /*
- * An SQLite SRC must exist (opening would create an empty one), and
- * SRC and DST must be two stores.
+ * Whether loc (of option opt) names a store as --db does
+ * (bf_store_location_kind); *is_pg which backend. A usage error (exit
+ * 2) otherwise, naming the option.
  */
-static int check_locations(const struct copy_opts *o)
+static int check_kind(bool *is_pg, const char *opt, const char *loc)
+{
+	struct bf_err err = BF_ERR_INIT;
+
+	if (bf_store_location_kind(is_pg, loc, &err))
+		return bf_cmd_fail(BF_EXIT_USAGE, "store copy", "%s: %s", opt,
+		                   err.msg);
+	return 0;
+}
+
+/*
+ * SRC and DST must name stores, an SQLite SRC must exist (opening would
+ * create an empty one), and SRC and DST must be two stores. Locations
+ * are named as every message names a store (bf_store_location_display:
+ * no password).
+ */
+static int check_locations(const struct copy_opts *o, const char *from)
 {
 	struct stat st, st_to;
+	bool from_pg = false, to_pg = false;
+	int ret;
 
-	if (!is_connstr(o->from) && stat(o->from, &st))
+	if ((ret = check_kind(&from_pg, "--from", o->from)) ||
+	    (ret = check_kind(&to_pg, "--to", o->to)))
+		return ret;
+	if (!from_pg && stat(o->from, &st))
 		return bf_cmd_fail(BF_EXIT_USAGE, "store copy",
 		                   "--from '%s': no such store file; give the "
 		                   "path of an existing store (or a "
 		                   "postgresql:// URI)",
-		                   o->from);
+		                   from);
 	if (!strcmp(o->from, o->to) ||
-	    (!is_connstr(o->from) && !is_connstr(o->to) &&
-	     !stat(o->to, &st_to) && st.st_dev == st_to.st_dev &&
-	     st.st_ino == st_to.st_ino))
+	    (!from_pg && !to_pg && !stat(o->to, &st_to) &&
+	     st.st_dev == st_to.st_dev && st.st_ino == st_to.st_ino))
 		return bf_cmd_fail(BF_EXIT_USAGE, "store copy",
 		                   "--from and --to name the same store '%s'",
-		                   o->from);
+		                   from);
 	return 0;
 }
 
@@ -371,10 +211,10 @@ static int store_copy(int argc, char **argv)
 
 	if (ret)
 		return ret < 0 ? BF_EXIT_OK : ret;
-	if ((ret = check_locations(&o)))
-		return ret;
-	from = printable(o.from, NULL);
-	to = printable(o.to, NULL);
+	from = bf_store_location_display(o.from);
+	to = bf_store_location_display(o.to);
+	if ((ret = check_locations(&o, from)))
+		goto out;
 	if (bf_store_open(&src, o.from, &err) ||
 	    bf_store_open(&dst, o.to, &err) ||
 	    bf_store_copy(&r, dst, src,
@@ -382,7 +222,8 @@ static int store_copy(int argc, char **argv)
 	                  &err)) {
 		if (pr.shown)
 			fputc('\n', stderr);
-		ret = fail_scrubbed(err.msg, &o);
+		/* a store's message names it without its password */
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "store copy", "%s", err.msg);
 		goto out;
 	}
 	if (pr.shown)

@@ -77,10 +77,14 @@ typedef int bf_sql_row_fn(const struct bf_sql_row *row, void *payload);
  * format saying what was being done, e.g. "cannot add device 'x'").
  * A unique constraint failing gives BF_EEXISTS, a foreign key
  * BF_ENOTFOUND, a check BF_EINVAL; a busy database BF_EBUSY; a lost connection
- * BF_ESYS after one reconnect was tried where the statement is safe to repeat
- * (outside a transaction). The SQLite side prepares each statement text once
- * per connection and keeps it, so a statement run per sample costs a bind and a
- * step.
+ * BF_ESYS. On PostgreSQL a connection the server ended while it was idle is
+ * made again before a statement outside a transaction is sent; a read
+ * (SELECT) or BEGIN whose connection was lost while it ran outside a
+ * transaction is repeated once on a new connection; a write never is (its
+ * reply may have been lost after it was stored): its message says it may or
+ * may not have been stored. The SQLite side prepares each statement text
+ * once per connection and keeps it, so a statement run per sample costs a bind
+ * and a step.
  */
 int bf_sql_exec(struct bf_store *store, const char *sql,
                 const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,

@@ -5,15 +5,14 @@
  */
 #include "store/sql_pg.h"
 
-#include <ctype.h>
 #include <libpq-fe.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchfarm/alloc.h"
-#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 
 /* The OIDs of the parameter types (pg_type.h is a server header). */
@@ -30,38 +29,6 @@ struct bf_sql_pg {
 };
 
 enum { TOKEN_BEGIN = 1 };
-
-/* libpq's message without its trailing newline. */
-static const char *trimmed(char *buf, size_t size, const char *msg)
-{
-	size_t n;
-
-	snprintf(buf, size, "%s", msg ? msg : "unknown error");
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return buf;
-}
-
-/* buf with every occurrence of what replaced by "***", in place. */
-static void mask_all(char *buf, size_t size, const char *what)
-{
-	size_t n = strlen(what), o = 0;
-	char out[BF_ERR_SIZE];
-	const char *p = buf;
-
-	while (*p && o + 4 < sizeof(out)) {
-		if (!strncmp(p, what, n)) {
-			memcpy(out + o, "***", 3);
-			o += 3;
-			p += n;
-		} else {
-			out[o++] = *p++;
-		}
-	}
-	out[o] = '\0';
-	snprintf(buf, size, "%s", out);
-}
 
 /*
  * libpq's message about the store at location, safe to show: libpq
@@ -85,10 +52,10 @@ static const char *safe_message(char *buf, size_t size, const char *msg,
 		         "can quote a password)");
 		return buf;
 	}
-	trimmed(buf, size, msg);
+	bf_sql_pg__trimmed(buf, size, msg);
 	for (const PQconninfoOption *o = opts; o->keyword; o++)
 		if (!strcmp(o->keyword, "password") && o->val && *o->val)
-			mask_all(buf, size, o->val);
+			bf_sql_pg__mask_all(buf, size, o->val);
 	PQconninfoFree(opts);
 	return buf;
 }
@@ -99,10 +66,34 @@ static void quiet_notices(void *arg, const char *msg)
 	(void)msg;
 }
 
+/*
+ * How long a connection attempt (and a reconnect) waits for the server
+ * by default, in seconds: a server that is down or behind a firewall
+ * that drops packets ends a command soon, as an infrastructure failure,
+ * instead of hanging it. A connect_timeout in the location, or
+ * PGCONNECT_TIMEOUT, wins.
+ */
+#define CONNECT_TIMEOUT "5"
+
+/* PQconnectdb(location) with connect_timeout CONNECT_TIMEOUT unless the
+ * location or PGCONNECT_TIMEOUT says otherwise. */
+static PGconn *connect_to(const char *location)
+{
+	const char *env = getenv("PGCONNECT_TIMEOUT");
+	/* the location is expanded after the default, so that its own
+	 * connect_timeout overrides it */
+	const char *const keys[] = { "connect_timeout", "dbname", NULL };
+	const char *const vals[] = { CONNECT_TIMEOUT, location, NULL };
+
+	if (env && *env)
+		return PQconnectdb(location);
+	return PQconnectdbParams(keys, vals, 1);
+}
+
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
 {
 	char msg[BF_ERR_SIZE];
-	PGconn *conn = PQconnectdb(store->path);
+	PGconn *conn = connect_to(store->path);
 	int code;
 
 	if (!conn)
@@ -146,63 +137,6 @@ void bf_sql_pg__disconnect(struct bf_store *store)
 bool bf_sql_pg__in_transaction(const struct bf_store *store)
 {
 	return store->pg->depth > 0;
-}
-
-char *bf_sql_pg__placeholders(const char *sql)
-{
-	struct bf_buf b = BF_BUF_INIT;
-	const char *p = sql;
-	char quote;
-
-	while (*p) {
-		if (*p == '\'' || *p == '"') {
-			/* a literal or identifier: '' and "" double a quote */
-			quote = *p;
-			bf_buf_addch(&b, *p++);
-			while (*p && *p != quote)
-				bf_buf_addch(&b, *p++);
-			if (*p)
-				bf_buf_addch(&b, *p++);
-		} else if (p[0] == '-' && p[1] == '-') {
-			while (*p && *p != '\n')
-				bf_buf_addch(&b, *p++);
-		} else if (p[0] == '/' && p[1] == '*') {
-			const char *end = strstr(p + 2, "*/");
-			size_t n = end ? (size_t)(end + 2 - p) : strlen(p);
-
-			bf_buf_add(&b, p, n);
-			p += n;
-		} else if (*p == '?' && isdigit((unsigned char)p[1])) {
-			bf_buf_addch(&b, '$');
-			p++;
-		} else {
-			bf_buf_addch(&b, *p++);
-		}
-	}
-	return bf_buf_detach(&b, NULL);
-}
-
-/* SQLSTATE state as a BF_E* code. */
-static int map_state(const char *state)
-{
-	if (!state)
-		return BF_ERROR;
-	if (!strcmp(state, "23505"))
-		return BF_EEXISTS;
-	if (!strcmp(state, "23503"))
-		return BF_ENOTFOUND;
-	if (!strcmp(state, "23514") || !strcmp(state, "23502") ||
-	    !strncmp(state, "22", 2))
-		return BF_EINVAL;
-	if (!strcmp(state, "40001") || !strcmp(state, "40P01") ||
-	    !strcmp(state, "55P03"))
-		return BF_EBUSY;
-	if (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3) ||
-	    !strncmp(state, "53", 2))
-		return BF_ESYS;
-	if (!strncmp(state, "28", 2))
-		return BF_EAUTH;
-	return BF_ERROR;
 }
 
 /* The typed parameters of vals, text-format (NaN reals bind NULL, as on
@@ -358,6 +292,27 @@ int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
 	return rc ? rc : n > 0;
 }
 
+/*
+ * Whether the server ended conn while it was idle (a restart, an
+ * administrator, an idle timeout): it then sends an error and closes,
+ * so the socket is readable when nothing was asked. What is there is
+ * read without waiting: the end of the stream marks conn bad. A notice
+ * alone leaves it good.
+ */
+static bool ended_while_idle(PGconn *conn)
+{
+	struct pollfd p = { PQsocket(conn), POLLIN, 0 };
+	int i;
+
+	if (PQstatus(conn) == CONNECTION_BAD || p.fd < 0)
+		return true;
+	if (poll(&p, 1, 0) != 1)
+		return false;
+	for (i = 0; i < 4 && PQconsumeInput(conn); i++)
+		;
+	return PQstatus(conn) == CONNECTION_BAD;
+}
+
 int bf_sql_pg__exec(struct bf_store *store, const char *sql,
                     const struct bf_sql_val *vals, size_t n, bf_sql_row_fn *fn,
                     void *payload, int64_t *changes, struct bf_err *err,
@@ -370,7 +325,7 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 	char msg[BF_ERR_SIZE];
 	PGresult *res = NULL;
 	ExecStatusType st;
-	bool retried = false;
+	bool retried = false, repeat = bf_sql_pg__safe_to_repeat(sql), in_txn;
 	int ret = 0, nrows, i;
 
 	if (set_params(params, vals, n)) {
@@ -379,6 +334,39 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 		goto out;
 	}
 again:
+	/* a transaction begun with a statement of the caller's (store
+	 * copy's read snapshot) counts as one too */
+	in_txn = pg->depth > 0 ||
+	         PQtransactionStatus(pg->conn) == PQTRANS_INTRANS ||
+	         PQtransactionStatus(pg->conn) == PQTRANS_INERROR;
+	if (!retried && ended_while_idle(pg->conn)) {
+		/* nothing was sent: inside a transaction, the server has
+		 * rolled it back; outside, any statement may go on a new
+		 * connection */
+		retried = true;
+		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+		             store->path);
+		if (in_txn) {
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: lost the connection to the store "
+			        "'%s' inside a transaction (%s): "
+			        "nothing of the transaction was stored",
+			        what, store->shown, msg);
+			goto out;
+		}
+		PQreset(pg->conn);
+		if (PQstatus(pg->conn) != CONNECTION_OK || !retake_locks(pg)) {
+			safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+			             store->path);
+			ret = bf_err_set(err, BF_ESYS,
+			                 "%s: lost the connection to the store "
+			                 "'%s' and cannot make it again (%s); "
+			                 "the statement was not sent",
+			                 what, store->shown, msg);
+			goto out;
+		}
+	}
 	res = PQexecParams(pg->conn, text, (int)n, params->types,
 	                   params->values, NULL, NULL, 0);
 	st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
@@ -394,25 +382,39 @@ again:
 		goto out;
 	}
 	if (PQstatus(pg->conn) == CONNECTION_BAD) {
-		/* Outside a transaction the statement is whole or not run
-		 * at all: repeat it once on a new connection. Inside, what
-		 * the transaction did is gone: the caller's job fails. */
-		if (!retried && pg->depth == 0) {
+		/* Inside a transaction what it did is gone: the caller's
+		 * job fails. Outside one, a read (or BEGIN) is repeated once
+		 * on a new connection; a write is not (it may have been
+		 * stored), but the connection is made again for the next
+		 * statement. */
+		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
+		             store->path);
+		if (!retried && !in_txn) {
 			retried = true;
 			PQclear(res);
 			res = NULL;
 			PQreset(pg->conn);
 			if (PQstatus(pg->conn) == CONNECTION_OK &&
-			    retake_locks(pg))
+			    retake_locks(pg) && repeat)
 				goto again;
 		}
-		safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
-		             store->path);
-		ret = bf_err_set(err, BF_ESYS,
-		                 "%s: lost the connection to the store '%s'%s: "
-		                 "%s",
-		                 what, store->shown,
-		                 pg->depth ? " inside a transaction" : "", msg);
+		/* a COMMIT's reply lost: it may have committed */
+		if ((in_txn || repeat) &&
+		    !bf_sql_pg__starts_with(sql, "COMMIT"))
+			ret = bf_err_set(err, BF_ESYS,
+			                 "%s: lost the connection to the store "
+			                 "'%s'%s: %s",
+			                 what, store->shown,
+			                 in_txn ? " inside a transaction" : "",
+			                 msg);
+		else
+			ret = bf_err_set(
+			        err, BF_ESYS,
+			        "%s: lost the connection to the store "
+			        "'%s' while writing: the write may or "
+			        "may not have been stored (%s); look at "
+			        "the store before doing it again",
+			        what, store->shown, msg);
 		goto out;
 	}
 	safe_message(msg, sizeof(msg),
@@ -421,8 +423,8 @@ again:
 	             store->path);
 	ret = bf_err_set(
 	        err,
-	        map_state(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-	                      : NULL),
+	        bf_sql_pg__map_state(
+	                res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL),
 	        "%s: %s", what, msg);
 out:
 	PQclear(res);

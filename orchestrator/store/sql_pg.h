@@ -16,8 +16,9 @@ struct bf_err;
 /*
  * Connect to store->path (a URI or key=value string: PQconnectdb, so
  * PGPASSFILE, ~/.pgpass, service files and sslmode work as libpq
- * documents) into store->pg. BF_ESYS when the server cannot be reached,
- * BF_EAUTH when it refused the credentials; the message names the
+ * documents; connect_timeout is 5 s unless the location or
+ * PGCONNECT_TIMEOUT sets it) into store->pg. BF_ESYS when the server cannot be
+ * reached, BF_EAUTH when it refused the credentials; the message names the
  * store by store->shown, never with a password.
  */
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err);
@@ -56,10 +57,27 @@ bool bf_sql_pg__is_null(const struct bf_sql_row *row, int col);
 const char *bf_sql_pg__text(const struct bf_sql_row *row, int col);
 
 /*
+ * sql_pg_text.c: statements and messages as text.
+ *
  * ?1, ?2, ... in sql rewritten to $1, $2, ... outside string literals,
  * quoted identifiers and comments. A new string the caller frees.
  */
 char *bf_sql_pg__placeholders(const char *sql);
+/* A SQLSTATE (may be NULL) as a BF_E* code. */
+int bf_sql_pg__map_state(const char *state);
+/* Whether the statement sql starts with the word keyword (any case). */
+bool bf_sql_pg__starts_with(const char *sql, const char *keyword);
+/*
+ * Whether a statement whose connection was lost while it ran, outside
+ * a transaction, may be sent again on a new connection: a read or
+ * BEGIN, never a write (see the function).
+ */
+bool bf_sql_pg__safe_to_repeat(const char *sql);
+/* msg (NULL: "unknown error") into buf without trailing newlines or
+ * spaces; buf. */
+const char *bf_sql_pg__trimmed(char *buf, size_t size, const char *msg);
+/* Every occurrence of what in buf replaced by "***", in place. */
+void bf_sql_pg__mask_all(char *buf, size_t size, const char *what);
 
 /*
  * schema_pg.c: create or migrate the schema to BF_STORE_SCHEMA_VERSION

@@ -18,7 +18,12 @@
  *   alert    the alerts' unique key (suite, benchmark, metric, device
  *            class, commit range)
  *
- * The source is only read. The destination's writes are one write
+ * The source is only read, in one read transaction, so that a lab
+ * that goes on writing while it is copied is copied as it was at one
+ * moment: its counts add up and no row of it is missing its run. On
+ * SQLite a deferred BEGIN (the first read takes the snapshot, which WAL
+ * mode keeps while others write); on PostgreSQL BEGIN ISOLATION LEVEL
+ * REPEATABLE READ READ ONLY. The destination's writes are one write
  * transaction, counted before it commits: all or nothing.
  */
 #include "store/sql.h"
@@ -472,6 +477,28 @@ bool bf_store_copy_matches(const struct bf_store_copy_table *t)
 	       t->dest_after == t->dest_before + t->copied;
 }
 
+/* Start reading src as one snapshot (see the top of the file). */
+static int read_begin(struct bf_store *src, struct bf_err *err)
+{
+	return bf_sql_exec(src,
+	                   bf_sql_backend(src) == BF_SQL_PG
+	                           ? "BEGIN ISOLATION LEVEL REPEATABLE READ"
+	                             " READ ONLY"
+	                           : "BEGIN",
+	                   NULL, 0, NULL, NULL, NULL, err,
+	                   "cannot start reading '%s' as one snapshot",
+	                   shown(src));
+}
+
+/* End it: it wrote nothing, so there is nothing to undo or to report. */
+static void read_end(struct bf_store *src)
+{
+	struct bf_err ignored = BF_ERR_INIT;
+
+	bf_sql_exec(src, "ROLLBACK", NULL, 0, NULL, NULL, NULL, &ignored,
+	            "end reading '%s'", shown(src));
+}
+
 int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
                   struct bf_store *src, bf_store_copy_progress_fn *progress,
                   void *payload, struct bf_err *err)
@@ -480,18 +507,18 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
 	int token, i;
 	int rc = 0;
 
-	c.batch = bf_xcalloc(1, sizeof(*c.batch));
-
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < BF_STORE_COPY_TABLES; i++) {
+	for (i = 0; i < BF_STORE_COPY_TABLES; i++)
 		out->t[i].name = table_names[i];
-		if (!rc)
-			rc = count_rows(&out->t[i].source, src, i, err);
-	}
+	if ((rc = read_begin(src, err)))
+		return rc;
+	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
+		rc = count_rows(&out->t[i].source, src, i, err);
 	if (rc || (rc = bf_sql_write_begin(&token, dst, err))) {
-		free(c.batch);
+		read_end(src);
 		return rc;
 	}
+	c.batch = bf_xcalloc(1, sizeof(*c.batch));
 	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
 		rc = count_rows(&out->t[i].dest_before, dst, i, err);
 	if (!rc)
@@ -500,5 +527,6 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
 	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
 		rc = count_rows(&out->t[i].dest_after, dst, i, err);
 	free(c.batch);
+	read_end(src);
 	return bf_sql_write_end(dst, token, rc, err);
 }

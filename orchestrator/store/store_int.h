@@ -21,6 +21,7 @@
  *   sql_sqlite.c     the SQLite connection, statements and transactions,
  *                    and sql.h, handing PostgreSQL's store to sql_pg.c
  *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
+ *   sql_pg_text.c    its statements and messages as text (no libpq)
  *   store_location.c which backend a location names, and its form
  *                    without a password
  *   store_lock.c     the liveness locks (PATH.lock; PostgreSQL's

@@ -332,6 +332,22 @@ else
 	t_fail "a failed open: exit $rc, or the password in its error"
 fi
 
+# A location of another URI scheme is a usage error naming the option,
+# as --db's is, and its password is not shown (the command's own check
+# used to take it for a missing file and print it whole).
+expect_exit 2 "--from mysql://... is a usage error" \
+	"$BF" store copy --from 'mysql://u:s3cretpw@db/x' --to "$T/m.db"
+grep_file "it names --from and the scheme" \
+	"--from: database location 'mysql:...' has a URI scheme" "$ERR"
+if grep -q s3cretpw "$OUT" "$ERR"; then
+	t_fail "the refused --from's password is not shown"
+else
+	t_ok "the refused --from's password is not shown"
+fi
+expect_exit 2 "--to mysql://... is a usage error" \
+	"$BF" store copy --from "$SRC" --to 'mysql://u:s3cretpw@db/x'
+grep_file "it names --to" "--to: database location 'mysql:...'" "$ERR"
+
 # On a terminal, a progress line.
 if command -v script >/dev/null 2>&1; then
 	script -qec "'$BF' store copy --from '$SRC' --to '$T/tty.db'" \

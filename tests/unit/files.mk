@@ -39,6 +39,7 @@ $(eval $(call store_on_pg,test_store_sql))
 $(eval $(call store_on_pg,test_store_lease))
 $(eval $(call store_on_pg,test_store_run))
 $(eval $(call store_on_pg,test_store_alert))
+$(eval $(call store_on_pg,test_store_copy))
 UNIT_TESTS += tests/unit/store/test_store_postgres
 tests/unit/store/test_store_postgres_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/store/test_store_copy

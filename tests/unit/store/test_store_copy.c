@@ -1,4 +1,9 @@
-/* Unit tests for copying a store into another (store_copy.c). */
+/*
+ * Unit tests for copying a store into another (store_copy.c). Built
+ * twice (tests/unit/files.mk): test_store_copy copies an SQLite store,
+ * test_store_copy_pg one on PostgreSQL; the destination is an SQLite
+ * file in both.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +17,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "store/sql.h"
 #include "store/store.h"
 #include "unit/store/store_fixture.h"
 
@@ -246,6 +252,108 @@ static void test_store__copy_progress(void **state)
 	bf_store_close(dst);
 }
 
+/* Another connection to the source, writing while the copy reads it. */
+struct writer {
+	struct bf_store *other;
+	int64_t run; /* a run of the source's the copy has counted */
+	bool wrote;
+};
+
+/*
+ * The copy's progress callback as the hook between its reads: at the
+ * first row (a device), the lab goes on working through another
+ * connection: a new run with two samples, a third sample of a run the
+ * copy has counted, a check of no run and an alert.
+ */
+static void write_meanwhile(const char *table, int64_t done, int64_t total,
+                            void *payload)
+{
+	struct writer *w = payload;
+	struct bf_store_check c = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	int64_t r;
+
+	(void)table;
+	(void)done;
+	(void)total;
+	if (w->wrote)
+		return;
+	w->wrote = true;
+	r = add_run(w->other, "run", 2000);
+	add_sample(w->other, r, "BM_new", 1);
+	add_sample(w->other, r, "BM_new", 2);
+	add_sample(w->other, w->run, "BM_a", 3);
+	c.device = (char *)"d1";
+	c.check_id = (char *)"battery";
+	c.status = (char *)"pass";
+	c.value = 1;
+	c.threshold = 2;
+	c.at = 600;
+	assert_int_equal(bf_store_check_add(w->other, &c, &err), 0);
+	add_alert(w->other, NULL, NULL, "c9", 0);
+}
+
+static int get_count(const struct bf_sql_row *row, void *payload)
+{
+	*(int64_t *)payload = bf_sql_int(row, 0);
+	return 0;
+}
+
+/*
+ * A source written to while it is copied is copied as it was when the
+ * copy began (one read snapshot): every count adds up, the destination
+ * has the runs and samples the source had then, and no sample lacks
+ * its run.
+ */
+static void test_store__copy_is_one_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store_copy_result r;
+	struct bf_err err = BF_ERR_INIT;
+	struct writer w = { NULL, 0, false };
+	char path[PATH_MAX];
+	struct bf_store *dst = open_dst(f, path);
+	int64_t dangling = -1;
+	int rc;
+
+	add_device(f->store, "d1");
+	w.run = add_run(f->store, "compare", 1000);
+	add_sample(f->store, w.run, "BM_a", 1);
+	add_sample(f->store, w.run, "BM_a", 2);
+	assert_int_equal(bf_store_open(&w.other, f->path, &err), 0);
+	rc = bf_store_copy(&r, dst, f->store, write_meanwhile, &w, &err);
+	if (rc)
+		fail_msg("copy: %s", err.msg);
+	assert_true(w.wrote);
+	for (int i = 0; i < BF_STORE_COPY_TABLES; i++)
+		if (!bf_store_copy_matches(&r.t[i]))
+			fail_msg("%s: source %lld, copied %lld, present %lld",
+			         r.t[i].name, (long long)r.t[i].source,
+			         (long long)r.t[i].copied,
+			         (long long)r.t[i].present);
+	assert_int_equal(r.t[RUNS].copied, 1);
+	assert_int_equal(r.t[SAMPLES].copied, 2);
+	assert_int_equal(r.t[CHECKS].copied, 0);
+	assert_int_equal(r.t[ALERTS].copied, 0);
+	assert_int_equal(count(dst, "runs"), 1);
+	assert_int_equal(count(dst, "samples"), 2);
+	assert_true(run_sum(dst, 1) == 3);
+	assert_int_equal(
+	        bf_sql_exec(dst,
+	                    "SELECT count(*) FROM samples WHERE run_id NOT IN"
+	                    " (SELECT id FROM runs)",
+	                    NULL, 0, get_count, &dangling, NULL, &err, "count"),
+	        0);
+	assert_int_equal(dangling, 0);
+	/* the writes happened: the source has them */
+	assert_int_equal(count(f->store, "runs"), 2);
+	assert_int_equal(count(f->store, "samples"), 5);
+	assert_int_equal(count(f->store, "checks"), 1);
+	assert_int_equal(count(f->store, "alerts"), 1);
+	bf_store_close(w.other);
+	bf_store_close(dst);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +362,7 @@ int main(void)
 		T(test_store__copy_device_without_lease),
 		T(test_store__copy_lone_checks_and_alerts),
 		T(test_store__copy_progress),
+		T(test_store__copy_is_one_snapshot),
 #undef T
 	};
 

@@ -4,8 +4,9 @@
  * literals and comments, a wrong password and a server that is not
  * there (their codes, no secret in the message), the schema created
  * under a lock by two hosts at once, a database of another program or
- * of a newer version refused, a connection lost outside a transaction
- * reconnected and inside one failed as BF_ESYS, the counts and
+ * of a newer version refused, a read whose connection was lost outside
+ * a transaction repeated on a new one, a write or commit not repeated
+ * and inside a transaction failed as BF_ESYS, the counts and
  * integrity check, SQLSTATEs as BF_E* codes, a real server restart, and
  * runs' liveness locks: seen by
  * other hosts, gone when the holder dies (SIGKILL), taken again after a
@@ -52,6 +53,22 @@ static void test_pg__placeholders(void **state)
 	rewritten("SELECT \"?1\" FROM t -- ?2\nWHERE x = ?3 /* ?4 */",
 	          "SELECT \"?1\" FROM t -- ?2\nWHERE x = $3 /* ?4 */");
 	rewritten("SELECT ? , 'x", "SELECT ? , 'x");
+}
+
+/* Only a read or BEGIN is sent again after a lost connection. */
+static void test_pg__safe_to_repeat(void **state)
+{
+	(void)state;
+	assert_true(bf_sql_pg__safe_to_repeat("SELECT 1"));
+	assert_true(bf_sql_pg__safe_to_repeat("\n  select count(*) FROM t"));
+	assert_true(bf_sql_pg__safe_to_repeat("BEGIN"));
+	assert_false(bf_sql_pg__safe_to_repeat("SELECTED"));
+	assert_false(bf_sql_pg__safe_to_repeat("INSERT INTO t VALUES (1)"));
+	assert_false(bf_sql_pg__safe_to_repeat("UPDATE t SET x = 1"));
+	assert_false(bf_sql_pg__safe_to_repeat("DELETE FROM t"));
+	assert_false(bf_sql_pg__safe_to_repeat("COMMIT"));
+	assert_false(bf_sql_pg__safe_to_repeat(
+	        "WITH a AS (DELETE FROM t RETURNING id) SELECT id FROM a"));
 }
 
 static int first_text(const struct bf_sql_row *row, void *payload)
@@ -211,7 +228,9 @@ static void kill_backend(struct fixture *f)
 	assert_int_equal(bf_sql_exec(f->store, "SELECT pg_backend_pid()", NULL,
 	                             0, first_text, &pid, NULL, &err, "pid"),
 	                 0);
-	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s)", pid);
+	/* it waits (up to a minute) until the backend has ended */
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s, 60000)",
+	         pid);
 	free(pid);
 	free(raw_text(f->path, sql));
 }
@@ -258,6 +277,128 @@ static void test_pg__lost_connection(void **state)
 	add_device_row(f->store, "d2");
 	assert_int_equal(count(f->store, "devices"), 1);
 	assert_int_equal(bf_store_integrity_check(f->store, &err), 0);
+}
+
+/*
+ * Ends the store's backend while it runs its next statement: a child
+ * locks the devices on a connection of its own, waits until the
+ * store's backend waits for that lock, terminates it and lets go.
+ * Returns the child, once it holds the lock.
+ */
+static pid_t kill_while_waiting(struct fixture *f)
+{
+	struct bf_err err = BF_ERR_INIT;
+	char *pid = NULL, sql[256], c;
+	int fds[2];
+	pid_t child;
+
+	assert_int_equal(bf_sql_exec(f->store, "SELECT pg_backend_pid()", NULL,
+	                             0, first_text, &pid, NULL, &err, "pid"),
+	                 0);
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(pg_terminate_backend(pid, 60000))"
+	         " FROM pg_stat_activity WHERE pid = %s"
+	         " AND wait_event_type = 'Lock'",
+	         pid);
+	free(pid);
+	assert_int_equal(pipe(fds), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct bf_store *s = NULL;
+		char *n = NULL;
+		int token;
+
+		if (bf_store_open(&s, f->path, &err) ||
+		    bf_sql_write_begin(&token, s, &err) ||
+		    bf_sql_exec(s, "LOCK TABLE devices", NULL, 0, NULL, NULL,
+		                NULL, &err, "lock") ||
+		    write(fds[1], "x", 1) != 1)
+			_exit(1);
+		/* until the store's backend waits for the lock */
+		while (n == NULL || strcmp(n, "1")) {
+			free(n);
+			n = raw_text(f->path, sql);
+		}
+		free(n);
+		bf_sql_write_end(s, token, BF_ERROR, &err); /* lets go */
+		bf_store_close(s);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	close(fds[0]);
+	return child;
+}
+
+static void reap(pid_t child)
+{
+	int st;
+
+	assert_int_equal(waitpid(child, &st, 0), child);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/*
+ * A write whose connection is lost while it runs, outside a
+ * transaction, is not sent again (it may have been stored with only its
+ * reply lost): BF_ESYS saying so, and the next statement has a new
+ * connection. One whose connection the server ended while it was idle
+ * was never sent: it goes on a new connection. A COMMIT whose
+ * transaction the server ended is not sent again either (on a new
+ * connection it would commit nothing and report success): nothing of
+ * the transaction is stored, and the error says so.
+ */
+static void test_pg__lost_write_not_repeated(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_sql_val v[] = { BF_SQL_V_TEXT("w1") };
+	pid_t child;
+	int token, rc;
+
+	child = kill_while_waiting(f);
+	rc = bf_sql_exec(f->store,
+	                 "  insert INTO devices (name, type, created_at)"
+	                 " VALUES (?1, 'linux', 1)",
+	                 v, 1, NULL, NULL, NULL, &err, "add %s", "w1");
+	reap(child);
+	assert_int_equal(rc, BF_ESYS);
+	if (!strstr(err.msg, "add w1: lost the connection") ||
+	    !strstr(err.msg, "may or may not have been stored"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(count(f->store, "devices"), 0);
+	/* the connection was made again: the next write goes through */
+	add_device_row(f->store, "w2");
+	assert_int_equal(count(f->store, "devices"), 1);
+	/* ended while idle: the write was not sent, and goes on a new
+	 * connection, once */
+	kill_backend(f);
+	add_device_row(f->store, "w3");
+	assert_int_equal(count(f->store, "devices"), 2);
+
+	assert_int_equal(bf_sql_write_begin(&token, f->store, &err), 0);
+	add_device_row(f->store, "w4");
+	kill_backend(f);
+	rc = bf_sql_write_end(f->store, token, 0, &err);
+	assert_int_equal(rc, BF_ESYS);
+	if (!strstr(err.msg, "cannot commit") ||
+	    !strstr(err.msg, "nothing of the transaction was stored"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(count(f->store, "devices"), 2);
+
+	/* in a transaction begun by a statement of the caller's (store
+	 * copy's read snapshot), a read is not repeated outside it */
+	assert_int_equal(bf_sql_exec(f->store,
+	                             "BEGIN ISOLATION LEVEL REPEATABLE READ"
+	                             " READ ONLY",
+	                             NULL, 0, NULL, NULL, NULL, &err, "begin"),
+	                 0);
+	kill_backend(f);
+	rc = bf_sql_exec(f->store, "SELECT count(*) FROM devices", NULL, 0,
+	                 NULL, NULL, NULL, &err, "count");
+	assert_int_equal(rc, BF_ESYS);
+	assert_non_null(strstr(err.msg, "inside a transaction"));
 }
 
 static void test_pg__run_liveness_locks(void **state)
@@ -424,6 +565,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pg__placeholders),
+		cmocka_unit_test(test_pg__safe_to_repeat),
 		cmocka_unit_test_setup_teardown(test_pg__wrong_password, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_pg__no_server, setup,
@@ -434,6 +576,8 @@ int main(void)
 		        test_pg__refuses_others_and_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__lost_connection, setup,
 		                                teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg__lost_write_not_repeated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__run_liveness_locks,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg__no_lock_file, setup,

@@ -1,0 +1,128 @@
+/*
+ * The text side of the store's PostgreSQL backend (see sql_pg.h):
+ * statements and messages as strings, without libpq or a server, so
+ * that sql_pg.c keeps to the connection.
+ */
+#include "store/sql_pg.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
+#include "benchfarm/err.h"
+
+/* libpq's message without its trailing newline. */
+const char *bf_sql_pg__trimmed(char *buf, size_t size, const char *msg)
+{
+	size_t n;
+
+	snprintf(buf, size, "%s", msg ? msg : "unknown error");
+	n = strlen(buf);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	return buf;
+}
+
+/* buf with every occurrence of what replaced by "***", in place. */
+void bf_sql_pg__mask_all(char *buf, size_t size, const char *what)
+{
+	size_t n = strlen(what), o = 0;
+	char out[BF_ERR_SIZE];
+	const char *p = buf;
+
+	while (*p && o + 4 < sizeof(out)) {
+		if (!strncmp(p, what, n)) {
+			memcpy(out + o, "***", 3);
+			o += 3;
+			p += n;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o] = '\0';
+	snprintf(buf, size, "%s", out);
+}
+
+char *bf_sql_pg__placeholders(const char *sql)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	const char *p = sql;
+	char quote;
+
+	while (*p) {
+		if (*p == '\'' || *p == '"') {
+			/* a literal or identifier: '' and "" double a quote */
+			quote = *p;
+			bf_buf_addch(&b, *p++);
+			while (*p && *p != quote)
+				bf_buf_addch(&b, *p++);
+			if (*p)
+				bf_buf_addch(&b, *p++);
+		} else if (p[0] == '-' && p[1] == '-') {
+			while (*p && *p != '\n')
+				bf_buf_addch(&b, *p++);
+		} else if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+			size_t n = end ? (size_t)(end + 2 - p) : strlen(p);
+
+			bf_buf_add(&b, p, n);
+			p += n;
+		} else if (*p == '?' && isdigit((unsigned char)p[1])) {
+			bf_buf_addch(&b, '$');
+			p++;
+		} else {
+			bf_buf_addch(&b, *p++);
+		}
+	}
+	return bf_buf_detach(&b, NULL);
+}
+
+/* SQLSTATE state as a BF_E* code. */
+int bf_sql_pg__map_state(const char *state)
+{
+	if (!state)
+		return BF_ERROR;
+	if (!strcmp(state, "23505"))
+		return BF_EEXISTS;
+	if (!strcmp(state, "23503"))
+		return BF_ENOTFOUND;
+	if (!strcmp(state, "23514") || !strcmp(state, "23502") ||
+	    !strncmp(state, "22", 2))
+		return BF_EINVAL;
+	if (!strcmp(state, "40001") || !strcmp(state, "40P01") ||
+	    !strcmp(state, "55P03"))
+		return BF_EBUSY;
+	if (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3) ||
+	    !strncmp(state, "53", 2))
+		return BF_ESYS;
+	if (!strncmp(state, "28", 2))
+		return BF_EAUTH;
+	return BF_ERROR;
+}
+
+/* Whether the statement at sql starts with keyword (any case). */
+bool bf_sql_pg__starts_with(const char *sql, const char *keyword)
+{
+	size_t n = strlen(keyword);
+
+	while (isspace((unsigned char)*sql))
+		sql++;
+	return !strncasecmp(sql, keyword, n) &&
+	       !isalnum((unsigned char)sql[n]) && sql[n] != '_';
+}
+
+/*
+ * Whether a statement whose connection was lost outside a transaction
+ * may be sent again on a new one: a read (SELECT: the store's SQL runs
+ * no SELECT that writes a row) or BEGIN. A write may have committed
+ * with only its reply lost (COMMIT among them), so sending it again
+ * could store it twice: it is never repeated.
+ */
+bool bf_sql_pg__safe_to_repeat(const char *sql)
+{
+	return bf_sql_pg__starts_with(sql, "SELECT") ||
+	       bf_sql_pg__starts_with(sql, "BEGIN");
+}
