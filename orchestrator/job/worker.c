@@ -91,6 +91,7 @@ static int connect_remote(struct bf_worker *w, struct bf_err *err)
 		t.port = w->dev.port;
 		t.user = w->dev.user;
 		t.key_path = w->dev.key_path;
+		t.host_key_fp = w->dev.host_key_fp; /* the shared pin */
 		ret = bf_ssh_connect(&w->ssh, &t, err);
 		if (!ret)
 			ret = bf_worker__upload_artifacts(w, err);
