@@ -205,6 +205,20 @@ run 0 "host A uses the new key (its known_hosts still has the old)" device \
 grep_file "A's known_hosts was not touched" "^\[127.0.0.1\]:$P_d3 .*$(cut -d' ' -f2 "$S/d2/host_key.pub")" \
 	"$BENCHFARM_KNOWN_HOSTS"
 run_b 0 "host B uses it too" device check d3 -c "$R/bf.yaml"
+# Dispatch and artifact shipping check the pins too: a compare on the
+# pool from a third host, with no known_hosts at all (B's now has d3's
+# key from its rekey).
+pool_repo "$T/pool-repo" <<'X'
+echo "b 1 ns"
+X
+mkdir -p "$T/home-c"
+expect_exit 0 "host C runs a compare on the pool" env -u BENCHFARM_KNOWN_HOSTS \
+	HOME="$T/home-c" "$BF" compare -c "$T/pool-repo/bf.yaml" --base main \
+	--patch main --json "$T/b.json"
+cat "$OUT" "$ERR" >>"$LOG"
+jq_check "its samples were measured on the devices" \
+	'(.samples | length) == 4 and all(.samples[]; .device | test("^d[1-4]$"))' \
+	"$T/b.json"
 run 2 "rekey of an unknown device" device rekey nosuch
 grep_file "rekey names the missing device" "nosuch" "$ERR"
 
