@@ -35,6 +35,12 @@ static void params_release(struct params *p)
 	free(p->known_hosts);
 }
 
+/* Whether the registry pins the target's host key ("": no pin). */
+static bool has_pin(const struct bf_ssh_target *t)
+{
+	return t->host_key_fp && *t->host_key_fp;
+}
+
 static int resolve(struct params *p, const struct bf_ssh_target *t,
                    struct bf_err *err)
 {
@@ -61,7 +67,7 @@ static int resolve(struct params *p, const struct bf_ssh_target *t,
 	p->timeout_s = t->connect_timeout_s > 0 ? t->connect_timeout_s
 	                                        : CONNECT_TIMEOUT_S;
 	p->keepalive_s = t->keepalive_s > 0 ? t->keepalive_s : KEEPALIVE_S;
-	if (t->host_key_fp)
+	if (has_pin(t))
 		return 0; /* the pin decides: known_hosts is not needed */
 	if (t->known_hosts)
 		p->known_hosts = bf_xstrdup(t->known_hosts);
@@ -155,8 +161,8 @@ int bf_ssh_connect(struct bf_ssh **out, const struct bf_ssh_target *t,
 	                   err);
 	if (ret)
 		goto out;
-	ret = t->host_key_fp ? bf_ssh__verify_pin(s, t->host_key_fp, err)
-	                     : bf_ssh__verify_host_key(s, p.known_hosts, err);
+	ret = has_pin(t) ? bf_ssh__verify_pin(s, t->host_key_fp, err)
+	                 : bf_ssh__verify_host_key(s, p.known_hosts, err);
 	if (ret || (ret = authenticate(s, &p, start + p.timeout_s, err)))
 		goto out;
 	libssh2_keepalive_config(s->session, 1, (unsigned)p.keepalive_s);

@@ -26,7 +26,7 @@ struct bf_ssh_target {
 	 * The registry's pin ("SHA256:BASE64", devices.host_key_fp): when
 	 * set, the host key must have exactly this fingerprint and
 	 * known_hosts is not read, so every host sharing the registry
-	 * trusts the same key. NULL: known_hosts decides.
+	 * trusts the same key. NULL or "": known_hosts decides.
 	 */
 	const char *host_key_fp;
 	double connect_timeout_s; /* 0: 10 s; covers TCP, handshake, auth */
