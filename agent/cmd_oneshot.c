@@ -19,7 +19,11 @@ int bf_agent_cmd_serve(int argc, char **argv, struct bf_agent_ctx *ctx)
 	int ret = bf_agent_getopt(
 	        argc, argv, ctx,
 	        "benchfarm-agent serve [--root DIR] [--adb SERIAL]\n\n"
-	        "Speaks the JSON-lines agent protocol on stdin/stdout.",
+	        "Speaks the JSON-lines agent protocol on stdin/stdout. Each "
+	        "run\nis appended to the run journal: $BENCHFARM_AGENT_JOURNAL "
+	        "(empty:\nnone), else "
+	        "$XDG_STATE_HOME/benchfarm/agent-runs.jsonl, else\n"
+	        "~/.local/state/benchfarm/agent-runs.jsonl.",
 	        "", NULL, NULL, NULL);
 
 	if (ret >= 0)
@@ -72,7 +76,8 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 	        "Runs CMD once (no shell) and prints the samples parsed from "
 	        "its\nstandard output (--output: its standard error, or both) "
 	        "as protocol\nlines, then one result, or one error and exit "
-	        "status 3 (2 for a\nbad request).";
+	        "status 3 (2 for a\nbad request). The run is appended to the "
+	        "run journal, as by serve.";
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "cwd", required_argument, NULL, 'C' },

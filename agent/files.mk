@@ -3,6 +3,7 @@ AGENT_OBJS += agent/options.o
 AGENT_OBJS += agent/serve.o
 AGENT_OBJS += agent/req_reply.o
 AGENT_OBJS += agent/req_run.o
+AGENT_OBJS += agent/journal.o
 AGENT_OBJS += agent/verify.o
 AGENT_OBJS += agent/req_info.o
 AGENT_OBJS += agent/cmd_oneshot.o

@@ -13,6 +13,7 @@
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
+#include "journal.h"
 #include "parse/parse.h"
 #include "probe/cpuusage.h"
 #include "verify.h"
@@ -424,6 +425,32 @@ static int report_failure(int out_fd, int64_t id, const struct run_req *r,
 	return 1;
 }
 
+/*
+ * The run's line in the journal: from just before the program started
+ * to just after it ended (before its results are sent, so that the
+ * next job's run on the device cannot seem to start inside it). A
+ * failure is only logged.
+ */
+static void journal(const struct run_req *r, int64_t id, double start,
+                    double end, int exit_code, size_t nsamples)
+{
+	struct bf_journal_run j = {
+		.start = start,
+		.end = end,
+		.id = id,
+		.cwd = r->cwd,
+		.program = r->argv.argv[0],
+		.exit_code = exit_code,
+		.samples = nsamples,
+	};
+	struct bf_err err = BF_ERR_INIT;
+	char *path = bf_journal_path();
+
+	if (path && bf_journal_append(path, &j, &err))
+		BF_LOG_WARN("run: %s", err.msg);
+	free(path);
+}
+
 int bf_req_run(int out_fd, const json_t *req, int64_t id,
                struct bf_agent_ctx *ctx)
 {
@@ -435,7 +462,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	struct bf_buf both = BF_BUF_INIT;
 	const struct bf_buf *parsed;
 	struct run_cpu cpu;
-	int ret = 0, n;
+	double start = 0, end = 0;
+	int ret = 0, n, code = -1;
 
 	(void)ctx;
 	bf_spawn_result_init(&res);
@@ -469,15 +497,20 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 #ifdef PR_SET_CHILD_SUBREAPER
 	prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
 #endif
+	start = bf_journal_now();
 	if (bf_spawn_run(&res, &opts, &err)) {
 		bf_spawn_kill_strays();
+		end = bf_journal_now();
 		ret = bf_req_error(out_fd, id,
 		                   err.code == BF_ENOTFOUND ? "not_found"
 		                                            : "system",
 		                   "%s", err.msg);
 		goto out;
 	}
-	if ((n = bf_spawn_kill_strays()))
+	n = bf_spawn_kill_strays();
+	end = bf_journal_now(); /* whatever it started is gone too */
+	code = res.exit_code;
+	if (n)
 		BF_LOG_INFO("run: killed %d process%s the benchmark left "
 		            "running outside its process group",
 		            n, n == 1 ? "" : "es");
@@ -499,6 +532,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	if (!ret)
 		ret = send_result(out_fd, id, &res, samples.n, &cpu);
 out:
+	if (start > 0)
+		journal(&r, id, start, end, code, samples.n);
 	bf_cpu_series_release(&cpu.series);
 	bf_samples_release(&samples);
 	bf_spawn_result_release(&res);

@@ -13,7 +13,9 @@
 # Its SFTP server starts in DIR/NAME/home (sftp-server -d), so a device
 # registered with the default, relative work directory keeps its files
 # there and not in the real user's home; commands still start in the
-# real home, as sshd always does.
+# real home, as sshd always does. Its commands get XDG_STATE_HOME
+# DIR/NAME/state, so the agent's run journal of each device is
+# DIR/NAME/state/benchfarm/agent-runs.jsonl, apart from the others'.
 set -eu
 cmd=$1
 dir=$2
@@ -56,6 +58,7 @@ PermitRootLogin yes
 AllowTcpForwarding no
 X11Forwarding no
 Subsystem sftp internal-sftp -d $d/home
+SetEnv XDG_STATE_HOME=$d/state
 PrintMotd no
 LogLevel ERROR
 X

@@ -63,10 +63,13 @@ static const struct subcmd subcmds[] = {
 	  "                           (default .cache/benchfarm; a relative "
 	  "one is\n"
 	  "                           under the remote home)\n"
-	  "        --accept-host-key  fetch the host key now and record it in\n"
-	  "                           benchfarm's known_hosts; without it the "
-	  "key\n"
-	  "                           must be recorded already\n" },
+	  "        --accept-host-key  fetch the host key now, pin its "
+	  "fingerprint\n"
+	  "                           in the registry (every host sharing "
+	  "the\n"
+	  "                           store checks it) and record it in this\n"
+	  "                           host's known_hosts; without it the key\n"
+	  "                           must be in this host's known_hosts\n" },
 	{ "list", cmd_device__list, "list [--json]",
 	  "One line per device: NAME TYPE HOST:PORT LABELS STATE HEALTH\n"
 	  "LAST-CHECK REASON.\n"
@@ -94,10 +97,11 @@ static const struct subcmd subcmds[] = {
 	  "        --json             the details as JSON\n" },
 	{ "rekey", cmd_device__rekey, "rekey NAME",
 	  "The device was reinstalled and its SSH host key changed: fetch the\n"
-	  "new key, print the pinned and the new SHA256 fingerprints, record\n"
-	  "the new key in benchfarm's known_hosts and pin it. Compare the new\n"
-	  "fingerprint with the device's own before trusting it. Health\n"
-	  "becomes unknown until the next check.\n" },
+	  "new key, print the pinned and the new SHA256 fingerprints, pin the\n"
+	  "new one in the registry (for every host that shares the store) and\n"
+	  "record it in this host's known_hosts. Compare the new fingerprint\n"
+	  "with the device's own before trusting it. Health becomes unknown\n"
+	  "until the next check.\n" },
 	{ "rm", device_rm, "rm NAME [--force]",
 	  "Remove a device from the registry (its run history stays).\n"
 	  "\n"

@@ -17,9 +17,12 @@
 
 /*
  * `benchfarm device add`: validate everything before anything is
- * written; with --accept-host-key fetch the host key and record it in
- * benchfarm's known_hosts. Only the key's path is stored, never its
- * contents (which are never even read here).
+ * written; with --accept-host-key fetch the host key, pin its
+ * fingerprint in the registry (what every host sharing the store checks
+ * when it connects) and record it in this host's known_hosts (which
+ * guards the address against another key added here under another
+ * name). Only the private key's path is stored, never its contents
+ * (which are never even read here).
  */
 
 #define SCAN_TIMEOUT_S 10.0

@@ -101,6 +101,7 @@ static void *check_one(void *arg)
 	st.user = t->dev.user;
 	st.key_path = t->dev.key_path;
 	st.known_hosts = t->known_hosts;
+	st.host_key_fp = t->dev.host_key_fp; /* the shared pin */
 	t->ret = bf_ssh_connect(&ssh, &st, &t->err);
 	if (!t->ret)
 		t->ret = bf_ssh_open_agent(&agent, ssh, t->dev.agent_path,

@@ -12,7 +12,8 @@
 /*
  * Connecting to a device: the target's defaults, the private key's
  * checks, then a session (ssh_session.c) whose host key is checked
- * (ssh_known.c) before public-key authentication.
+ * (ssh_known.c: against the registry's pin when the device has one,
+ * else against known_hosts) before public-key authentication.
  */
 
 #define CONNECT_TIMEOUT_S 10.0
@@ -32,6 +33,12 @@ static void params_release(struct params *p)
 	free(p->user);
 	free(p->key);
 	free(p->known_hosts);
+}
+
+/* Whether the registry pins the target's host key ("": no pin). */
+static bool has_pin(const struct bf_ssh_target *t)
+{
+	return t->host_key_fp && *t->host_key_fp;
 }
 
 static int resolve(struct params *p, const struct bf_ssh_target *t,
@@ -60,6 +67,8 @@ static int resolve(struct params *p, const struct bf_ssh_target *t,
 	p->timeout_s = t->connect_timeout_s > 0 ? t->connect_timeout_s
 	                                        : CONNECT_TIMEOUT_S;
 	p->keepalive_s = t->keepalive_s > 0 ? t->keepalive_s : KEEPALIVE_S;
+	if (has_pin(t))
+		return 0; /* the pin decides: known_hosts is not needed */
 	if (t->known_hosts)
 		p->known_hosts = bf_xstrdup(t->known_hosts);
 	else
@@ -152,8 +161,9 @@ int bf_ssh_connect(struct bf_ssh **out, const struct bf_ssh_target *t,
 	                   err);
 	if (ret)
 		goto out;
-	if ((ret = bf_ssh__verify_host_key(s, p.known_hosts, err)) ||
-	    (ret = authenticate(s, &p, start + p.timeout_s, err)))
+	ret = has_pin(t) ? bf_ssh__verify_pin(s, t->host_key_fp, err)
+	                 : bf_ssh__verify_host_key(s, p.known_hosts, err);
+	if (ret || (ret = authenticate(s, &p, start + p.timeout_s, err)))
 		goto out;
 	libssh2_keepalive_config(s->session, 1, (unsigned)p.keepalive_s);
 	BF_LOG_DEBUG("'%s': connected as '%s' in %.3f s", s->name, p.user,

@@ -10,7 +10,8 @@ struct bf_err;
 /*
  * The SSH transport (libssh2 is wrapped only in ssh*.c): one session per
  * device, reused across requests; strict host-key verification against
- * the known_hosts file benchfarm keeps; public-key authentication;
+ * the registry's pin of the device's key when there is one, else
+ * against the known_hosts file benchfarm keeps; public-key authentication;
  * connect, authentication and command timeouts; keepalives. Secrets
  * (private keys, passphrases) never reach logs, messages or the store.
  */
@@ -21,13 +22,20 @@ struct bf_ssh_target {
 	const char *user; /* NULL: $USER, else "root" */
 	const char *key_path; /* private key; NULL: ~/.ssh/id_ed25519 */
 	const char *known_hosts; /* benchfarm's file; NULL: the default */
+	/*
+	 * The registry's pin ("SHA256:BASE64", devices.host_key_fp): when
+	 * set, the host key must have exactly this fingerprint and
+	 * known_hosts is not read, so every host sharing the registry
+	 * trusts the same key. NULL or "": known_hosts decides.
+	 */
+	const char *host_key_fp;
 	double connect_timeout_s; /* 0: 10 s; covers TCP, handshake, auth */
 	int keepalive_s; /* 0: 15 s */
 };
 
-#define BF_SSH_TARGET_INIT                            \
-	{                                             \
-		NULL, NULL, 0, NULL, NULL, NULL, 0, 0 \
+#define BF_SSH_TARGET_INIT                                  \
+	{                                                   \
+		NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0 \
 	}
 
 struct bf_ssh;
@@ -44,9 +52,11 @@ int bf_ssh_known_hosts_path(char **out, struct bf_err *err);
  * BF_ETIMEOUT (no answer within the timeout), BF_ESYS (refused,
  * unreachable), BF_EAUTH (key refused; a private key readable by group
  * or others is refused before connecting, as ssh does), BF_ENOTFOUND
- * (host key not in known_hosts: "run 'benchfarm device add ...
- * --accept-host-key'"), BF_ECORRUPT (host key CHANGED: the message names
- * both SHA256 fingerprints). Caller frees *out with bf_ssh_close().
+ * (no pin and host key not in known_hosts: "run 'benchfarm device add
+ * ... --accept-host-key'"), BF_ECORRUPT (host key CHANGED: not the
+ * pinned one, or not the one in known_hosts; the message names both
+ * SHA256 fingerprints and 'benchfarm device rekey NAME'). Caller frees
+ * *out with bf_ssh_close().
  */
 int bf_ssh_connect(struct bf_ssh **out, const struct bf_ssh_target *t,
                    struct bf_err *err);

@@ -76,4 +76,11 @@ int bf_ssh__open(struct bf_ssh **out, const char *name, const char *host,
 int bf_ssh__verify_host_key(struct bf_ssh *s, const char *known_hosts,
                             struct bf_err *err);
 
+/*
+ * Verify the session's host key against the registry's pin, fp
+ * "SHA256:BASE64" (ssh_known.c): 0 when the key's fingerprint is fp,
+ * else BF_ECORRUPT "HOST KEY CHANGED" naming both fingerprints.
+ */
+int bf_ssh__verify_pin(struct bf_ssh *s, const char *fp, struct bf_err *err);
+
 #endif /* BF_SSH_INT_H */

@@ -179,6 +179,21 @@ static int unknown_key(struct bf_ssh *s, const char *host, const char *fp,
 	                  s->name, host, fp, s->name);
 }
 
+/*
+ * known: the fingerprint trusted so far (NULL when unreadable), and how
+ * it is known ("known" in known_hosts, "pinned" in the registry).
+ */
+static int changed_fp(struct bf_ssh *s, const char *host, const char *fp,
+                      const char *how, const char *known, struct bf_err *err)
+{
+	return bf_err_set(err, BF_ECORRUPT,
+	                  "'%s' (%s): HOST KEY CHANGED: %s %s, now %s; "
+	                  "refused (if the device was reinstalled: "
+	                  "'benchfarm device rekey %s')",
+	                  s->name, host, how,
+	                  known ? known : "(unreadable key)", fp, s->name);
+}
+
 static int changed_key(struct bf_ssh *s, const char *host, const char *fp,
                        const char *recorded_b64, struct bf_err *err)
 {
@@ -189,12 +204,7 @@ static int changed_key(struct bf_ssh *s, const char *host, const char *fp,
 
 	if (recorded_b64 && b64_decode(&blob, &len, recorded_b64))
 		old = fingerprint(blob, len);
-	ret = bf_err_set(err, BF_ECORRUPT,
-	                 "'%s' (%s): HOST KEY CHANGED: known %s, now %s; "
-	                 "refused (if the device was reinstalled: "
-	                 "'benchfarm device rekey %s')",
-	                 s->name, host, old ? old : "(unreadable key)", fp,
-	                 s->name);
+	ret = changed_fp(s, host, fp, "known", old, err);
 	free(blob);
 	free(old);
 	return ret;
@@ -278,6 +288,35 @@ out:
 	free(fp);
 	free(host);
 	free(addr);
+	return ret;
+}
+
+/*
+ * The registry's pin is the whole truth for a registered device: the
+ * same on every host that shares the store, and changed for all of
+ * them by one `device rekey`. A per-host known_hosts file is not read,
+ * so a stale line there neither lets a changed key in nor keeps the
+ * pinned one out.
+ */
+int bf_ssh__verify_pin(struct bf_ssh *s, const char *pin, struct bf_err *err)
+{
+	const struct key_type *type = NULL;
+	const char *blob;
+	char *fp, *host;
+	size_t len;
+	int ret;
+
+	if ((ret = session_key(&blob, &len, &type, s, err)))
+		return ret;
+	fp = fingerprint(blob, len);
+	if (!strcmp(fp, pin)) {
+		free(fp);
+		return 0;
+	}
+	host = host_field(s->host, s->port);
+	ret = changed_fp(s, host, fp, "pinned", pin, err);
+	free(host);
+	free(fp);
 	return ret;
 }
 

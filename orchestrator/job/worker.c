@@ -57,6 +57,7 @@ struct bf_worker *bf_worker_new_remote(struct bf_job *job,
 	w->dev.agent_path = dupnull(dev->agent_path);
 	w->dev.adb_serial = dupnull(dev->adb_serial);
 	w->dev.workdir = dupnull(dev->workdir);
+	w->dev.host_key_fp = dupnull(dev->host_key_fp);
 	return w;
 }
 
@@ -91,6 +92,7 @@ static int connect_remote(struct bf_worker *w, struct bf_err *err)
 		t.port = w->dev.port;
 		t.user = w->dev.user;
 		t.key_path = w->dev.key_path;
+		t.host_key_fp = w->dev.host_key_fp; /* the shared pin */
 		ret = bf_ssh_connect(&w->ssh, &t, err);
 		if (!ret)
 			ret = bf_worker__upload_artifacts(w, err);

@@ -2,7 +2,9 @@
 # The device registry over real OpenSSH sshd "devices" on 127.0.0.1 that
 # run the real benchfarm-agent (ci/sshd.sh): add with --accept-host-key,
 # list, check --all in parallel, a device that fails its checks (fixture
-# sysroot), a changed host key, an unreachable device, a private key
+# sysroot), host keys pinned in the registry (a stale known_hosts line,
+# another host with no known_hosts, a reinstalled device refused on
+# both and rekeyed on one), an unreachable device, a private key
 # with loose permissions, drain/undrain/rm, and no secret in any output
 # or in the store.
 . "$(dirname "$0")/lib.sh"
@@ -98,16 +100,13 @@ jq_check "hot is bad with a thermal reason" \
 	'.[] | select(.name == "hot") | .health == "bad" and (.health_reason | test("thermal"))' \
 	"$OUT"
 
-# d3's host key "changes": known_hosts now holds d2's key for d3's port.
+# A stale line in this host's known_hosts (d2's key for d3's port) does
+# not matter to a registered device: the registry's pin decides.
 grep -v "^\[127.0.0.1\]:$P_d3 " "$BENCHFARM_KNOWN_HOSTS" >"$T/kh"
 echo "[127.0.0.1]:$P_d3 $(cut -d' ' -f1,2 "$S/d2/host_key.pub")" >>"$T/kh"
 cp "$T/kh" "$BENCHFARM_KNOWN_HOSTS"
-run 3 "a changed host key is refused (exit 3)" device check d3
-grep_file "the reason says the host key changed" "^d3  *bad .*HOST KEY CHANGED" "$OUT"
-grep_file "the reason names the recorded fingerprint" "$fp_d2" "$OUT"
-grep_file "the reason names the offered fingerprint" "$fp_d3" "$OUT"
-grep_file "the reason says how to accept a reinstalled device" \
-	"benchfarm device rekey d3" "$OUT"
+run 0 "a pinned device checks good whatever known_hosts says" device check \
+	d3 -c "$R/bf.yaml"
 # Adding another device at that address with --accept-host-key must not
 # undo the pin behind d3's refusal: only rekey replaces a pinned key.
 cp "$BENCHFARM_KNOWN_HOSTS" "$T/kh-before"
@@ -153,17 +152,73 @@ grep_file "the reason names the name and the address" \
 	"$OUT"
 run 0 "remove d3-legacy" device rm d3-legacy
 cp "$T/kh-before" "$BENCHFARM_KNOWN_HOSTS"
-run 3 "d3 is still refused" device check d3
-run 0 "device rekey accepts the new key" device rekey d3
-grep_file "rekey prints the new fingerprint" "^d3: host key $fp_d3 recorded" \
+
+# Another host sharing the registry: another HOME, with the default
+# known_hosts there, which it has never written. d3 was added here.
+HB="$T/home-b"
+mkdir -p "$HB"
+run_b() {
+	want=$1
+	what=$2
+	shift 2
+	expect_exit "$want" "$what" env -u BENCHFARM_KNOWN_HOSTS HOME="$HB" \
+		"$BF" "$@"
+	cat "$OUT" "$ERR" >>"$LOG"
+}
+run_b 0 "host B checks d3 with no known_hosts of its own" device check d3 \
+	-c "$R/bf.yaml"
+check "host B wrote no known_hosts" test ! -e "$HB/.local/share/benchfarm/known_hosts"
+# d3 is reinstalled: its sshd serves a new host key (SIGHUP: sshd
+# re-executes itself and reads its keys again, on the same port).
+rm -f "$S/d3/host_key" "$S/d3/host_key.pub"
+ssh-keygen -q -t ed25519 -N '' -f "$S/d3/host_key"
+fp_new=$(ssh-keygen -l -E sha256 -f "$S/d3/host_key.pub" | cut -d' ' -f2)
+kill -HUP "$(cat "$S/d3/sshd.pid")"
+served_new() {
+	ssh-keyscan -T 2 -t ed25519 -p "$P_d3" 127.0.0.1 2>/dev/null |
+		ssh-keygen -l -E sha256 -f - 2>/dev/null | grep -qF "$fp_new"
+}
+_i=0
+until served_new || [ $_i -gt 100 ]; do
+	_i=$((_i + 1))
+	sleep 0.1
+done
+check "d3's sshd serves its new key" served_new
+run 3 "the changed key is refused on host A (exit 3)" device check d3
+grep_file "A's reason says the pinned key changed, names both and rekey" \
+	"^d3  *bad .*HOST KEY CHANGED: pinned $fp_d3, now $fp_new.*'benchfarm device rekey d3'" \
 	"$OUT"
-# (The test changed known_hosts only: the registry still pins d3's key.)
+run_b 3 "and on host B (exit 3)" device check d3
+grep_file "B's reason is the same" \
+	"^d3  *bad .*HOST KEY CHANGED: pinned $fp_d3, now $fp_new.*'benchfarm device rekey d3'" \
+	"$OUT"
+run_b 0 "device rekey on host B accepts the new key" device rekey d3
+grep_file "rekey prints the new fingerprint" "^d3: host key $fp_new recorded" \
+	"$OUT"
 grep_file "rekey prints the registry's old pin" "^d3: pinned before: $fp_d3" \
 	"$OUT"
 run 0 "device show after rekey" device show d3 --json
 jq_check "the new key is pinned, health unknown until checked" \
-	".host_key_fp == \"$fp_d3\" and .health == \"unknown\"" "$OUT"
-run 0 "d3 checks good again after rekey" device check d3 -c "$R/bf.yaml"
+	".host_key_fp == \"$fp_new\" and .health == \"unknown\"" "$OUT"
+run 0 "host A uses the new key (its known_hosts still has the old)" device \
+	check d3 -c "$R/bf.yaml"
+grep_file "A's known_hosts was not touched" "^\[127.0.0.1\]:$P_d3 .*$(cut -d' ' -f2 "$S/d2/host_key.pub")" \
+	"$BENCHFARM_KNOWN_HOSTS"
+run_b 0 "host B uses it too" device check d3 -c "$R/bf.yaml"
+# Dispatch and artifact shipping check the pins too: a compare on the
+# pool from a third host, with no known_hosts at all (B's now has d3's
+# key from its rekey).
+pool_repo "$T/pool-repo" <<'X'
+echo "b 1 ns"
+X
+mkdir -p "$T/home-c"
+expect_exit 0 "host C runs a compare on the pool" env -u BENCHFARM_KNOWN_HOSTS \
+	HOME="$T/home-c" "$BF" compare -c "$T/pool-repo/bf.yaml" --base main \
+	--patch main --json "$T/b.json"
+cat "$OUT" "$ERR" >>"$LOG"
+jq_check "its samples were measured on the devices" \
+	'(.samples | length) == 4 and all(.samples[]; .device | test("^d[1-4]$"))' \
+	"$T/b.json"
 run 2 "rekey of an unknown device" device rekey nosuch
 grep_file "rekey names the missing device" "nosuch" "$ERR"
 

@@ -145,3 +145,5 @@ UNIT_TESTS += tests/unit/agentconn/test_agentconn
 tests/unit/agentconn/test_agentconn_OBJS := orchestrator/farm/agentconn.o
 UNIT_TESTS += tests/unit/verify/test_verify
 tests/unit/verify/test_verify_OBJS := agent/verify.o
+UNIT_TESTS += tests/unit/journal/test_journal
+tests/unit/journal/test_journal_OBJS := agent/journal.o

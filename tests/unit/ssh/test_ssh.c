@@ -1,8 +1,8 @@
 /*
  * Unit tests for connecting over SSH (orchestrator/farm/ssh.c,
  * ssh_known.c, ssh_session.c): host keys (scan, record, unknown,
- * changed), client keys (refused, encrypted, too open), connect
- * failures and timeouts, and where known_hosts lives. Against a real
+ * changed, pinned by the registry), client keys (refused, encrypted, too open),
+ * connect failures and timeouts, and where known_hosts lives. Against a real
  * OpenSSH sshd (unit/ssh/fixture.h). Run from the repository root.
  */
 #include <setjmp.h>
@@ -217,6 +217,55 @@ static void test_ssh__changed_host_key(void **state)
 	free(kh);
 }
 
+/*
+ * A registered device's pin is the whole truth, as on a host that
+ * shares the registry but has never seen the device: the key with the
+ * pinned fingerprint connects with no known_hosts file at all and
+ * whatever a stale known_hosts says; any other key is refused as
+ * changed, naming both fingerprints and device rekey, even when
+ * known_hosts has it.
+ */
+static void test_ssh__pinned_host_key(void **state)
+{
+	struct bf_ssh_target t = BF_SSH_TARGET_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_ssh *s = NULL;
+	char *none = path_in("kh_none"), *stale = path_in("kh_stale");
+
+	(void)state;
+	target_of(&t, fx.port);
+	t.host_key_fp = fx.d1_fp;
+	t.known_hosts = none; /* never made */
+	assert_int_equal(bf_ssh_connect(&s, &t, &err), 0);
+	assert_non_null(s);
+	bf_ssh_close(s);
+	s = NULL;
+	assert_false(bf_fs_exists(none));
+	/* known_hosts holds another key for d1's host:port */
+	assert_int_equal(write_known_hosts(stale, fx.client_b64, fx.port), 0);
+	t.known_hosts = stale;
+	assert_int_equal(bf_ssh_connect(&s, &t, &err), 0);
+	bf_ssh_close(s);
+	s = NULL;
+	/* another key pinned; the file that has the device's key is ignored */
+	t.known_hosts = fx.known_hosts;
+	t.host_key_fp = fx.client_fp;
+	assert_int_equal(bf_ssh_connect(&s, &t, &err), BF_ECORRUPT);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "'d1'"));
+	assert_non_null(strstr(err.msg, "HOST KEY CHANGED"));
+	assert_non_null(strstr(err.msg, "pinned"));
+	assert_non_null(strstr(err.msg, fx.client_fp)); /* pinned */
+	assert_non_null(strstr(err.msg, fx.d1_fp)); /* offered */
+	assert_non_null(strstr(err.msg, "'benchfarm device rekey d1'"));
+	/* a pin that is no fingerprint at all is no key's */
+	t.host_key_fp = "SHA256:";
+	assert_int_equal(bf_ssh_connect(&s, &t, &err), BF_ECORRUPT);
+	assert_null(s);
+	free(none);
+	free(stale);
+}
+
 static void test_ssh__wrong_client_key(void **state)
 {
 	struct bf_ssh_target t = BF_SSH_TARGET_INIT;
@@ -343,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_ssh__scan_and_add_host_key),
 		cmocka_unit_test(test_ssh__unknown_host_key),
 		cmocka_unit_test(test_ssh__changed_host_key),
+		cmocka_unit_test(test_ssh__pinned_host_key),
 		cmocka_unit_test(test_ssh__wrong_client_key),
 		cmocka_unit_test(test_ssh__encrypted_key),
 		cmocka_unit_test(test_ssh__key_with_open_permissions),
