@@ -15,21 +15,13 @@
 # host keys are what they check.
 . "$(dirname "$0")/lib.sh"
 
-if [ -z "${BENCHFARM_TEST_PG:-}" ] || ! command -v psql >/dev/null 2>&1; then
+if ! have_pg; then
 	echo "ok 1 # skip no PostgreSQL (BENCHFARM_TEST_PG unset)"
 	exit 0
 fi
-pgdb="bf_hosts_$$"
-psql "$BENCHFARM_TEST_PG" -qc "CREATE DATABASE $pgdb" >/dev/null || {
-	echo "not ok 1 - cannot create a database on $BENCHFARM_TEST_PG"
-	exit 1
-}
 sshd_setup
-t_atexit() {
-	psql "$BENCHFARM_TEST_PG" -qc "DROP DATABASE IF EXISTS $pgdb" >/dev/null 2>&1
-}
-export BENCHFARM_DB="$BENCHFARM_TEST_PG dbname=$pgdb"
-pg() { psql "$BENCHFARM_DB" -Atc "$1"; }
+pg_fresh_db hosts || exit 1
+pg() { db "$1"; }
 # Each host keeps its build cache and known_hosts where a user's are by
 # default: under its own HOME.
 unset BENCHFARM_KNOWN_HOSTS BENCHFARM_CACHE
