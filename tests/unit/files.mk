@@ -144,3 +144,4 @@ UNIT_TESTS += tests/unit/agentconn/test_agentconn
 tests/unit/agentconn/test_agentconn_OBJS := orchestrator/farm/agentconn.o
 UNIT_TESTS += tests/unit/verify/test_verify
 tests/unit/verify/test_verify_OBJS := agent/verify.o
+$(eval $(call store_on_pg,test_store_device))

@@ -137,6 +137,10 @@ int setup(void **state)
 		free(f);
 		return -1;
 	}
+	/* the tests play out time with made-up values (now = 1000, ...),
+	 * which PostgreSQL would otherwise replace by its own clock; the
+	 * tests of the server's clock turn this off */
+	bf_store_clock_from_caller(true);
 	if (store_on_pg)
 		pg_location(f);
 	else
