@@ -290,7 +290,8 @@ int bf_store_fence_end(struct bf_store *store, int txn, int rc,
 /*
  * Extend holder's lease to now + ttl_s, also when it has expired but
  * nobody else took the device. Returns 0, BF_EBUSY (held by another),
- * BF_ENOTFOUND (no lease or no device) or BF_EINVAL.
+ * BF_ENOTFOUND (no lease or no device), BF_EINVAL, BF_ETIMEOUT (the
+ * store was too busy to answer: try again) or the store's error.
  */
 int bf_store_lease_renew(struct bf_store *store, const char *device,
                          const char *holder, int64_t ttl_s, int64_t now,

@@ -306,28 +306,48 @@ static int check_holder(const struct lease *l, const char *device,
 	return 0;
 }
 
+/*
+ * A store too busy to answer (SQLite's busy timeout, a PostgreSQL
+ * serialization failure or deadlock: BF_EBUSY from sql.h) is no
+ * refusal: BF_ETIMEOUT, err's message kept, so that a heartbeat tries
+ * again rather than give the lease up.
+ */
+static int busy_store(int rc, struct bf_err *err)
+{
+	if (rc != BF_EBUSY)
+		return rc;
+	if (err)
+		err->code = BF_ETIMEOUT;
+	return BF_ETIMEOUT;
+}
+
 int bf_store_lease_renew(struct bf_store *store, const char *device,
                          const char *holder, int64_t ttl_s, int64_t now,
                          struct bf_err *err)
 {
 	struct lease l = { 0 };
-	int token = 0;
+	int token = 0, refused = 0;
 	int rc;
 
-	rc = lease_begin(&l, &token, store, device, holder, ttl_s, &now, err);
+	rc = busy_store(lease_begin(&l, &token, store, device, holder, ttl_s,
+	                            &now, err),
+	                err);
 	if (!rc)
-		rc = check_holder(&l, device, holder, err);
+		rc = refused = check_holder(&l, device, holder, err);
 	if (!rc) {
 		const struct bf_sql_val v[] = { BF_SQL_V_INT(l.id),
 			                        BF_SQL_V_INT(now + ttl_s),
 			                        BF_SQL_V_INT(now) };
 
-		rc = lease_write(store,
-		                 "UPDATE leases SET expires_at = ?2,"
-		                 " alive_at = ?3 WHERE device_id = ?1",
-		                 v, BF_ARRAY_SIZE(v), device, err);
+		rc = busy_store(
+		        lease_write(store,
+		                    "UPDATE leases SET expires_at = ?2,"
+		                    " alive_at = ?3 WHERE device_id = ?1",
+		                    v, BF_ARRAY_SIZE(v), device, err),
+		        err);
 	}
-	return lease_end(store, &l, token, rc, err);
+	rc = lease_end(store, &l, token, rc, err);
+	return rc && rc == refused ? rc : busy_store(rc, err);
 }
 
 int bf_store_lease_release(struct bf_store *store, const char *device,
