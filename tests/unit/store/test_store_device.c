@@ -299,6 +299,7 @@ static void test_store__lease_of_dead_holder_taken_back(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	close(ready[0]);
+	wait_holder_gone(f, "child");
 	if (store_on_pg) {
 		/* a free lock alone proves nothing on PostgreSQL (a server
 		 * restart frees them all): the holder said it was alive at

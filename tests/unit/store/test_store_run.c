@@ -250,6 +250,7 @@ static void test_store__killed_runs_are_aborted(void **state)
 		        "running");
 		bf_store_close(other);
 		age_run(f, dead);
+		wait_run_gone(f, dead);
 	}
 	assert_int_equal(bf_store_open(&other, f->path, &err), 0);
 	assert_string_equal(run_status(other, dead, buf, sizeof(buf), &info),
@@ -271,6 +272,7 @@ static void test_store__killed_runs_are_aborted(void **state)
 	f->store = NULL;
 	if (store_on_pg)
 		age_run(f, live);
+	wait_run_gone(f, live);
 	assert_int_equal(bf_store_open(&f->store, f->path, &err), 0);
 	assert_string_equal(run_status(f->store, live, buf, sizeof(buf), NULL),
 	                    "aborted");
