@@ -23,8 +23,12 @@
  *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
  *   store_location.c which backend a location names, and its form
  *                    without a password
+ *   store_live.c     who is alive: this process's holder key, the
+ *                    store's clock, dead holders, bf_store_alive
  *   store_lock.c     the liveness locks (PATH.lock; PostgreSQL's
  *                    advisory locks)
+ *   store_holder_pg.c  a holder's lock on PostgreSQL, on a connection
+ *                    of its own per process
  *
  * The subject files (devices, runs, samples, alerts) check their
  * callers' input themselves and run their SQL through store/sql.h and
@@ -232,7 +236,8 @@ void bf_store__self_host(char *buf, size_t len);
 
 /*
  * The store's clock, in seconds since the epoch: the host's on SQLite
- * (one host), the server's (now(): the transaction's start) on
+ * (one host), the server's (statement_timestamp(): when the statement
+ * reading it began, so after any row lock the operation waited for) on
  * PostgreSQL, so that the hosts of a lab never compare their own
  * clocks. bf_store__now is the time for an operation whose caller
  * passed caller_now: caller_now on SQLite, and on PostgreSQL too when

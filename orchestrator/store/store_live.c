@@ -96,8 +96,8 @@ int bf_store__clock(int64_t *now, struct bf_store *store, struct bf_err *err)
 	}
 	*now = 0;
 	return bf_sql_exec(store,
-	                   "SELECT CAST(floor(extract(epoch FROM now()))"
-	                   " AS BIGINT)",
+	                   "SELECT CAST(floor(extract(epoch FROM"
+	                   " statement_timestamp())) AS BIGINT)",
 	                   NULL, 0, read_now, now, NULL, err,
 	                   "cannot read the store's clock");
 }
