@@ -248,8 +248,14 @@ echo "b 1 ns"
 X
 }
 
-# db SQL: SQL's output on the SQLite store.
-db() { sqlite3 "$BENCHFARM_DB" "$1"; }
+# db SQL: SQL's output on the store: sqlite3 on an SQLite file, psql
+# (one unaligned line per row) on a PostgreSQL location.
+db() {
+	case $BENCHFARM_DB in
+	postgres://* | postgresql://* | *=*) psql "$BENCHFARM_DB" -Atc "$1" ;;
+	*) sqlite3 "$BENCHFARM_DB" "$1" ;;
+	esac
+}
 
 # poll "what" SQL: wait (at most 60 s, looking every 0.1 s) until SQL on
 # the store prints 1: the state a test waits for, not a guessed delay.
