@@ -122,8 +122,8 @@ int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
 	if (holders[i].conn && holders[i].key == pg_key &&
 	    conn_alive(holders[i].conn))
 		goto out;
-	/* never opened, lost (a server restart), or another key (a fork's
-	 * child, whose entry is its own): connect and lock again */
+	/* never opened, lost (a server restart), or not locked yet:
+	 * connect and lock (again) */
 	if (!holders[i].conn)
 		holders[i].conn = PQconnectdb(store->path);
 	else if (PQstatus(holders[i].conn) != CONNECTION_OK ||
