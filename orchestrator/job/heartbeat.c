@@ -14,27 +14,50 @@
 /*
  * The heartbeat of a job's leases: a thread that waits on a condition
  * variable with a deadline on the monotonic clock (not a sleep: stopping
- * it wakes it at once) and renews the leases each time the deadline
- * passes. A third of the lease time leaves two renewals' worth of slack
+ * it wakes it at once). Every BF_STORE_ALIVE_PERIOD_S (or the lease
+ * period when shorter) it tells the store the job is alive
+ * (bf_store_alive: its run's and leases' alive_at, and its liveness lock
+ * again after a PostgreSQL restart), and every third of the lease time
+ * it renews the leases, which leaves two renewals' worth of slack
  * before a lease can expire under a running job.
  */
 struct bf_heartbeat {
 	struct bf_job *job;
 	char holder[128];
-	int ttl_s, period_s;
+	int ttl_s, period_s, beat_s;
+	int64_t renewed; /* CLOCK_MONOTONIC seconds of the last renewal */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
 };
 
-/* Renew every worker's lease (takes job->lock). */
-static void renew_all(struct bf_heartbeat *hb)
+static int64_t mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}
+
+/*
+ * Say the job is alive and, once a lease period has passed since the
+ * last renewal, renew every worker's lease (takes job->lock).
+ */
+static void beat(struct bf_heartbeat *hb)
 {
 	struct bf_job *job = hb->job;
+	struct bf_err aerr = BF_ERR_INIT;
+	bool renew = mono_s() - hb->renewed >= hb->period_s;
 
 	pthread_mutex_lock(&job->lock);
-	for (size_t i = 0; i < job->nworkers; i++) {
+	if (bf_store_alive(job->store, job->run_id, &aerr))
+		BF_LOG_WARN("cannot tell the store this job is alive (trying "
+		            "again at the next beat): %s",
+		            aerr.msg);
+	if (renew)
+		hb->renewed = mono_s();
+	for (size_t i = 0; renew && i < job->nworkers; i++) {
 		struct bf_worker *w = job->workers[i];
 		struct bf_err err = BF_ERR_INIT;
 		int rc;
@@ -47,8 +70,9 @@ static void renew_all(struct bf_heartbeat *hb)
 			continue;
 		/* refused: another job holds it, or it is gone; the fence
 		 * then refuses this job's writes for the device. Anything
-		 * else (a lost connection, a busy store) is tried again at
-		 * the next beat, well before the lease can expire. */
+		 * else (a lost connection, a busy store: BF_ETIMEOUT) is
+		 * tried again at the next beat, well before the lease can
+		 * expire. */
 		if (rc == BF_EBUSY || rc == BF_ENOTFOUND)
 			w->lease_lost = true;
 		BF_LOG_WARN(
@@ -67,14 +91,14 @@ static void *heartbeat_main(void *arg)
 	pthread_mutex_lock(&hb->lock);
 	while (!hb->stop) {
 		clock_gettime(CLOCK_MONOTONIC, &at);
-		at.tv_sec += hb->period_s;
+		at.tv_sec += hb->beat_s;
 		while (!hb->stop && pthread_cond_timedwait(&hb->cond, &hb->lock,
 		                                           &at) != ETIMEDOUT)
 			;
 		if (hb->stop)
 			break;
 		pthread_mutex_unlock(&hb->lock);
-		renew_all(hb);
+		beat(hb);
 		pthread_mutex_lock(&hb->lock);
 	}
 	pthread_mutex_unlock(&hb->lock);
@@ -91,6 +115,10 @@ struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
 	bf_strlcpy(hb->holder, holder, sizeof(hb->holder));
 	hb->ttl_s = ttl_s;
 	hb->period_s = ttl_s / 3 > 0 ? ttl_s / 3 : 1;
+	hb->beat_s = hb->period_s < BF_STORE_ALIVE_PERIOD_S
+	                     ? hb->period_s
+	                     : BF_STORE_ALIVE_PERIOD_S;
+	hb->renewed = mono_s();
 	pthread_mutex_init(&hb->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

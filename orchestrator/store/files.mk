@@ -8,5 +8,6 @@ STORE_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o \
 	orchestrator/store/sql_pg.o orchestrator/store/sql_pg_text.o \
 	orchestrator/store/schema_pg.o \
 	orchestrator/store/store_location.o orchestrator/store/store_rows.o \
-	orchestrator/store/store_copy.o orchestrator/store/store_queue.o
+	orchestrator/store/store_copy.o orchestrator/store/store_queue.o \
+	orchestrator/store/store_live.o orchestrator/store/store_holder_pg.o
 ORCH_OBJS += $(STORE_OBJS)

@@ -188,6 +188,20 @@ const char *const bf_store__migrations[] = {
 	" since INTEGER NOT NULL,"
 	" expires_at INTEGER NOT NULL);"
 	"CREATE INDEX waiters_pool ON waiters (pool, ticket);",
+	/*
+	 * 10 -> 11: liveness that survives a PostgreSQL restart and pid
+	 * namespaces. holder_key is the holder's process key (62 random
+	 * bits, its liveness lock's key), which pids of other hosts and
+	 * containers cannot share; alive_at is when the holder (a lease's,
+	 * a waiter's) or the run's job last said it was alive, on the
+	 * store's clock. Rows of older builds have neither: their holders
+	 * are never judged dead, and their leases lapse at their expiry.
+	 */
+	"ALTER TABLE leases ADD COLUMN holder_key INTEGER;"
+	"ALTER TABLE leases ADD COLUMN alive_at INTEGER;"
+	"ALTER TABLE waiters ADD COLUMN holder_key INTEGER;"
+	"ALTER TABLE waiters ADD COLUMN alive_at INTEGER;"
+	"ALTER TABLE runs ADD COLUMN alive_at INTEGER;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(bf_store__migrations) == BF_STORE_SCHEMA_VERSION,

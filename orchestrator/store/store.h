@@ -32,7 +32,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 10
+#define BF_STORE_SCHEMA_VERSION 11
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -216,13 +216,41 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
                               const char *state, struct bf_err *err);
 
 /*
+ * The clock of leases and the queue. The now these functions take is
+ * the caller's clock (time(NULL)): the store uses it on SQLite (one
+ * host); on PostgreSQL it uses the server's clock instead, read in the
+ * operation's transaction, so that hosts whose clocks disagree still
+ * agree on when a lease expires. bf_store_clock_from_caller(true)
+ * makes PostgreSQL use the caller's now too, for tests that play out
+ * time with made-up values; a lab never calls it.
+ */
+void bf_store_clock_from_caller(bool on);
+
+/*
+ * Liveness that survives a PostgreSQL restart (which drops every
+ * liveness lock at once, until each holder's next statement takes its
+ * own again): a job says it is alive every BF_STORE_ALIVE_PERIOD_S
+ * (its heartbeat calls bf_store_alive), and on PostgreSQL a running
+ * run, a lease holder or a waiter is judged ended only when nobody
+ * holds its liveness lock AND it last said so BF_STORE_ALIVE_GRACE_S
+ * ago or more. bf_store_alive takes this process's holder lock again
+ * when the server lost it, and sets alive_at (the store's clock) of
+ * run run_id (when > 0 and running) and of this process's leases.
+ */
+#define BF_STORE_ALIVE_PERIOD_S 20
+#define BF_STORE_ALIVE_GRACE_S  (3 * BF_STORE_ALIVE_PERIOD_S)
+int bf_store_alive(struct bf_store *store, int64_t run_id, struct bf_err *err);
+
+/*
  * Lease a device for ttl_s seconds from now. Atomic across processes.
  * Succeeds when there is no lease, the lease expired (expires_at <=
- * now), its holder is provably dead (it recorded this host and a pid
- * whose liveness lock in PATH.lock nobody holds: the process ended,
- * SIGKILL included) or holder already holds it (then it is extended).
- * The lease records this process's host and pid, and the process
- * holds its liveness lock from then until it exits. Sets the
+ * now), its holder is provably dead (nobody holds the liveness lock of
+ * the holder key it recorded: the process ended, SIGKILL included; on
+ * SQLite only for a holder of this host, on PostgreSQL for any host
+ * once its alive_at is BF_STORE_ALIVE_GRACE_S old) or holder already
+ * holds it (then it is extended). The lease records this process's
+ * holder key, host and pid, and the process holds its liveness lock
+ * from then until it exits. Sets the
  * device state to "leased". A device whose health is "maintenance"
  * (drained) or "retired" takes no new lease; a holder's existing lease
  * may still be extended. Returns 0, BF_EBUSY (another holder's lease
@@ -270,7 +298,8 @@ int bf_store_fence_end(struct bf_store *store, int txn, int rc,
 /*
  * Extend holder's lease to now + ttl_s, also when it has expired but
  * nobody else took the device. Returns 0, BF_EBUSY (held by another),
- * BF_ENOTFOUND (no lease or no device) or BF_EINVAL.
+ * BF_ENOTFOUND (no lease or no device), BF_EINVAL, BF_ETIMEOUT (the
+ * store was too busy to answer: try again) or the store's error.
  */
 int bf_store_lease_renew(struct bf_store *store, const char *device,
                          const char *holder, int64_t ttl_s, int64_t now,
@@ -284,7 +313,7 @@ int bf_store_lease_release(struct bf_store *store, const char *device,
                            const char *holder, struct bf_err *err);
 
 /*
- * Drop every lease this process (this host and pid) holds and set those
+ * Drop every lease this process (its holder key) holds and set those
  * devices "idle", and leave the queue; *n_out (may be NULL) gets how
  * many leases. For a process that is about to end on a signal.
  */
@@ -323,6 +352,7 @@ struct bf_store_waiter {
 	char *host; /* NULL, 0 when unknown */
 	int64_t pid;
 	int64_t since, expires_at;
+	int64_t key, alive_at; /* its holder key, when last alive; 0: none */
 };
 
 /*
@@ -383,9 +413,12 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 
 /*
  * A running run holds a lock (an open-file-description lock on byte ID
- * of PATH.lock) from its creation until it is finished or its process
- * ends, however it ends. Marks every "running" run whose lock nobody
- * holds (its orchestrator was killed or crashed) "aborted", keeping its
+ * of PATH.lock; a session advisory lock on PostgreSQL) from its
+ * creation until it is finished or its process ends, however it ends.
+ * Marks every "running" run whose lock nobody holds (its orchestrator
+ * was killed or crashed) "aborted" (on PostgreSQL only once its
+ * alive_at is also BF_STORE_ALIVE_GRACE_S old: see bf_store_alive),
+ * keeping its
  * samples and saying why in its info; *n_out (may be NULL) gets how
  * many. Returns 0 or the store's error. bf_store_open calls it (errors
  * ignored); a handle's own runs are never stale to itself, so it is

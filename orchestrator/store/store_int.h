@@ -24,8 +24,12 @@
  *   sql_pg_text.c    its statements and messages as text (no libpq)
  *   store_location.c which backend a location names, and its form
  *                    without a password
+ *   store_live.c     who is alive: this process's holder key, the
+ *                    store's clock, dead holders, bf_store_alive
  *   store_lock.c     the liveness locks (PATH.lock; PostgreSQL's
  *                    advisory locks)
+ *   store_holder_pg.c  a holder's lock on PostgreSQL, on a connection
+ *                    of its own per process
  *
  * The subject files (devices, runs, samples, alerts) check their
  * callers' input themselves and run their SQL through store/sql.h and
@@ -129,10 +133,12 @@ int bf_store__read_int(const struct bf_sql_row *row, void *payload);
  * drop it, and the kernel drops it when the process dies, SIGKILL
  * included, so a lock nobody holds names a holder that has ended. A
  * running run locks byte ID through its store's own open file
- * (bf_store__run_lock, below); a lease holder locks BF_STORE__LEASE_LOCK_BASE +
- * its pid through one open file per process (store_lease.c).
+ * (bf_store__run_lock, below); a lease holder locks
+ * BF_STORE__HOLDER_LOCK_BASE + its holder key (bf_store__self_key)
+ * through one open file per process (store_lease.c). Run ids stay
+ * below the base, keys (62 bits) fit above it in an off_t.
  */
-#define BF_STORE__LEASE_LOCK_BASE ((int64_t)1 << 30)
+#define BF_STORE__HOLDER_LOCK_BASE ((int64_t)1 << 32)
 /*
  * The constants are the kernel's ABI; <fcntl.h> shows them only under
  * _GNU_SOURCE, which the build does not define (it asks for POSIX 2008
@@ -158,12 +164,12 @@ int bf_store__lock_file_open(const char *store_path);
 int bf_store__lock_byte(int fd, int64_t off, int cmd, short type);
 
 /*
- * The same on pid's lease byte, through this process's own open file
+ * The same on holder key's byte, through this process's own open file
  * of store_path's lock file (opened on first use, kept open until the
  * process exits: a lease outlives the store handle that took it). -1
  * also when that file cannot be opened.
  */
-int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
+int bf_store__lease_lock(const char *store_path, int64_t key, int cmd,
                          short type);
 
 /*
@@ -187,24 +193,60 @@ int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
                         struct bf_err *err);
 
 /*
- * A lease holder's or waiter's liveness lock (store_lock.c), for both
- * backends: this process's, taken by bf_store__pid_lock (0 or a BF_E*
- * code) and held until it exits; bf_store__pid_lock_held says whether
- * another process holds pid's (1), nobody does (0), or fails (a BF_E*
- * code).
+ * Lease holders and waiters (store_live.c). A process is known to the
+ * store by its holder key: 62 random bits (getrandom), drawn once per
+ * process and again in a child after fork, so two orchestrators never
+ * share one, whatever their pids, pid namespaces or hosts. A row of
+ * leases or waiters keeps its holder's key (holder_key) beside its host
+ * and pid, which are for people.
+ *
+ * The holder's liveness lock is keyed by it: byte
+ * BF_STORE__HOLDER_LOCK_BASE + key of PATH.lock on SQLite, and on
+ * PostgreSQL the session advisory lock BF_STORE__HOLDER_KEY_BIT | key
+ * (no run's key has that bit) of a connection this process opens for
+ * it alone (store_holder_pg.c), so that, like the lock file, it is one
+ * per process and location, outlives every store handle, and ends
+ * with the process. bf_store__holder_lock takes this process's (0 or a
+ * BF_E* code; again after the server lost it), and
+ * bf_store__holder_lock_held says whether some other holder holds
+ * key's (1), nobody does (0), or fails (a BF_E* code).
  */
-#define BF_STORE__LIVE_PID 2
-int bf_store__pid_lock(struct bf_store *store, struct bf_err *err);
-int bf_store__pid_lock_held(struct bf_store *store, int64_t pid,
-                            struct bf_err *err);
+#define BF_STORE__HOLDER_KEY_BIT ((int64_t)1 << 62)
+int64_t bf_store__self_key(void);
+int bf_store__holder_lock(struct bf_store *store, struct bf_err *err);
+int bf_store__holder_lock_held(struct bf_store *store, int64_t key,
+                               struct bf_err *err);
+/* store_holder_pg.c: the PostgreSQL side of bf_store__holder_lock. */
+int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
+                             struct bf_err *err);
 
 /*
- * Liveness of lease holders and waiters (store_lease.c): this machine's
- * name as they record it ("" when unknown); whether the process pid on
- * host is provably dead (on this host, not us, and nobody holds its
- * liveness lock; another host's process is never judged).
+ * Whether the holder of key, on host, last alive at alive_at (0:
+ * never said), is provably dead at now (the store's clock). Never us,
+ * nor a row without a key. SQLite: on this host, and nobody holds its
+ * liveness lock (another host's lock file is not ours to read). On
+ * PostgreSQL, whose locks all hosts see but which a server restart
+ * drops all at once: nobody holds its lock AND alive_at is at least
+ * BF_STORE_ALIVE_GRACE_S old.
  */
+bool bf_store__holder_dead(struct bf_store *store, const char *host,
+                           int64_t key, int64_t alive_at, int64_t now);
+
+/* This machine's name as holders record it ("" when unknown). */
 void bf_store__self_host(char *buf, size_t len);
-bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid);
+
+/*
+ * The store's clock, in seconds since the epoch: the host's on SQLite
+ * (one host), the server's (statement_timestamp(): when the statement
+ * reading it began, so after any row lock the operation waited for) on
+ * PostgreSQL, so that the hosts of a lab never compare their own
+ * clocks. bf_store__now is the time for an operation whose caller
+ * passed caller_now: caller_now on SQLite, and on PostgreSQL too when
+ * bf_store_clock_from_caller(true) (tests that play out time); else
+ * the server's.
+ */
+int bf_store__clock(int64_t *now, struct bf_store *store, struct bf_err *err);
+int bf_store__now(int64_t *now, struct bf_store *store, int64_t caller_now,
+                  struct bf_err *err);
 
 #endif /* BF_STORE_INT_H */

@@ -11,6 +11,9 @@
  * that value as its fencing token: a job that lost its lease (it
  * expired and another job took the device) holds a token lower than
  * the device's, and its writes for that device are refused.
+ *
+ * Times are the store's (bf_store__now): the caller's now on SQLite,
+ * the server's on PostgreSQL, read after the device's row is locked.
  */
 #include "store/store_int.h"
 
@@ -29,6 +32,7 @@ struct lease {
 	int64_t expires_at, token;
 	char *host; /* the holder's host and pid; NULL, 0 when unknown */
 	int64_t pid;
+	int64_t key, alive_at; /* its holder key, when it was last alive */
 };
 
 static void lease_release(struct lease *l)
@@ -40,29 +44,11 @@ static void lease_release(struct lease *l)
 	memset(l, 0, sizeof(*l));
 }
 
-void bf_store__self_host(char *buf, size_t len)
+/* Whether the lease's holder is provably dead (bf_store__holder_dead). */
+static bool holder_dead(struct bf_store *store, const struct lease *l,
+                        int64_t now)
 {
-	if (gethostname(buf, len - 1) < 0)
-		buf[0] = '\0';
-	buf[len - 1] = '\0';
-}
-
-bool bf_store__pid_dead(struct bf_store *store, const char *host, int64_t pid)
-{
-	char self[256];
-
-	if (!host || pid <= 0 || pid == (int64_t)getpid())
-		return false;
-	bf_store__self_host(self, sizeof(self));
-	if (!*self || strcmp(self, host))
-		return false;
-	return bf_store__pid_lock_held(store, pid, NULL) == 0;
-}
-
-/* Whether the lease's holder is provably dead (bf_store__pid_dead). */
-static bool holder_dead(struct bf_store *store, const struct lease *l)
-{
-	return bf_store__pid_dead(store, l->host, l->pid);
+	return bf_store__holder_dead(store, l->host, l->key, l->alive_at, now);
 }
 
 static int read_lease(const struct bf_sql_row *row, void *payload)
@@ -79,12 +65,15 @@ static int read_lease(const struct bf_sql_row *row, void *payload)
 	l->token = bf_sql_int(row, 6);
 	l->host = bf_sql_strdup(row, 7);
 	l->pid = bf_sql_int(row, 8);
+	l->key = bf_sql_int(row, 9);
+	l->alive_at = bf_sql_int(row, 10);
 	return 0;
 }
 
 #define LEASE_SELECT                                                     \
 	"SELECT d.id, d.health, d.health_reason, d.lease_gen, l.holder," \
-	" l.expires_at, l.token, l.host, l.pid"                          \
+	" l.expires_at, l.token, l.host, l.pid, l.holder_key,"           \
+	" l.alive_at"                                                    \
 	" FROM devices d LEFT JOIN leases l ON l.device_id = d.id"       \
 	" WHERE d.name = ?1"
 
@@ -156,19 +145,25 @@ static int check_leasable(const struct lease *l, const char *device,
 /*
  * The start of a lease operation on device by holder: check the
  * arguments, open the write transaction (*token, for lease_end; left 0
- * when none was opened) and read the device's lease into *l, its row
- * locked.
+ * when none was opened), read the device's lease into *l, its row
+ * locked, and set *now to the store's time (the caller's on entry).
  */
 static int lease_begin(struct lease *l, int *token, struct bf_store *store,
                        const char *device, const char *holder, int64_t ttl_s,
-                       int64_t now, struct bf_err *err)
+                       int64_t *now, struct bf_err *err)
 {
-	int rc = check_lease_args(device, holder, ttl_s, now, err);
+	int rc = check_lease_args(device, holder, ttl_s, *now, err);
 
 	if (!rc)
 		rc = bf_sql_write_begin(token, store, err);
 	if (!rc)
 		rc = lease_lookup(l, store, device, true, err);
+	if (!rc)
+		rc = bf_store__now(now, store, *now, err);
+	if (!rc && *now > INT64_MAX - ttl_s)
+		rc = bf_err_set(err, BF_EINVAL,
+		                "lease on '%s': bad duration %lld s", device,
+		                (long long)ttl_s);
 	return rc;
 }
 
@@ -234,19 +229,22 @@ static int lease_store(struct bf_store *store, const struct lease *l,
 			BF_SQL_V_TEXT(*host ? host : NULL),
 			BF_SQL_V_INT((int64_t)getpid()),
 			BF_SQL_V_INT(gen),
+			BF_SQL_V_INT(bf_store__self_key()),
 		};
 
 		rc = lease_write(
 		        store,
 		        "INSERT INTO leases (device_id, holder, acquired_at,"
-		        " expires_at, host, pid, token)"
-		        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+		        " expires_at, host, pid, token, holder_key, alive_at)"
+		        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?3)"
 		        " ON CONFLICT (device_id) DO UPDATE SET"
 		        " holder = excluded.holder,"
 		        " acquired_at = excluded.acquired_at,"
 		        " expires_at = excluded.expires_at,"
 		        " host = excluded.host, pid = excluded.pid,"
-		        " token = excluded.token",
+		        " token = excluded.token,"
+		        " holder_key = excluded.holder_key,"
+		        " alive_at = excluded.alive_at",
 		        v, BF_ARRAY_SIZE(v), device, err);
 	}
 	if (!rc && token_out)
@@ -262,8 +260,9 @@ int bf_store_lease_take(struct bf_store *store, const char *device,
 	int token = 0;
 	int rc;
 
-	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
-	if (!rc && held_by_other(&l, holder, now) && holder_dead(store, &l)) {
+	rc = lease_begin(&l, &token, store, device, holder, ttl_s, &now, err);
+	if (!rc && held_by_other(&l, holder, now) &&
+	    holder_dead(store, &l, now)) {
 		BF_LOG_WARN("device '%s': taking back the lease of '%s': its "
 		            "process %lld on %s has ended",
 		            device, l.holder, (long long)l.pid, l.host);
@@ -278,7 +277,7 @@ int bf_store_lease_take(struct bf_store *store, const char *device,
 	if (!rc)
 		rc = check_leasable(&l, device, holder, now, err);
 	if (!rc)
-		rc = bf_store__pid_lock(store, err);
+		rc = bf_store__holder_lock(store, err);
 	if (!rc)
 		rc = lease_store(store, &l, device, holder, now, ttl_s,
 		                 token_out, err);
@@ -307,37 +306,59 @@ static int check_holder(const struct lease *l, const char *device,
 	return 0;
 }
 
+/*
+ * A store too busy to answer (SQLite's busy timeout, a PostgreSQL
+ * serialization failure or deadlock: BF_EBUSY from sql.h) is no
+ * refusal: BF_ETIMEOUT, err's message kept, so that a heartbeat tries
+ * again rather than give the lease up.
+ */
+static int busy_store(int rc, struct bf_err *err)
+{
+	if (rc != BF_EBUSY)
+		return rc;
+	if (err)
+		err->code = BF_ETIMEOUT;
+	return BF_ETIMEOUT;
+}
+
 int bf_store_lease_renew(struct bf_store *store, const char *device,
                          const char *holder, int64_t ttl_s, int64_t now,
                          struct bf_err *err)
 {
 	struct lease l = { 0 };
-	int token = 0;
+	int token = 0, refused = 0;
 	int rc;
 
-	rc = lease_begin(&l, &token, store, device, holder, ttl_s, now, err);
+	rc = busy_store(lease_begin(&l, &token, store, device, holder, ttl_s,
+	                            &now, err),
+	                err);
 	if (!rc)
-		rc = check_holder(&l, device, holder, err);
+		rc = refused = check_holder(&l, device, holder, err);
 	if (!rc) {
 		const struct bf_sql_val v[] = { BF_SQL_V_INT(l.id),
-			                        BF_SQL_V_INT(now + ttl_s) };
+			                        BF_SQL_V_INT(now + ttl_s),
+			                        BF_SQL_V_INT(now) };
 
-		rc = lease_write(store,
-		                 "UPDATE leases SET expires_at = ?2"
-		                 " WHERE device_id = ?1",
-		                 v, BF_ARRAY_SIZE(v), device, err);
+		rc = busy_store(
+		        lease_write(store,
+		                    "UPDATE leases SET expires_at = ?2,"
+		                    " alive_at = ?3 WHERE device_id = ?1",
+		                    v, BF_ARRAY_SIZE(v), device, err),
+		        err);
 	}
-	return lease_end(store, &l, token, rc, err);
+	rc = lease_end(store, &l, token, rc, err);
+	return rc && rc == refused ? rc : busy_store(rc, err);
 }
 
 int bf_store_lease_release(struct bf_store *store, const char *device,
                            const char *holder, struct bf_err *err)
 {
 	struct lease l = { 0 };
+	int64_t now = 0;
 	int token = 0;
 	int rc;
 
-	rc = lease_begin(&l, &token, store, device, holder, 1, 0, err);
+	rc = lease_begin(&l, &token, store, device, holder, 1, &now, err);
 	if (!rc)
 		rc = check_holder(&l, device, holder, err);
 	if (!rc) {
@@ -361,6 +382,8 @@ int bf_store_lease_fence(struct bf_store *store, const char *device,
 	struct lease l = { 0 };
 	int rc = lease_lookup(&l, store, device, false, err);
 
+	if (!rc)
+		rc = bf_store__now(&now, store, now, err);
 	if (rc == BF_ENOTFOUND)
 		rc = bf_err_set(err, BF_EBUSY,
 		                "device '%s' was removed from the registry; "
@@ -414,22 +437,17 @@ int bf_store_leases_release_own(struct bf_store *store, int *n_out,
 {
 	static const char *const sql[] = {
 		"UPDATE devices SET state = 'idle' WHERE id IN"
-		" (SELECT device_id FROM leases WHERE host = ?1 AND pid = ?2)",
-		"DELETE FROM leases WHERE host = ?1 AND pid = ?2",
-		"DELETE FROM waiters WHERE host = ?1 AND pid = ?2",
+		" (SELECT device_id FROM leases WHERE holder_key = ?1)",
+		"DELETE FROM leases WHERE holder_key = ?1",
+		"DELETE FROM waiters WHERE holder_key = ?1",
 	};
-	struct bf_sql_val v[2];
-	char host[256];
+	struct bf_sql_val v[1];
 	int64_t changes = 0;
 	int token, rc;
 
 	if (n_out)
 		*n_out = 0;
-	bf_store__self_host(host, sizeof(host));
-	if (!*host)
-		return 0;
-	v[0] = BF_SQL_V_TEXT(host);
-	v[1] = BF_SQL_V_INT((int64_t)getpid());
+	v[0] = BF_SQL_V_INT(bf_store__self_key());
 	if ((rc = bf_sql_write_begin(&token, store, err)))
 		return rc;
 	for (size_t i = 0; !rc && i < BF_ARRAY_SIZE(sql); i++) {

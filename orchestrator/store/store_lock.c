@@ -86,14 +86,14 @@ static int lease_lock_fd(const char *store_path)
 	return fd;
 }
 
-int bf_store__lease_lock(const char *store_path, int64_t pid, int cmd,
+int bf_store__lease_lock(const char *store_path, int64_t key, int cmd,
                          short type)
 {
 	int fd = lease_lock_fd(store_path);
 
 	if (fd < 0)
 		return -1;
-	return bf_store__lock_byte(fd, BF_STORE__LEASE_LOCK_BASE + pid, cmd,
+	return bf_store__lock_byte(fd, BF_STORE__HOLDER_LOCK_BASE + key, cmd,
 	                           type);
 }
 
@@ -171,38 +171,33 @@ int bf_store__run_alive(bool *alive, struct bf_store *store, int64_t id,
 }
 
 /*
- * A lease holder's or waiter's liveness lock, by its pid: byte
- * BF_STORE__LEASE_LOCK_BASE + pid of PATH.lock on SQLite, a session
- * advisory lock of the store's connection on PostgreSQL (key
- * BF_STORE__LIVE_PID << 32 | pid, retaken after a reconnect). pids of
- * other hosts may share a PostgreSQL key: such a lock only ever makes a
- * dead holder look alive, and store_lease.c judges only its own host's.
+ * A lease holder's or waiter's liveness lock, by its holder key (see
+ * store_int.h): this process's byte of PATH.lock, or on PostgreSQL the
+ * advisory lock of this process's own connection for it.
  */
-static int64_t pid_key(int64_t pid)
+int bf_store__holder_lock(struct bf_store *store, struct bf_err *err)
 {
-	return ((int64_t)BF_STORE__LIVE_PID << 32) | (pid & 0xffffffff);
-}
+	int64_t key = bf_store__self_key();
 
-int bf_store__pid_lock(struct bf_store *store, struct bf_err *err)
-{
 	if (store->pg)
-		return bf_sql_pg__lock(store, pid_key((int64_t)getpid()), err);
-	if (bf_store__lease_lock(store->path, (int64_t)getpid(), F_OFD_SETLK,
-	                         F_WRLCK))
+		return bf_store__pg_holder_lock(
+		        store, BF_STORE__HOLDER_KEY_BIT | key, err);
+	if (bf_store__lease_lock(store->path, key, F_OFD_SETLK, F_WRLCK))
 		return bf_err_sys(err,
 		                  "cannot take the lease lock in '%s.lock'",
 		                  store->shown);
 	return 0;
 }
 
-int bf_store__pid_lock_held(struct bf_store *store, int64_t pid,
-                            struct bf_err *err)
+int bf_store__holder_lock_held(struct bf_store *store, int64_t key,
+                               struct bf_err *err)
 {
 	int type;
 
 	if (store->pg)
-		return bf_sql_pg__lock_held(store, pid_key(pid), err);
-	type = bf_store__lease_lock(store->path, pid, F_OFD_GETLK, F_WRLCK);
+		return bf_sql_pg__lock_held(
+		        store, BF_STORE__HOLDER_KEY_BIT | key, err);
+	type = bf_store__lease_lock(store->path, key, F_OFD_GETLK, F_WRLCK);
 	if (type < 0)
 		return bf_err_sys(err,
 		                  "cannot read the lease lock in '%s.lock'",

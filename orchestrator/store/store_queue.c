@@ -8,6 +8,7 @@
  * its row while it waits; each waiter, when it looks at its turn,
  * removes the dead ones ahead of it, so a waiter that was killed or
  * whose host went away holds nobody back for longer than its expiry.
+ * Times are the store's (bf_store__now: the server's on PostgreSQL).
  */
 #include "store/store_int.h"
 
@@ -92,7 +93,7 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
                        int64_t now, struct bf_err *err)
 {
 	char host[256];
-	struct bf_sql_val v[7];
+	struct bf_sql_val v[8];
 	int txn, rc;
 
 	if (!pool || !*pool || !holder || !*holder)
@@ -103,27 +104,35 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
 		        err, BF_EINVAL,
 		        "cannot wait for pool '%s': bad duration %lld s", pool,
 		        (long long)ttl_s);
-	if ((rc = bf_store__pid_lock(store, err)))
+	if ((rc = bf_store__holder_lock(store, err)))
 		return rc;
 	bf_store__self_host(host, sizeof(host));
 	*ticket = 0;
 	if ((rc = bf_sql_write_begin(&txn, store, err)))
 		return rc;
+	rc = bf_store__now(&now, store, now, err);
+	if (!rc && now > INT64_MAX - ttl_s)
+		rc = bf_err_set(
+		        err, BF_EINVAL,
+		        "cannot wait for pool '%s': bad duration %lld s", pool,
+		        (long long)ttl_s);
 	/*
 	 * Tickets are never handed out twice, also after the newest one
 	 * left (SQLite would reuse the highest INTEGER PRIMARY KEY): a
 	 * waiter whose ticket expired and was removed must find it gone,
 	 * not renew a newer waiter's. The counter lives in meta.
 	 */
-	rc = bf_sql_exec(store,
-	                 "INSERT INTO meta (key, value) VALUES ('queue_ticket',"
-	                 " CAST((SELECT coalesce(max(ticket), 0) + 1"
-	                 " FROM waiters) AS TEXT))"
-	                 " ON CONFLICT (key) DO UPDATE SET value ="
-	                 " CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)"
-	                 " RETURNING CAST(value AS BIGINT)",
-	                 NULL, 0, read_i64, ticket, NULL, err,
-	                 "cannot take a queue ticket for pool '%s'", pool);
+	if (!rc)
+		rc = bf_sql_exec(
+		        store,
+		        "INSERT INTO meta (key, value) VALUES ('queue_ticket',"
+		        " CAST((SELECT coalesce(max(ticket), 0) + 1"
+		        " FROM waiters) AS TEXT))"
+		        " ON CONFLICT (key) DO UPDATE SET value ="
+		        " CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)"
+		        " RETURNING CAST(value AS BIGINT)",
+		        NULL, 0, read_i64, ticket, NULL, err,
+		        "cannot take a queue ticket for pool '%s'", pool);
 	v[0] = BF_SQL_V_TEXT(pool);
 	v[1] = BF_SQL_V_TEXT(holder);
 	v[2] = BF_SQL_V_TEXT(*host ? host : NULL);
@@ -131,11 +140,13 @@ int bf_store_wait_join(int64_t *ticket, struct bf_store *store,
 	v[4] = BF_SQL_V_INT(now);
 	v[5] = BF_SQL_V_INT(now + ttl_s);
 	v[6] = BF_SQL_V_INT(*ticket);
+	v[7] = BF_SQL_V_INT(bf_store__self_key());
 	if (!rc)
 		rc = bf_sql_exec(store,
 		                 "INSERT INTO waiters (pool, holder, host, pid,"
-		                 " since, expires_at, ticket)"
-		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+		                 " since, expires_at, ticket, holder_key,"
+		                 " alive_at)"
+		                 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?5)",
 		                 v, BF_ARRAY_SIZE(v), NULL, NULL, NULL, err,
 		                 "cannot join the queue for pool '%s'", pool);
 	if (rc)
@@ -154,11 +165,14 @@ static int read_waiter(const struct bf_sql_row *row, void *payload)
 	w->pid = bf_sql_int(row, 4);
 	w->since = bf_sql_int(row, 5);
 	w->expires_at = bf_sql_int(row, 6);
+	w->key = bf_sql_int(row, 7);
+	w->alive_at = bf_sql_int(row, 8);
 	return 0;
 }
 
-#define WAITER_SELECT \
-	"SELECT ticket, pool, holder, host, pid, since, expires_at FROM waiters"
+#define WAITER_SELECT                                                \
+	"SELECT ticket, pool, holder, host, pid, since, expires_at," \
+	" holder_key, alive_at FROM waiters"
 
 /* Remove ticket's dead waiters ahead; *ahead: the live ones left. */
 static int count_ahead(int64_t *ahead, struct bf_store *store, int64_t ticket,
@@ -180,7 +194,8 @@ static int count_ahead(int64_t *ahead, struct bf_store *store, int64_t ticket,
 		struct bf_sql_val t = BF_SQL_V_INT(w[i].ticket);
 
 		if (w[i].expires_at > now &&
-		    !bf_store__pid_dead(store, w[i].host, w[i].pid)) {
+		    !bf_store__holder_dead(store, w[i].host, w[i].key,
+		                           w[i].alive_at, now)) {
 			(*ahead)++;
 			continue;
 		}
@@ -202,8 +217,7 @@ static int read_text(const struct bf_sql_row *row, void *payload)
 int bf_store_wait_turn(int64_t *ahead, struct bf_store *store, int64_t ticket,
                        int64_t ttl_s, int64_t now, struct bf_err *err)
 {
-	struct bf_sql_val v[2] = { BF_SQL_V_INT(ticket),
-		                   BF_SQL_V_INT(now + ttl_s) };
+	struct bf_sql_val v[3];
 	char *pool = NULL;
 	int txn, rc;
 
@@ -214,12 +228,22 @@ int bf_store_wait_turn(int64_t *ahead, struct bf_store *store, int64_t ticket,
 		                  (long long)ticket, (long long)ttl_s);
 	if ((rc = bf_sql_write_begin(&txn, store, err)))
 		return rc;
-	rc = bf_sql_exec(store,
-	                 "UPDATE waiters SET expires_at = ?2 WHERE ticket = ?1"
-	                 " RETURNING pool",
-	                 v, 2, read_text, &pool, NULL, err,
-	                 "cannot renew the queue ticket %lld",
-	                 (long long)ticket);
+	rc = bf_store__now(&now, store, now, err);
+	if (!rc && now > INT64_MAX - ttl_s)
+		rc = bf_err_set(err, BF_EINVAL,
+		                "queue ticket %lld: bad duration %lld s",
+		                (long long)ticket, (long long)ttl_s);
+	v[0] = BF_SQL_V_INT(ticket);
+	v[1] = BF_SQL_V_INT(now + (rc ? 0 : ttl_s));
+	v[2] = BF_SQL_V_INT(now);
+	if (!rc)
+		rc = bf_sql_exec(
+		        store,
+		        "UPDATE waiters SET expires_at = ?2, alive_at = ?3"
+		        " WHERE ticket = ?1 RETURNING pool",
+		        v, 3, read_text, &pool, NULL, err,
+		        "cannot renew the queue ticket %lld",
+		        (long long)ticket);
 	if (!rc && !pool)
 		rc = bf_err_set(err, BF_ENOTFOUND,
 		                "queue ticket %lld is gone (it expired)",

@@ -36,7 +36,8 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 		BF_SQL_V_INT(started),
 		BF_SQL_V_TEXT(run->info),
 	};
-	int64_t id = 0;
+	struct bf_sql_val alive[2];
+	int64_t id = 0, now = 0;
 	int token;
 	int rc = 0;
 
@@ -55,6 +56,17 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	                 " ?5, ?6, ?7, ?8, ?9) RETURNING id",
 	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &id,
 	                 NULL, err, "cannot create a run");
+	/* alive from its start on the store's clock (bf_store_alive) */
+	if (!rc)
+		rc = bf_store__clock(&now, store, err);
+	alive[0] = BF_SQL_V_INT(id);
+	alive[1] = BF_SQL_V_INT(now);
+	if (!rc)
+		rc = bf_sql_exec(store,
+		                 "UPDATE runs SET alive_at = ?2"
+		                 " WHERE id = ?1",
+		                 alive, 2, NULL, NULL, NULL, err,
+		                 "cannot create a run");
 	/* locked before the row is committed: nobody sees it unlocked */
 	if (!rc && (!run->status || !strcmp(run->status, "running")))
 		rc = bf_store__run_lock(store, id, err);
@@ -201,9 +213,9 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 	return rc;
 }
 
-/* The ids of a query's rows, for bf_store_runs_reap. */
+/* The running runs (id, alive_at), for bf_store_runs_reap. */
 struct ids {
-	int64_t *id;
+	int64_t *id, *alive_at;
 	size_t n, cap;
 };
 
@@ -211,32 +223,60 @@ static int add_id(const struct bf_sql_row *row, void *payload)
 {
 	struct ids *ids = payload;
 
-	if (ids->n == ids->cap)
-		ids->id = bf_xreallocarray(
-		        ids->id, ids->cap = ids->cap ? 2 * ids->cap : 8,
-		        sizeof(*ids->id));
-	ids->id[ids->n++] = bf_sql_int(row, 0);
+	if (ids->n == ids->cap) {
+		ids->cap = ids->cap ? 2 * ids->cap : 8;
+		ids->id = bf_xreallocarray(ids->id, ids->cap, sizeof(*ids->id));
+		ids->alive_at = bf_xreallocarray(ids->alive_at, ids->cap,
+		                                 sizeof(*ids->alive_at));
+	}
+	ids->id[ids->n] = bf_sql_int(row, 0);
+	ids->alive_at[ids->n++] = bf_sql_int(row, 1);
 	return 0;
+}
+
+/*
+ * Whether a running run that said it was alive at alive_at has ended:
+ * nobody holds its liveness lock and, on PostgreSQL (where a server
+ * restart drops every lock until its holder's next statement), it has
+ * not said so for BF_STORE_ALIVE_GRACE_S (now: the store's clock).
+ */
+static int run_ended(bool *ended, struct bf_store *store, int64_t id,
+                     int64_t alive_at, int64_t now, struct bf_err *err)
+{
+	bool alive = false;
+	int rc;
+
+	*ended = false;
+	if (bf_sql_backend(store) == BF_SQL_PG &&
+	    alive_at > now - BF_STORE_ALIVE_GRACE_S)
+		return 0;
+	rc = bf_store__run_alive(&alive, store, id, err);
+	*ended = !rc && !alive;
+	return rc;
 }
 
 int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 {
 	struct ids running = { 0 };
+	int64_t now = 0;
 	size_t n = 0;
-	bool alive;
+	bool ended;
 	int token, rc;
 
 	if (n_out)
 		*n_out = 0;
-	rc = bf_sql_exec(store,
-	                 "SELECT id FROM runs WHERE status = 'running'"
-	                 " ORDER BY id",
-	                 NULL, 0, add_id, &running, NULL, err,
-	                 "cannot list running runs");
-	/* keep the stale ones (nobody holds their lock) at the front */
+	rc = bf_store__clock(&now, store, err);
+	if (!rc)
+		rc = bf_sql_exec(store,
+		                 "SELECT id, alive_at FROM runs"
+		                 " WHERE status = 'running' ORDER BY id",
+		                 NULL, 0, add_id, &running, NULL, err,
+		                 "cannot list running runs");
+	/* keep the ended ones at the front */
 	for (size_t i = 0; !rc && i < running.n; i++) {
-		rc = bf_store__run_alive(&alive, store, running.id[i], err);
-		if (!rc && !alive)
+		rc = run_ended(&ended, store, running.id[i],
+		               running.alive_at[i], now, err);
+		if (!rc && ended)
 			running.id[n++] = running.id[i];
 	}
 	if (!rc && n)
@@ -246,7 +286,7 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 	for (size_t i = 0; !rc && i < n; i++) {
 		const struct bf_sql_val vals[] = {
 			BF_SQL_V_INT(running.id[i]),
-			BF_SQL_V_INT((int64_t)time(NULL)),
+			BF_SQL_V_INT(now),
 		};
 
 		rc = bf_sql_exec(store,
@@ -263,6 +303,7 @@ int bf_store_runs_reap(struct bf_store *store, int *n_out, struct bf_err *err)
 		*n_out = (int)n;
 out:
 	free(running.id);
+	free(running.alive_at);
 	return rc;
 }
 

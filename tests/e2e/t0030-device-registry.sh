@@ -298,21 +298,22 @@ run 2 "rm of an unknown device" device rm d2
 
 # A version-1 store (before workdir, suite, alert detail and culprit,
 # the alerts key with the suite, the lease holder's host and pid, the
-# leases' fencing tokens and the queue of waiting jobs) is
+# leases' fencing tokens, the queue of waiting jobs, holder keys and
+# alive_at) is
 # migrated on open: take this one back to version 1 by hand.
 cp "$BENCHFARM_DB" "$T/old.db"
 [ ! -f "$BENCHFARM_DB-wal" ] || cp "$BENCHFARM_DB-wal" "$T/old.db-wal"
-sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN pid; ALTER TABLE leases DROP COLUMN token; ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters; PRAGMA user_version = 1" >/dev/null
+sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; ALTER TABLE leases DROP COLUMN holder_key; ALTER TABLE leases DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN alive_at; ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN pid; ALTER TABLE leases DROP COLUMN token; ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters; PRAGMA user_version = 1" >/dev/null
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")
-[ "$v" = 10 ] && t_ok "migrated to schema 10" || t_fail "schema $v"
+[ "$v" = 11 ] && t_ok "migrated to schema 11" || t_fail "schema $v"
 cols=$(sqlite3 "$T/old.db" "select group_concat(name) from pragma_table_info('leases')")
-[ "$cols" = device_id,holder,acquired_at,expires_at,host,pid,token ] &&
-	t_ok "leases record the holder's host and pid, and the token" ||
+[ "$cols" = device_id,holder,acquired_at,expires_at,host,pid,token,holder_key,alive_at ] &&
+	t_ok "leases record the holder's host, pid and key, the token and when it was alive" ||
 	t_fail "leases columns: $cols"
 cols=$(sqlite3 "$T/old.db" "select group_concat(name) from pragma_table_info('waiters')")
-[ "$cols" = ticket,pool,holder,host,pid,since,expires_at ] &&
+[ "$cols" = ticket,pool,holder,host,pid,since,expires_at,holder_key,alive_at ] &&
 	t_ok "the queue of waiting jobs is there" || t_fail "waiters columns: $cols"
 idx=$(sqlite3 "$T/old.db" "select group_concat(name) from sqlite_master where type = 'index' and tbl_name = 'alerts' and sql is not null")
 [ "$idx" = alerts_status,alerts_step ] && t_ok "alerts keyed with their suite" ||

@@ -219,15 +219,17 @@ grep_file "it names the file and the versions" \
 # lease_gen, no queue of waiting jobs) is migrated as any command's open
 # migrates it, then copied.
 cp "$SRC" "$T/older.db"
-sqlite3 "$T/older.db" "ALTER TABLE leases DROP COLUMN pid;
+sqlite3 "$T/older.db" "ALTER TABLE leases DROP COLUMN holder_key;
+ ALTER TABLE leases DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN alive_at;
+ ALTER TABLE leases DROP COLUMN pid;
  ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN token;
  ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters;
  PRAGMA user_version = 7"
 expect_exit 0 "an older --from is copied" "$BF" store copy \
 	--from "$T/older.db" --to "$T/from-older.db"
-if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 10 ] &&
+if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 11 ] &&
 	same_rows "$SRC" "$T/from-older.db"; then
-	t_ok "it was migrated to version 10 and all of it copied"
+	t_ok "it was migrated to version 11 and all of it copied"
 else
 	t_fail "the older store was not migrated or not copied"
 fi

@@ -24,6 +24,8 @@ UNIT_TESTS += tests/unit/store/test_store_sql
 tests/unit/store/test_store_sql_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_lease
 tests/unit/store/test_store_lease_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+UNIT_TESTS += tests/unit/store/test_store_live
+tests/unit/store/test_store_live_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 # A store test again with its store on PostgreSQL: $(eval $(call
 # store_on_pg,NAME)) builds NAME_pg from NAME.c and the fixture, both
 # compiled with BF_STORE_FIXTURE_PG (store_fixture.h).
@@ -37,11 +39,15 @@ $(B)/tests/unit/store/%_pg.o: tests/unit/store/%.c
 	$(Q)$(CC) $(ALL_CFLAGS) -DBF_STORE_FIXTURE_PG -c -o $@ $<
 $(eval $(call store_on_pg,test_store_sql))
 $(eval $(call store_on_pg,test_store_lease))
+$(eval $(call store_on_pg,test_store_live))
+$(eval $(call store_on_pg,test_store_device))
 $(eval $(call store_on_pg,test_store_run))
 $(eval $(call store_on_pg,test_store_alert))
 $(eval $(call store_on_pg,test_store_copy))
 UNIT_TESTS += tests/unit/store/test_store_postgres
 tests/unit/store/test_store_postgres_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+UNIT_TESTS += tests/unit/job/test_heartbeat
+tests/unit/job/test_heartbeat_OBJS := orchestrator/job/heartbeat.o $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_copy
 tests/unit/store/test_store_copy_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/commands/test_commands

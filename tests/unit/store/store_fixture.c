@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
@@ -137,6 +138,10 @@ int setup(void **state)
 		free(f);
 		return -1;
 	}
+	/* the tests play out time with made-up values (now = 1000, ...),
+	 * which PostgreSQL would otherwise replace by its own clock; the
+	 * tests of the server's clock turn this off */
+	bf_store_clock_from_caller(true);
 	if (store_on_pg)
 		pg_location(f);
 	else
@@ -250,6 +255,54 @@ int64_t count(struct bf_store *s, const char *table)
 
 	assert_int_equal(bf_store_count(&n, s, table, &err), 0);
 	return n;
+}
+
+/* Poll sql (a count) every 10 ms for at most 60 s until it is 0. */
+static void wait_zero(struct fixture *f, const char *sql)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	bool gone = false;
+	char *n;
+
+	for (int i = 0; i < 6000 && !gone; i++) {
+		n = raw_text(f->path, sql);
+		gone = !strcmp(n, "0");
+		free(n);
+		if (!gone)
+			nanosleep(&tick, NULL);
+	}
+	assert_true(gone);
+}
+
+void wait_holder_gone(struct fixture *f, const char *holder)
+{
+	char sql[512];
+
+	if (!store_on_pg)
+		return;
+	/* the holder lock's key: bit 62 | holder_key (store_int.h) */
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(*) FROM pg_locks l, leases s"
+	         " WHERE s.holder = '%s' AND l.locktype = 'advisory'"
+	         " AND l.granted AND l.objsubid = 1"
+	         " AND l.classid::bigint = ((s.holder_key | (1::bigint << 62))"
+	         " >> 32) AND l.objid::bigint = (s.holder_key & 4294967295)",
+	         holder);
+	wait_zero(f, sql);
+}
+
+void wait_run_gone(struct fixture *f, int64_t id)
+{
+	char sql[256];
+
+	if (!store_on_pg)
+		return;
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'"
+	         " AND granted AND objsubid = 1 AND classid = 1"
+	         " AND objid::bigint = %lld",
+	         (long long)id);
+	wait_zero(f, sql);
 }
 
 void add_device(struct bf_store *s, const char *name)

@@ -75,6 +75,17 @@ void assert_unchanged(const char *path, char *before, size_t nb);
 /* Whether path + suffix ("-wal", "-shm") exists. */
 bool sidecar_exists(const char *path, const char *suffix);
 
+/*
+ * Wait until no session holds the liveness lock of the holder of the
+ * lease of holder. A process's locks on SQLite are gone once waitpid
+ * has seen it end; a PostgreSQL backend drops them only when it has
+ * noticed its client's socket close, a moment later. Polls every 10 ms
+ * for at most 60 s; fails the test if the lock is still held.
+ */
+void wait_holder_gone(struct fixture *f, const char *holder);
+/* The same for run id's liveness lock (key 1 << 32 | id). */
+void wait_run_gone(struct fixture *f, int64_t id);
+
 /* The number of rows in table. */
 int64_t count(struct bf_store *s, const char *table);
 
