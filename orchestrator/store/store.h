@@ -227,6 +227,16 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 void bf_store_clock_from_caller(bool on);
 
 /*
+ * On PostgreSQL, a holder whose lock is free is dead at once when it
+ * said it was alive after the server last started; only a restart since
+ * then earns it the grace of BF_STORE_ALIVE_GRACE_S.
+ * bf_store_server_started_at(t) makes the store take the server as
+ * started at t (seconds since the epoch; 0: ask the server), for tests
+ * that play out a restart by ending sessions; a lab never calls it.
+ */
+void bf_store_server_started_at(int64_t t);
+
+/*
  * Liveness that survives a PostgreSQL restart (which drops every
  * liveness lock at once, until each holder's next statement takes its
  * own again): a job says it is alive every BF_STORE_ALIVE_PERIOD_S

@@ -226,11 +226,23 @@ int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
  * nor a row without a key. SQLite: on this host, and nobody holds its
  * liveness lock (another host's lock file is not ours to read). On
  * PostgreSQL, whose locks all hosts see but which a server restart
- * drops all at once: nobody holds its lock AND alive_at is at least
- * BF_STORE_ALIVE_GRACE_S old.
+ * drops all at once: nobody holds its lock AND either it said it was
+ * alive since the server last started (bf_store__alive_since_start) or
+ * alive_at is at least BF_STORE_ALIVE_GRACE_S old.
  */
 bool bf_store__holder_dead(struct bf_store *store, const char *host,
                            int64_t key, int64_t alive_at, int64_t now);
+
+/*
+ * On PostgreSQL: whether alive_at (the store's clock, whole seconds)
+ * is later than the server's start. Everything that writes alive_at
+ * first holds (or takes again) its liveness lock, so such a lock, now
+ * free, was dropped by its holder's session ending, not by a restart:
+ * the holder is gone, and no grace is owed. false when the start
+ * cannot be read, on SQLite, and when alive_at is within the second
+ * the server started in.
+ */
+bool bf_store__alive_since_start(struct bf_store *store, int64_t alive_at);
 
 /* This machine's name as holders record it ("" when unknown). */
 void bf_store__self_host(char *buf, size_t len);

@@ -329,6 +329,10 @@ int bf_store_lease_renew(struct bf_store *store, const char *device,
 	int token = 0, refused = 0;
 	int rc;
 
+	/* alive_at is written only with the lock held: after a server
+	 * restart it is taken again first (bf_store__alive_since_start) */
+	if ((rc = bf_store__holder_lock(store, err)))
+		return busy_store(rc, err);
 	rc = busy_store(lease_begin(&l, &token, store, device, holder, ttl_s,
 	                            &now, err),
 	                err);

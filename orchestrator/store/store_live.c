@@ -112,6 +112,32 @@ int bf_store__now(int64_t *now, struct bf_store *store, int64_t caller_now,
 	return bf_store__clock(now, store, err);
 }
 
+static _Atomic int64_t started_at;
+
+void bf_store_server_started_at(int64_t t)
+{
+	atomic_store(&started_at, t);
+}
+
+bool bf_store__alive_since_start(struct bf_store *store, int64_t alive_at)
+{
+	int64_t start = atomic_load(&started_at);
+
+	if (bf_sql_backend(store) != BF_SQL_PG || alive_at <= 0)
+		return false;
+	if (start)
+		return alive_at > start;
+	if (bf_sql_exec(store,
+	                "SELECT CAST(floor(extract(epoch FROM"
+	                " pg_postmaster_start_time())) AS BIGINT)",
+	                NULL, 0, read_now, &start, NULL, NULL,
+	                "cannot read when the server started") ||
+	    start <= 0)
+		return false;
+	/* floor(alive) > floor(start) means alive came after start */
+	return alive_at > start;
+}
+
 bool bf_store__holder_dead(struct bf_store *store, const char *host,
                            int64_t key, int64_t alive_at, int64_t now)
 {
@@ -120,7 +146,8 @@ bool bf_store__holder_dead(struct bf_store *store, const char *host,
 	if (key <= 0 || key == bf_store__self_key())
 		return false;
 	if (bf_sql_backend(store) == BF_SQL_PG) {
-		if (alive_at > now - BF_STORE_ALIVE_GRACE_S)
+		if (alive_at > now - BF_STORE_ALIVE_GRACE_S &&
+		    !bf_store__alive_since_start(store, alive_at))
 			return false;
 	} else {
 		bf_store__self_host(self, sizeof(self));

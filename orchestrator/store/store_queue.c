@@ -226,6 +226,10 @@ int bf_store_wait_turn(int64_t *ahead, struct bf_store *store, int64_t ticket,
 		return bf_err_set(err, BF_EINVAL,
 		                  "queue ticket %lld: bad duration %lld s",
 		                  (long long)ticket, (long long)ttl_s);
+	/* alive_at is written only with the lock held: after a server
+	 * restart it is taken again first (bf_store__alive_since_start) */
+	if ((rc = bf_store__holder_lock(store, err)))
+		return rc;
 	if ((rc = bf_sql_write_begin(&txn, store, err)))
 		return rc;
 	rc = bf_store__now(&now, store, now, err);

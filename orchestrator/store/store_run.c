@@ -237,8 +237,10 @@ static int add_id(const struct bf_sql_row *row, void *payload)
 /*
  * Whether a running run that said it was alive at alive_at has ended:
  * nobody holds its liveness lock and, on PostgreSQL (where a server
- * restart drops every lock until its holder's next statement), it has
- * not said so for BF_STORE_ALIVE_GRACE_S (now: the store's clock).
+ * restart drops every lock until its holder's next statement), either
+ * it said so since the server started (its lock was then taken again
+ * first, so a free lock is its session's end) or it has not said so
+ * for BF_STORE_ALIVE_GRACE_S (now: the store's clock).
  */
 static int run_ended(bool *ended, struct bf_store *store, int64_t id,
                      int64_t alive_at, int64_t now, struct bf_err *err)
@@ -248,7 +250,8 @@ static int run_ended(bool *ended, struct bf_store *store, int64_t id,
 
 	*ended = false;
 	if (bf_sql_backend(store) == BF_SQL_PG &&
-	    alive_at > now - BF_STORE_ALIVE_GRACE_S)
+	    alive_at > now - BF_STORE_ALIVE_GRACE_S &&
+	    !bf_store__alive_since_start(store, alive_at))
 		return 0;
 	rc = bf_store__run_alive(&alive, store, id, err);
 	*ended = !rc && !alive;

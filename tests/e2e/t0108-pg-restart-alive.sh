@@ -72,7 +72,7 @@ arc=$?
 	t_fail "exit $arc (stderr: $(cat "$T/a.err"))"
 run_a=$(jq -r .run_id "$T/a.json" 2>/dev/null)
 [ "$(db "select status from runs where id = ${run_a:-0}")" = complete ] &&
-	[ "$(db "select count(*) > 0 from samples where run_id = ${run_a:-0}")" = t ] &&
+	[ "$(db "select count(*) > 0 from samples where run_id = ${run_a:-0}")" = 1 ] &&
 	t_ok "its run is complete, its samples stored" ||
 	t_fail "its run: $(db "select status from runs where id = ${run_a:-0}")"
 [ "$(db "select count(*) from leases")" = 0 ] &&

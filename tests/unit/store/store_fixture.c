@@ -142,6 +142,7 @@ int setup(void **state)
 	 * which PostgreSQL would otherwise replace by its own clock; the
 	 * tests of the server's clock turn this off */
 	bf_store_clock_from_caller(true);
+	bf_store_server_started_at(0);
 	if (store_on_pg)
 		pg_location(f);
 	else

@@ -4,7 +4,9 @@
  * holder keys, the holder lock of a process, the store's clock, and
  * liveness across a PostgreSQL restart (simulated by ending a
  * session with pg_terminate_backend, which drops its advisory locks
- * as a restart drops all of them).
+ * as a restart drops all of them, with the server taken as started
+ * after everything, as it is after a restart:
+ * bf_store_server_started_at).
  */
 #define _GNU_SOURCE /* unshare, CLONE_NEWPID */
 #include <setjmp.h>
@@ -388,6 +390,7 @@ static void test_live__restart_does_not_end_a_run(void **state)
 
 	if (!store_on_pg)
 		skip(); /* an SQLite lock file has no server to restart */
+	bf_store_server_started_at(INT64_MAX); /* it has just restarted */
 	unique_run_ids(f);
 	run = add_run(f->store, "compare", 1000);
 	key = ((int64_t)1 << 32) | run;
@@ -431,6 +434,7 @@ static void test_live__restart_does_not_end_a_lease(void **state)
 
 	if (!store_on_pg)
 		skip();
+	bf_store_server_started_at(INT64_MAX); /* it has just restarted */
 	add_device(f->store, "dev");
 	close_store(f);
 	assert_int_equal(pipe(go), 0);
@@ -487,6 +491,57 @@ static void test_live__restart_does_not_end_a_lease(void **state)
 	close(back[0]);
 }
 
+/*
+ * PostgreSQL: a holder that said it was alive since the server started
+ * held its lock then (everything that writes alive_at takes the lock
+ * first), so a free lock is its session's end, not a restart: its run
+ * is aborted and its lease taken back at once, with no grace.
+ */
+static void test_live__ended_without_restart_owes_no_grace(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *other = NULL;
+	int64_t run, key, now;
+	char buf[32];
+	int n = -1, st = -1;
+	pid_t pid;
+
+	if (!store_on_pg)
+		skip();
+	unique_run_ids(f);
+	run = add_run(f->store, "compare", 1000);
+	key = ((int64_t)1 << 32) | run;
+	end_sessions(f, key);
+	assert_int_equal(bf_store_open(&other, f->path, &err), 0);
+	assert_int_equal(bf_store_runs_reap(other, &n, &err), 0);
+	assert_string_equal(run_status(other, run, buf, sizeof(buf)),
+	                    "aborted");
+
+	/* a lease whose holder process ends, alive by the server's clock */
+	add_device(f->store, "dev");
+	now = raw_int(f, "SELECT CAST(floor(extract(epoch FROM now()))"
+	                 " AS BIGINT)");
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct bf_store *s = NULL;
+
+		_exit(bf_store_open(&s, f->path, &err) ||
+		      bf_store_lease_acquire(s, "dev", "gone", 600, now, &err));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	wait_holder_gone(f, "gone");
+	assert_int_equal(raw_int(f, "SELECT alive_at FROM leases"), now);
+	/* within the grace by its alive_at, but no restart since */
+	assert_int_equal(
+	        bf_store_lease_acquire(other, "dev", "me", 60, now + 1, &err),
+	        0);
+	bf_store_close(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -496,6 +551,7 @@ int main(void)
 		T(test_live__lease_times_from_the_store_clock),
 		T(test_live__restart_does_not_end_a_run),
 		T(test_live__restart_does_not_end_a_lease),
+		T(test_live__ended_without_restart_owes_no_grace),
 #undef T
 	};
 
