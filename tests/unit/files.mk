@@ -42,6 +42,8 @@ $(eval $(call store_on_pg,test_store_alert))
 $(eval $(call store_on_pg,test_store_copy))
 UNIT_TESTS += tests/unit/store/test_store_postgres
 tests/unit/store/test_store_postgres_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+UNIT_TESTS += tests/unit/store/test_store_pg_locks
+tests/unit/store/test_store_pg_locks_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/store/test_store_copy
 tests/unit/store/test_store_copy_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/commands/test_commands
