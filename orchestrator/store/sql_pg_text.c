@@ -172,12 +172,10 @@ void bf_sql_pg__conn_params(const char *keys[BF_SQL_PG_PARAMS],
 int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown)
 {
 	return bf_err_set(err, BF_EBUSY,
-	                  "%s: the store '%s' is busy: another host holds the "
-	                  "rows this needs locked for longer than the lock "
-	                  "timeout (lock_timeout, %d s by default); run the "
-	                  "command again later (the server ends a session "
-	                  "left idle in a transaction after %d s; "
-	                  "pg_stat_activity shows it as 'idle in transaction')",
+	                  "%s: the store '%s' is busy: another host has held "
+	                  "the rows locked past the lock timeout (%d s); run "
+	                  "the command again later (a host stalled inside a "
+	                  "transaction loses its session after %d s idle)",
 	                  what, shown, BF_SQL_BUSY_MS / 1000,
 	                  BF_SQL_PG_IDLE_MS / 1000);
 }

@@ -103,7 +103,7 @@ static void test_pg_locks__row_held_is_busy(void **state)
 	alarm(0);
 	assert_int_equal(rc, BF_EBUSY);
 	if (!strstr(err.msg, "cannot lock device 'dev': the store '") ||
-	    !strstr(err.msg, "is busy: another host holds the rows") ||
+	    !strstr(err.msg, "is busy: another host has held the rows") ||
 	    !strstr(err.msg, "run the command again later"))
 		fail_msg("message: %s", err.msg);
 	alarm(HANG_GUARD_S);
