@@ -15,6 +15,7 @@
 sshd_setup
 t_atexit() {
 	[ -n "${cpid:-}" ] && kill -CONT "$cpid" 2>/dev/null
+	[ -n "${HOLD_PID:-}" ] && kill "$HOLD_PID" 2>/dev/null
 	timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null
 }
 sshd_start dev
@@ -138,4 +139,38 @@ fence_checks() {
 		t_ok "and no lease is left" || t_fail "$(db "select * from leases")"
 }
 
-each_store fence fence_checks
+# Another host's session stalls while it holds the device's row locked
+# (psql, or sqlite3 on SQLite, inside a transaction): a compare does not
+# hang on it but ends, exit 3, saying the store is busy; nothing of it is
+# stored; once the session lets go the next compare runs.
+held_row_checks() {
+	nruns=$(db "select count(*) from runs")
+	db_hold dev
+	timeout 60 "$BF" compare -c "$R/bf.yaml" --base main --patch main \
+		--wait 1 >"$OUT" 2>"$ERR"
+	crc=$?
+	[ $crc = 3 ] && t_ok "a compare on the locked device ends with exit 3" ||
+		t_fail "exit $crc (124: it hung)"
+	if [ "$STORE" = postgresql ]; then
+		grep_file "saying the store is busy and what to do" \
+			"cannot lock device 'dev': the store '.*' is busy: another host has held the rows locked past the lock timeout (5 s); run the command again later" \
+			"$ERR"
+	else
+		grep_file "saying the database is locked" "database is locked" "$ERR"
+	fi
+	db_let_go
+	[ "$(db "select count(*) from leases")" = 0 ] &&
+		t_ok "it left no lease" || t_fail "$(db "select * from leases")"
+	expect_exit 0 "once the session lets go, the next compare runs" \
+		"$BF" compare -c "$R/bf.yaml" --base main --patch main --wait 1
+	[ "$(db "select count(*) from runs where status = 'complete'")" -gt "$nruns" ] &&
+		t_ok "and completes its run" ||
+		t_fail "runs: $(db "select id, status from runs")"
+}
+
+fence_checks_all() {
+	fence_checks
+	held_row_checks
+}
+
+each_store fence fence_checks_all
