@@ -8,8 +8,8 @@
  * locks go with it, and the stalled holder's next statement fails as a
  * lost connection with nothing of its transaction stored; the
  * session's lock and idle timeouts are the store's unless the location
- * sets them, after a reconnect too; the connection parameters carry
- * TCP keepalives that a location can override.
+ * or PGOPTIONS sets them, after a reconnect too; the connection
+ * parameters carry TCP keepalives that a location can override.
  *
  * alarm() only guards against a hang (the default action ends the
  * binary, failing the run); no assertion is about time.
@@ -185,6 +185,7 @@ static void test_pg_locks__session_timeouts(void **state)
 	struct bf_store *s = NULL;
 	struct bf_err err = BF_ERR_INIT;
 	char loc[PATH_MAX], sql[96], *pid;
+	int rc;
 
 	assert_setting(f->store, "lock_timeout", "5s");
 	assert_setting(f->store, "idle_in_transaction_session_timeout", "1min");
@@ -202,6 +203,19 @@ static void test_pg_locks__session_timeouts(void **state)
 		fail_msg("%s", err.msg);
 	assert_setting(s, "lock_timeout", "7s");
 	assert_setting(s, "idle_in_transaction_session_timeout", "1min");
+	bf_store_close(s);
+	s = NULL;
+
+	/* PGOPTIONS as well (for a location that gives no options) */
+	pathf(loc, "-csearch_path=%s -cidle_in_transaction_session_timeout=90s",
+	      f->schema);
+	setenv("PGOPTIONS", loc, 1);
+	rc = bf_store_open(&s, pg_server(), &err);
+	unsetenv("PGOPTIONS");
+	if (rc)
+		fail_msg("%s", err.msg);
+	assert_setting(s, "lock_timeout", "5s");
+	assert_setting(s, "idle_in_transaction_session_timeout", "90s");
 	bf_store_close(s);
 }
 
