@@ -77,30 +77,27 @@ static PGconn *connect_to(const char *location)
 }
 
 /*
- * The session's lock_timeout (BF_SQL_BUSY_MS) and
- * idle_in_transaction_session_timeout (BF_SQL_PG_IDLE_MS), each
- * only where nothing set it (its source is still the server's
- * default): a location's options ("-c lock_timeout=..."), PGOPTIONS,
- * ALTER ROLE/DATABASE ... SET and postgresql.conf keep their values.
- * Run on every new connection, a reconnect's too (a session's settings
- * end with it). false when the server refused.
+ * The session's settings (bf_sql_pg__session_settings), each only where
+ * nothing set it (its source is still the server's default): a
+ * location's options ("-c lock_timeout=..."), PGOPTIONS, ALTER
+ * ROLE/DATABASE ... SET and postgresql.conf keep their values. Run on
+ * every new connection, a reconnect's too (a session's settings end
+ * with it). false when the server refused.
  */
 static bool set_timeouts(PGconn *conn)
 {
-	char busy[32], idle[32];
-	const char *vals[2] = { busy, idle };
+	const char *vals[2 * BF_SQL_PG_SETTINGS];
 	PGresult *res;
 	bool ok;
 
-	snprintf(busy, sizeof(busy), "%d", BF_SQL_BUSY_MS);
-	snprintf(idle, sizeof(idle), "%d", BF_SQL_PG_IDLE_MS);
+	bf_sql_pg__session_settings(vals);
 	res = PQexecParams(conn,
-	                   "SELECT set_config(name, CASE name"
-	                   " WHEN 'lock_timeout' THEN $1 ELSE $2 END, false)"
-	                   " FROM pg_settings WHERE source = 'default' AND name"
-	                   " IN ('lock_timeout',"
-	                   " 'idle_in_transaction_session_timeout')",
-	                   2, NULL, vals, NULL, NULL, 0);
+	                   "SELECT set_config(s.name, v.value, false)"
+	                   " FROM pg_settings s JOIN (VALUES ($1, $2),"
+	                   " ($3, $4), ($5, $6), ($7, $8), ($9, $10))"
+	                   " AS v (name, value) ON s.name = v.name"
+	                   " WHERE s.source = 'default'",
+	                   2 * BF_SQL_PG_SETTINGS, NULL, vals, NULL, NULL, 0);
 	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
 	PQclear(res);
 	return ok;

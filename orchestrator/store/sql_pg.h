@@ -18,10 +18,11 @@ struct bf_err;
  * PGPASSFILE, ~/.pgpass, service files and sslmode work as libpq
  * documents; connect_timeout is 5 s unless the location or
  * PGCONNECT_TIMEOUT sets it, TCP keepalives are on unless the location
- * sets them) into store->pg. The session's lock_timeout is
- * BF_SQL_BUSY_MS and its idle_in_transaction_session_timeout
- * BF_SQL_PG_IDLE_MS, on this connection and every reconnect, unless the
- * location's options, PGOPTIONS or the server's settings set them.
+ * sets them) into store->pg. The session gets
+ * bf_sql_pg__session_settings (lock_timeout BF_SQL_BUSY_MS,
+ * idle_in_transaction_session_timeout BF_SQL_PG_IDLE_MS, the server's
+ * keepalives), on this connection and every reconnect, each unless the
+ * location's options, PGOPTIONS or the server's settings set it.
  * BF_ESYS when the server cannot be reached, BF_EAUTH when it refused
  * the credentials; the message names the store by store->shown, never
  * with a password.
@@ -84,6 +85,15 @@ const char *bf_sql_pg__text(const struct bf_sql_row *row, int col);
 void bf_sql_pg__conn_params(const char *keys[BF_SQL_PG_PARAMS],
                             const char *vals[BF_SQL_PG_PARAMS],
                             const char *location, bool env_timeout);
+/*
+ * The session settings the store gives each connection where nothing
+ * else set them, as name, value pairs: lock_timeout BF_SQL_BUSY_MS,
+ * idle_in_transaction_session_timeout BF_SQL_PG_IDLE_MS, and the
+ * server's side of the TCP keepalives (tcp_keepalives_idle 30,
+ * _interval 10, _count 3).
+ */
+#define BF_SQL_PG_SETTINGS 5
+void bf_sql_pg__session_settings(const char *pairs[2 * BF_SQL_PG_SETTINGS]);
 /* err set to BF_EBUSY saying that the store is busy (a lock timed out:
  * SQLSTATE 55P03) and what to do; BF_EBUSY. */
 int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown);

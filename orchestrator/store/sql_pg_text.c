@@ -169,6 +169,33 @@ void bf_sql_pg__conn_params(const char *keys[BF_SQL_PG_PARAMS],
 	vals[n] = NULL;
 }
 
+#define STRING(x)    #x
+#define AS_STRING(x) STRING(x)
+
+void bf_sql_pg__session_settings(const char *pairs[2 * BF_SQL_PG_SETTINGS])
+{
+	/* the server's side of the keepalives (ignored on a Unix socket):
+	 * the session of a host that vanished ends, its locks with it */
+	static const char *const all[] = {
+		"lock_timeout",
+		AS_STRING(BF_SQL_BUSY_MS),
+		"idle_in_transaction_session_timeout",
+		AS_STRING(BF_SQL_PG_IDLE_MS),
+		"tcp_keepalives_idle",
+		"30",
+		"tcp_keepalives_interval",
+		"10",
+		"tcp_keepalives_count",
+		"3",
+	};
+	size_t i;
+
+	_Static_assert(BF_ARRAY_SIZE(all) == 2 * BF_SQL_PG_SETTINGS,
+	               "BF_SQL_PG_SETTINGS pairs");
+	for (i = 0; i < BF_ARRAY_SIZE(all); i++)
+		pairs[i] = all[i];
+}
+
 int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown)
 {
 	return bf_err_set(err, BF_EBUSY,

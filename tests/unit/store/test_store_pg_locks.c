@@ -184,11 +184,17 @@ static void test_pg_locks__session_timeouts(void **state)
 	struct fixture *f = *state;
 	struct bf_store *s = NULL;
 	struct bf_err err = BF_ERR_INIT;
-	char loc[PATH_MAX], sql[96], *pid;
+	char loc[PATH_MAX], sql[96], *pid, *v;
 	int rc;
 
 	assert_setting(f->store, "lock_timeout", "5s");
 	assert_setting(f->store, "idle_in_transaction_session_timeout", "1min");
+	/* the server's keepalives read 0 on a Unix socket: set all the same */
+	v = store_text(f->store,
+	               "SELECT string_agg(source, ',' ORDER BY name)"
+	               " FROM pg_settings WHERE name LIKE 'tcp_keepalives_%'");
+	assert_string_equal(v, "session,session,session");
+	free(v);
 	pid = store_text(f->store, "SELECT pg_backend_pid()");
 	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s, 60000)",
 	         pid);
