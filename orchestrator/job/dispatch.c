@@ -70,6 +70,9 @@ struct dispatch {
 	bool *tried;
 	size_t ndevs;
 	size_t busy; /* devices leased by other jobs */
+	/* Why the store last refused a lease: another job's lease, or the
+	 * store itself busy (its rows locked by a stalled host) */
+	struct bf_err refused;
 	bool job_failed; /* a failure of the job's own stopped it */
 	bool lease_lost; /* that failure: a device's lease went */
 	char job_why[BF_ERR_SIZE - 64]; /* which (abort_msg adds a prefix) */
@@ -385,7 +388,8 @@ static struct bf_worker *lease_next(struct dispatch *d)
 		d->tried[i] = true;
 		if (bf_store_lease_take(job->store, d->devs[i].name, d->holder,
 		                        job->cfg->devices.lease_time_s,
-		                        (int64_t)time(NULL), &token, NULL)) {
+		                        (int64_t)time(NULL), &token,
+		                        &d->refused)) {
 			d->busy++;
 			continue;
 		}
@@ -449,8 +453,17 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 			&arg,
 		};
 
-		if ((ret = bf_wait_turn(&w, err)))
+		if ((ret = bf_wait_turn(&w, err))) {
+			/* say why the devices were refused: a device locked
+			 * in a busy store is no other job's lease */
+			if (ret == BF_ETIMEOUT && d->refused.code) {
+				struct bf_err timeout = *err;
+
+				bf_err_set(err, ret, "%s; the last refusal: %s",
+				           timeout.msg, d->refused.msg);
+			}
 			return ret;
+		}
 	}
 	if (!job->nworkers)
 		ret = bf_err_set(err, BF_EBUSY,

@@ -20,6 +20,15 @@
 struct bf_store;
 struct bf_err;
 
+/*
+ * How long a statement waits for a lock another connection holds before
+ * it fails with BF_EBUSY, in milliseconds, on both backends: SQLite's
+ * busy timeout (the database's write lock), PostgreSQL's lock_timeout
+ * (a row another session locked). A host that stalls while holding a
+ * lock then makes the others fail, not hang.
+ */
+#define BF_SQL_BUSY_MS 5000
+
 enum bf_sql_backend {
 	BF_SQL_SQLITE = 0,
 	BF_SQL_PG,

@@ -66,28 +66,41 @@ static void quiet_notices(void *arg, const char *msg)
 	(void)msg;
 }
 
-/*
- * How long a connection attempt (and a reconnect) waits for the server
- * by default, in seconds: a server that is down or behind a firewall
- * that drops packets ends a command soon, as an infrastructure failure,
- * instead of hanging it. A connect_timeout in the location, or
- * PGCONNECT_TIMEOUT, wins.
- */
-#define CONNECT_TIMEOUT "5"
-
-/* PQconnectdb(location) with connect_timeout CONNECT_TIMEOUT unless the
- * location or PGCONNECT_TIMEOUT says otherwise. */
+/* PQconnectdb(location) over the defaults of bf_sql_pg__conn_params. */
 static PGconn *connect_to(const char *location)
 {
+	const char *keys[BF_SQL_PG_PARAMS], *vals[BF_SQL_PG_PARAMS];
 	const char *env = getenv("PGCONNECT_TIMEOUT");
-	/* the location is expanded after the default, so that its own
-	 * connect_timeout overrides it */
-	const char *const keys[] = { "connect_timeout", "dbname", NULL };
-	const char *const vals[] = { CONNECT_TIMEOUT, location, NULL };
 
-	if (env && *env)
-		return PQconnectdb(location);
+	bf_sql_pg__conn_params(keys, vals, location, env && *env);
 	return PQconnectdbParams(keys, vals, 1);
+}
+
+/*
+ * The session's settings (bf_sql_pg__session_settings), each only where
+ * nothing set it (its source is still the server's default): a
+ * location's options ("-c lock_timeout=..."), PGOPTIONS, ALTER
+ * ROLE/DATABASE ... SET and postgresql.conf keep their values. Run on
+ * every new connection, a reconnect's too (a session's settings end
+ * with it). false when the server refused.
+ */
+static bool set_timeouts(PGconn *conn)
+{
+	const char *vals[2 * BF_SQL_PG_SETTINGS];
+	PGresult *res;
+	bool ok;
+
+	bf_sql_pg__session_settings(vals);
+	res = PQexecParams(conn,
+	                   "SELECT set_config(s.name, v.value, false)"
+	                   " FROM pg_settings s JOIN (VALUES ($1, $2),"
+	                   " ($3, $4), ($5, $6), ($7, $8), ($9, $10))"
+	                   " AS v (name, value) ON s.name = v.name"
+	                   " WHERE s.source = 'default'",
+	                   2 * BF_SQL_PG_SETTINGS, NULL, vals, NULL, NULL, 0);
+	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+	PQclear(res);
+	return ok;
 }
 
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
@@ -116,6 +129,16 @@ int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
 		                           "PGPASSFILE, ~/.pgpass or the "
 		                           "location)"
 		                         : "");
+	}
+	if (!set_timeouts(conn)) {
+		safe_message(msg, sizeof(msg), PQerrorMessage(conn),
+		             store->path);
+		PQfinish(conn);
+		return bf_err_set(
+		        err, BF_ESYS,
+		        "cannot set the lock and idle timeouts of the "
+		        "session on the store '%s': %s",
+		        store->shown, msg);
 	}
 	PQsetNoticeProcessor(conn, quiet_notices, NULL);
 	store->pg = bf_xcalloc(1, sizeof(*store->pg));
@@ -223,6 +246,18 @@ static bool retake_locks(struct bf_sql_pg *pg)
 	return true;
 }
 
+/*
+ * Make pg's connection again after the server ended it: the new
+ * session gets the timeouts and the locks of the old one. false when
+ * any of it failed (PQerrorMessage says why).
+ */
+static bool reconnect(struct bf_sql_pg *pg)
+{
+	PQreset(pg->conn);
+	return PQstatus(pg->conn) == CONNECTION_OK && set_timeouts(pg->conn) &&
+	       retake_locks(pg);
+}
+
 int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err)
 {
 	struct bf_sql_pg *pg = store->pg;
@@ -323,6 +358,7 @@ int bf_sql_pg__exec(struct bf_store *store, const char *sql,
 	struct params *params = bf_xcalloc(1, sizeof(*params));
 	char *text = bf_sql_pg__placeholders(sql);
 	char msg[BF_ERR_SIZE];
+	const char *state;
 	PGresult *res = NULL;
 	ExecStatusType st;
 	bool retried = false, repeat = bf_sql_pg__safe_to_repeat(sql), in_txn;
@@ -355,8 +391,7 @@ again:
 			        what, store->shown, msg);
 			goto out;
 		}
-		PQreset(pg->conn);
-		if (PQstatus(pg->conn) != CONNECTION_OK || !retake_locks(pg)) {
+		if (!reconnect(pg)) {
 			safe_message(msg, sizeof(msg), PQerrorMessage(pg->conn),
 			             store->path);
 			ret = bf_err_set(err, BF_ESYS,
@@ -393,9 +428,7 @@ again:
 			retried = true;
 			PQclear(res);
 			res = NULL;
-			PQreset(pg->conn);
-			if (PQstatus(pg->conn) == CONNECTION_OK &&
-			    retake_locks(pg) && repeat)
+			if (reconnect(pg) && repeat)
 				goto again;
 		}
 		/* a COMMIT's reply lost: it may have committed */
@@ -417,15 +450,17 @@ again:
 			        what, store->shown, msg);
 		goto out;
 	}
+	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && !strcmp(state, "55P03")) {
+		/* lock_not_available: lock_timeout (or NOWAIT) */
+		ret = bf_sql_pg__busy(err, what, store->shown);
+		goto out;
+	}
 	safe_message(msg, sizeof(msg),
 	             res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
 	                 : PQerrorMessage(pg->conn),
 	             store->path);
-	ret = bf_err_set(
-	        err,
-	        bf_sql_pg__map_state(
-	                res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL),
-	        "%s: %s", what, msg);
+	ret = bf_err_set(err, bf_sql_pg__map_state(state), "%s: %s", what, msg);
 out:
 	PQclear(res);
 	free(text);

@@ -17,9 +17,15 @@ struct bf_err;
  * Connect to store->path (a URI or key=value string: PQconnectdb, so
  * PGPASSFILE, ~/.pgpass, service files and sslmode work as libpq
  * documents; connect_timeout is 5 s unless the location or
- * PGCONNECT_TIMEOUT sets it) into store->pg. BF_ESYS when the server cannot be
- * reached, BF_EAUTH when it refused the credentials; the message names the
- * store by store->shown, never with a password.
+ * PGCONNECT_TIMEOUT sets it, TCP keepalives are on unless the location
+ * sets them) into store->pg. The session gets
+ * bf_sql_pg__session_settings (lock_timeout BF_SQL_BUSY_MS,
+ * idle_in_transaction_session_timeout BF_SQL_PG_IDLE_MS, the server's
+ * keepalives), on this connection and every reconnect, each unless the
+ * location's options, PGOPTIONS or the server's settings set it.
+ * BF_ESYS when the server cannot be reached, BF_EAUTH when it refused
+ * the credentials; the message names the store by store->shown, never
+ * with a password.
  */
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err);
 /* Roll back what is open, close; a NULL store->pg is ok. */
@@ -57,8 +63,41 @@ bool bf_sql_pg__is_null(const struct bf_sql_row *row, int col);
 const char *bf_sql_pg__text(const struct bf_sql_row *row, int col);
 
 /*
- * sql_pg_text.c: statements and messages as text.
+ * How long the server lets a session sit idle inside a transaction
+ * before it ends the session (rolling the transaction back and freeing
+ * its row locks), in milliseconds: a store transaction runs its
+ * statements one after the other, so a session idle in one this long
+ * belongs to a host that stopped (SIGSTOP, a paused VM, a lost network)
+ * while the others wait for its rows.
+ */
+#define BF_SQL_PG_IDLE_MS 60000
+
+/*
+ * sql_pg_text.c: statements, messages and connection parameters as
+ * text.
  *
+ * The keywords and values (NULL-terminated) for PQconnectdbParams with
+ * expand_dbname for location: connect_timeout 5 s (not when
+ * env_timeout: PGCONNECT_TIMEOUT is set), TCP keepalives, then location
+ * as dbname, so that what the location sets wins.
+ */
+#define BF_SQL_PG_PARAMS 8
+void bf_sql_pg__conn_params(const char *keys[BF_SQL_PG_PARAMS],
+                            const char *vals[BF_SQL_PG_PARAMS],
+                            const char *location, bool env_timeout);
+/*
+ * The session settings the store gives each connection where nothing
+ * else set them, as name, value pairs: lock_timeout BF_SQL_BUSY_MS,
+ * idle_in_transaction_session_timeout BF_SQL_PG_IDLE_MS, and the
+ * server's side of the TCP keepalives (tcp_keepalives_idle 30,
+ * _interval 10, _count 3).
+ */
+#define BF_SQL_PG_SETTINGS 5
+void bf_sql_pg__session_settings(const char *pairs[2 * BF_SQL_PG_SETTINGS]);
+/* err set to BF_EBUSY saying that the store is busy (a lock timed out:
+ * SQLSTATE 55P03) and what to do; BF_EBUSY. */
+int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown);
+/*
  * ?1, ?2, ... in sql rewritten to $1, $2, ... outside string literals,
  * quoted identifiers and comments. A new string the caller frees.
  */

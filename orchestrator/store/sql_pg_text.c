@@ -126,3 +126,83 @@ bool bf_sql_pg__safe_to_repeat(const char *sql)
 	return bf_sql_pg__starts_with(sql, "SELECT") ||
 	       bf_sql_pg__starts_with(sql, "BEGIN");
 }
+
+/*
+ * How long a connection attempt (and a reconnect) waits for the server
+ * by default, in seconds: a server that is down or behind a firewall
+ * that drops packets ends a command soon, as an infrastructure failure,
+ * instead of hanging it.
+ */
+#define CONNECT_TIMEOUT "5"
+
+/*
+ * TCP keepalives on a connection over the network (libpq ignores them
+ * on a Unix socket): after 30 s without traffic the kernel probes the
+ * other end every 10 s and gives the connection up after 3 unanswered
+ * probes, so a server (or a route to it) that vanished ends a command in
+ * about a minute instead of hanging it.
+ */
+static const char *const keepalive_keys[] = { "keepalives", "keepalives_idle",
+	                                      "keepalives_interval",
+	                                      "keepalives_count" };
+static const char *const keepalive_vals[] = { "1", "30", "10", "3" };
+
+void bf_sql_pg__conn_params(const char *keys[BF_SQL_PG_PARAMS],
+                            const char *vals[BF_SQL_PG_PARAMS],
+                            const char *location, bool env_timeout)
+{
+	size_t n = 0, i;
+
+	/* the location comes after the defaults (PQconnectdbParams with
+	 * expand_dbname), so that what it sets overrides them */
+	if (!env_timeout) {
+		keys[n] = "connect_timeout";
+		vals[n++] = CONNECT_TIMEOUT;
+	}
+	for (i = 0; i < BF_ARRAY_SIZE(keepalive_keys); i++) {
+		keys[n] = keepalive_keys[i];
+		vals[n++] = keepalive_vals[i];
+	}
+	keys[n] = "dbname";
+	vals[n++] = location;
+	keys[n] = NULL;
+	vals[n] = NULL;
+}
+
+#define STRING(x)    #x
+#define AS_STRING(x) STRING(x)
+
+void bf_sql_pg__session_settings(const char *pairs[2 * BF_SQL_PG_SETTINGS])
+{
+	/* the server's side of the keepalives (ignored on a Unix socket):
+	 * the session of a host that vanished ends, its locks with it */
+	static const char *const all[] = {
+		"lock_timeout",
+		AS_STRING(BF_SQL_BUSY_MS),
+		"idle_in_transaction_session_timeout",
+		AS_STRING(BF_SQL_PG_IDLE_MS),
+		"tcp_keepalives_idle",
+		"30",
+		"tcp_keepalives_interval",
+		"10",
+		"tcp_keepalives_count",
+		"3",
+	};
+	size_t i;
+
+	_Static_assert(BF_ARRAY_SIZE(all) == 2 * BF_SQL_PG_SETTINGS,
+	               "BF_SQL_PG_SETTINGS pairs");
+	for (i = 0; i < BF_ARRAY_SIZE(all); i++)
+		pairs[i] = all[i];
+}
+
+int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown)
+{
+	return bf_err_set(err, BF_EBUSY,
+	                  "%s: the store '%s' is busy: another host has held "
+	                  "the rows locked past the lock timeout (%d s); run "
+	                  "the command again later (a host stalled inside a "
+	                  "transaction loses its session after %d s idle)",
+	                  what, shown, BF_SQL_BUSY_MS / 1000,
+	                  BF_SQL_PG_IDLE_MS / 1000);
+}

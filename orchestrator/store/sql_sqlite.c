@@ -13,8 +13,6 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 
-#define STORE_BUSY_MS 5000
-
 enum { TOKEN_BEGIN = 1, TOKEN_SAVEPOINT = 2 };
 
 int bf_store__map_rc(int rc)
@@ -74,7 +72,7 @@ int bf_store__connect(struct bf_store *store, struct bf_err *err)
 		return bf_store__err(store, rc, err, "cannot open '%s'",
 		                     store->path);
 	sqlite3_extended_result_codes(store->db, 1);
-	sqlite3_busy_timeout(store->db, STORE_BUSY_MS);
+	sqlite3_busy_timeout(store->db, BF_SQL_BUSY_MS);
 	return 0;
 }
 

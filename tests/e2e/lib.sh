@@ -324,6 +324,42 @@ db() {
 	fi
 }
 
+# db_hold DEVICE: another host's session on the store (psql, or sqlite3
+# on a SQLite store) holds DEVICE's row locked inside a transaction
+# (PostgreSQL: SELECT ... FOR UPDATE; SQLite: a write, which takes the
+# whole database's write lock) and keeps it until db_let_go, as a host
+# stopped in the middle of a lease operation would. Returns once the
+# lock is held (the session says so). HOLD_PID is the session's process.
+db_hold() {
+	rm -f "$T/hold.in" "$T/hold.out"
+	mkfifo "$T/hold.in" "$T/hold.out"
+	if store_is_pg; then
+		psql "$BENCHFARM_DB" -qAtX -v ON_ERROR_STOP=1 \
+			<"$T/hold.in" >"$T/hold.out" 2>"$T/hold.err" &
+		_lock="BEGIN; SELECT 'held' FROM devices WHERE name = '$1' FOR UPDATE;"
+	else
+		sqlite3 "$BENCHFARM_DB" <"$T/hold.in" >"$T/hold.out" \
+			2>"$T/hold.err" &
+		_lock="BEGIN IMMEDIATE; UPDATE devices SET name = name WHERE name = '$1'; SELECT 'held';"
+	fi
+	HOLD_PID=$!
+	exec 7>"$T/hold.in" 8<"$T/hold.out"
+	echo "$_lock" >&7
+	if timeout 60 sh -c 'read x <&8 && [ "$x" = held ]'; then
+		t_ok "another session holds device $1's row locked"
+	else
+		t_fail "lock device $1's row: $(cat "$T/hold.err")"
+	fi
+}
+
+# db_let_go: the session of db_hold commits and ends.
+db_let_go() {
+	echo "COMMIT;" >&7
+	exec 7>&- 8<&-
+	wait "$HOLD_PID"
+	HOLD_PID=
+}
+
 # sql_now: the SQL for the store's clock now, in whole seconds since
 # the epoch, as the store compares leases' expiry with it.
 sql_now() {

@@ -10,11 +10,14 @@
 # waiting its turn, uses it. All of it on a SQLite store, then again on
 # a fresh PostgreSQL database when BENCHFARM_TEST_PG names a server
 # (each_store), where the SIGKILLed compare's session ends with it.
+# Then another host's session holds the device's row locked and stalls:
+# a compare ends, exit 3, saying the store is busy, instead of hanging.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
 t_atexit() {
 	[ -n "${cpid:-}" ] && kill -CONT "$cpid" 2>/dev/null
+	[ -n "${HOLD_PID:-}" ] && kill "$HOLD_PID" 2>/dev/null
 	timeout 5 sh -c ": >\"\$1\"" sh "$T/go" 2>/dev/null
 }
 sshd_start dev
@@ -147,4 +150,42 @@ fence_checks() {
 		t_ok "and no lease is left" || t_fail "$(db "select * from leases")"
 }
 
-each_store fence fence_checks
+# Another host's session stalls while it holds the device's row locked
+# (psql, or sqlite3 on SQLite, inside a transaction): a compare does not
+# hang on it but ends, exit 3, saying the store is busy; nothing of it is
+# stored; once the session lets go the next compare runs.
+held_row_checks() {
+	ndone=$(db "select count(*) from runs where status = 'complete'")
+	last=$(db "select coalesce(max(id), 0) from runs")
+	db_hold dev
+	timeout 60 "$BF" compare -c "$R/bf.yaml" --base main --patch main \
+		--wait 1 >"$OUT" 2>"$ERR"
+	crc=$?
+	[ $crc = 3 ] && t_ok "a compare on the locked device ends with exit 3" ||
+		t_fail "exit $crc (124: it hung)"
+	if [ "$STORE" = postgresql ]; then
+		grep_file "saying the store is busy and what to do" \
+			"cannot lock device 'dev': the store '.*' is busy: another host has held the rows locked past the lock timeout (5 s); run the command again later" \
+			"$ERR"
+	else
+		grep_file "saying the database is locked" "database is locked" "$ERR"
+	fi
+	db_let_go
+	[ "$(db "select count(*) from leases")" = 0 ] &&
+		[ "$(db "select count(*) from samples where run_id > $last")" = 0 ] &&
+		[ "$(db "select count(*) from runs where id > $last and status = 'complete'")" = 0 ] &&
+		t_ok "it stored no lease, sample or complete run" ||
+		t_fail "$(db "select * from leases"; db "select id, status from runs where id > $last")"
+	expect_exit 0 "once the session lets go, the next compare runs" \
+		"$BF" compare -c "$R/bf.yaml" --base main --patch main --wait 1
+	[ "$(db "select count(*) from runs where status = 'complete'")" = $((ndone + 1)) ] &&
+		t_ok "and completes its run" ||
+		t_fail "runs: $(db "select id, status from runs")"
+}
+
+fence_checks_all() {
+	fence_checks
+	held_row_checks
+}
+
+each_store fence fence_checks_all

@@ -1,0 +1,289 @@
+/*
+ * Unit tests for a PostgreSQL session that stalls while it holds row
+ * locks, on a real server: another host's lease operation on the
+ * locked device fails busy (BF_EBUSY, saying the store is busy) once
+ * the lock timeout passes, instead of waiting for ever, and goes through
+ * once the rows are let go; the server ends a session left idle inside
+ * a transaction (its timeout lowered by the location's options), its
+ * locks go with it, and the stalled holder's next statement fails as a
+ * lost connection with nothing of its transaction stored; the
+ * session's lock and idle timeouts are the store's unless the location
+ * or PGOPTIONS sets them, after a reconnect too; the connection
+ * parameters carry TCP keepalives that a location can override.
+ *
+ * alarm() only guards against a hang (the default action ends the
+ * binary, failing the run); no assertion is about time.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <libpq-fe.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchfarm/err.h"
+#include "store/sql.h"
+#include "store/sql_pg.h"
+#include "store/store.h"
+#include "unit/store/store_fixture.h"
+
+/* Generous: a lock timeout is 5 s; a hang without one is for ever. */
+#define HANG_GUARD_S 120
+
+static int first_text(const struct bf_sql_row *row, void *payload)
+{
+	char **out = payload;
+
+	free(*out);
+	*out = bf_sql_strdup(row, 0);
+	return 0;
+}
+
+/* The text of sql's first row on s (the test fails on an error). */
+static char *store_text(struct bf_store *s, const char *sql)
+{
+	struct bf_err err = BF_ERR_INIT;
+	char *v = NULL;
+
+	if (bf_sql_exec(s, sql, NULL, 0, first_text, &v, NULL, &err, "%s", sql))
+		fail_msg("%s", err.msg);
+	return v;
+}
+
+static void assert_setting(struct bf_store *s, const char *name,
+                           const char *want)
+{
+	char sql[128], *v;
+
+	snprintf(sql, sizeof(sql), "SELECT current_setting('%s')", name);
+	v = store_text(s, sql);
+	if (strcmp(v, want))
+		fail_msg("%s is %s, want %s", name, v, want);
+	free(v);
+}
+
+/* Open a second store on loc (another host) and lock dev's row in a
+ * write transaction (*token). */
+static struct bf_store *hold_row(const char *loc, const char *dev, int *token)
+{
+	struct bf_store *other = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_sql_val v[] = { BF_SQL_V_TEXT(dev) };
+
+	if (bf_store_open(&other, loc, &err) ||
+	    bf_sql_write_begin(token, other, &err) ||
+	    bf_sql_exec(other,
+	                "SELECT id FROM devices WHERE name = ?1 FOR UPDATE", v,
+	                1, NULL, NULL, NULL, &err, "lock %s", dev))
+		fail_msg("hold the row: %s", err.msg);
+	return other;
+}
+
+/* Another host holds the device's row: the lease operations fail busy,
+ * store nothing, and go through once it lets go. */
+static void test_pg_locks__row_held_is_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *other;
+	int64_t now = (int64_t)time(NULL), token = 0;
+	int t, rc;
+
+	add_device(f->store, "dev");
+	other = hold_row(f->path, "dev", &t);
+	alarm(HANG_GUARD_S);
+	rc = bf_store_lease_take(f->store, "dev", "me", 60, now, &token, &err);
+	alarm(0);
+	assert_int_equal(rc, BF_EBUSY);
+	if (!strstr(err.msg, "cannot lock device 'dev': the store '") ||
+	    !strstr(err.msg, "is busy: another host has held the rows") ||
+	    !strstr(err.msg, "run the command again later"))
+		fail_msg("message: %s", err.msg);
+	alarm(HANG_GUARD_S);
+	rc = bf_store_lease_fence(f->store, "dev", 1, now, &err);
+	alarm(0);
+	assert_int_equal(rc, BF_EBUSY);
+	assert_non_null(strstr(err.msg, "is busy"));
+	assert_int_equal(count(f->store, "leases"), 0);
+	/* the holder is not disturbed: it still commits */
+	assert_int_equal(bf_sql_write_end(other, t, 0, &err), 0);
+	bf_store_close(other);
+	rc = bf_store_lease_take(f->store, "dev", "me", 60, now, &token, &err);
+	if (rc)
+		fail_msg("after the holder let go: %s", err.msg);
+	assert_int_equal(count(f->store, "leases"), 1);
+}
+
+/*
+ * The holder stalls inside its transaction (it sends nothing more): the
+ * server ends its session after the idle timeout (lowered to 1 s by the
+ * location), the row is free for the others, and when the holder goes
+ * on its next statement fails as a lost connection inside a
+ * transaction; nothing of the transaction is stored, and the store then
+ * reconnects for the next one.
+ */
+static void test_pg_locks__idle_holder_ended(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_store *holder;
+	char loc[PATH_MAX], *pid, sql[160], *gone = NULL;
+	int64_t token = 0;
+	int t, rc;
+
+	pathf(loc,
+	      "%s options='-csearch_path=%s"
+	      " -cidle_in_transaction_session_timeout=1000'",
+	      pg_server(), f->schema);
+	add_device(f->store, "dev");
+	holder = hold_row(loc, "dev", &t);
+	assert_setting(holder, "idle_in_transaction_session_timeout", "1s");
+	add_device(holder, "inside");
+	pid = store_text(holder, "SELECT pg_backend_pid()");
+	snprintf(sql, sizeof(sql),
+	         "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", pid);
+	free(pid);
+	/* the state waited for: the server ended the holder's session */
+	alarm(HANG_GUARD_S);
+	while (free(gone), strcmp(gone = store_text(f->store, sql), "0"))
+		nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
+	free(gone);
+	rc = bf_store_lease_take(f->store, "dev", "me", 60, (int64_t)time(NULL),
+	                         &token, &err);
+	alarm(0);
+	if (rc)
+		fail_msg("the row of the ended session: %s", err.msg);
+	/* the holder goes on */
+	rc = bf_sql_exec(holder, "SELECT 1", NULL, 0, NULL, NULL, NULL, &err,
+	                 "go on");
+	assert_int_equal(rc, BF_ESYS);
+	if (!strstr(err.msg, "lost the connection to the store") ||
+	    !strstr(err.msg, "inside a transaction") ||
+	    !strstr(err.msg, "nothing of the transaction was stored"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(bf_sql_write_end(holder, t, rc, &err), BF_ESYS);
+	assert_int_equal(count(f->store, "devices"), 1);
+	assert_int_equal(count(f->store, "leases"), 1);
+	/* outside a transaction it connects again, with its settings */
+	assert_int_equal(count(holder, "devices"), 1);
+	assert_setting(holder, "idle_in_transaction_session_timeout", "1s");
+	bf_store_close(holder);
+}
+
+/* The store's timeouts by default, after a reconnect too; a location's
+ * own values win. */
+static void test_pg_locks__session_timeouts(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store *s = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	char loc[PATH_MAX], sql[96], *pid, *v;
+	int rc;
+
+	assert_setting(f->store, "lock_timeout", "5s");
+	assert_setting(f->store, "idle_in_transaction_session_timeout", "1min");
+	/* the server's keepalives read 0 on a Unix socket: set all the same */
+	v = store_text(f->store,
+	               "SELECT string_agg(source, ',' ORDER BY name)"
+	               " FROM pg_settings WHERE name LIKE 'tcp_keepalives_%'");
+	assert_string_equal(v, "session,session,session");
+	free(v);
+	pid = store_text(f->store, "SELECT pg_backend_pid()");
+	snprintf(sql, sizeof(sql), "SELECT pg_terminate_backend(%s, 60000)",
+	         pid);
+	free(pid);
+	free(raw_text(f->path, sql));
+	assert_setting(f->store, "lock_timeout", "5s");
+	assert_setting(f->store, "idle_in_transaction_session_timeout", "1min");
+
+	pathf(loc, "%s options='-csearch_path=%s -clock_timeout=7s'",
+	      pg_server(), f->schema);
+	if (bf_store_open(&s, loc, &err))
+		fail_msg("%s", err.msg);
+	assert_setting(s, "lock_timeout", "7s");
+	assert_setting(s, "idle_in_transaction_session_timeout", "1min");
+	bf_store_close(s);
+	s = NULL;
+
+	/* PGOPTIONS as well (for a location that gives no options) */
+	pathf(loc, "-csearch_path=%s -cidle_in_transaction_session_timeout=90s",
+	      f->schema);
+	setenv("PGOPTIONS", loc, 1);
+	rc = bf_store_open(&s, pg_server(), &err);
+	unsetenv("PGOPTIONS");
+	if (rc)
+		fail_msg("%s", err.msg);
+	assert_setting(s, "lock_timeout", "5s");
+	assert_setting(s, "idle_in_transaction_session_timeout", "90s");
+	bf_store_close(s);
+}
+
+/* The connection's TCP keepalives: on by default, a location's own
+ * keepalives_* kept; connect_timeout as before. */
+static void test_pg_locks__keepalives(void **state)
+{
+	const char *keys[BF_SQL_PG_PARAMS], *vals[BF_SQL_PG_PARAMS];
+	const char *locs[] = { pg_server(), NULL };
+	const char *want_idle[] = { "30", "77" };
+	char loc[PATH_MAX];
+	PQconninfoOption *info;
+	size_t i;
+
+	(void)state;
+	pathf(loc, "%s keepalives_idle=77", pg_server());
+	locs[1] = loc;
+	for (i = 0; i < BF_ARRAY_SIZE(locs); i++) {
+		PGconn *conn;
+		int seen = 0;
+
+		bf_sql_pg__conn_params(keys, vals, locs[i], false);
+		conn = PQconnectdbParams(keys, vals, 1);
+		assert_int_equal(PQstatus(conn), CONNECTION_OK);
+		info = PQconninfo(conn);
+		for (const PQconninfoOption *o = info; o->keyword; o++) {
+			const char *want =
+			        !strcmp(o->keyword, "keepalives") ? "1"
+			        : !strcmp(o->keyword, "keepalives_idle")
+			                ? want_idle[i]
+			        : !strcmp(o->keyword, "keepalives_interval")
+			                ? "10"
+			        : !strcmp(o->keyword, "keepalives_count") ? "3"
+			        : !strcmp(o->keyword, "connect_timeout")  ? "5"
+			                                                 : NULL;
+
+			if (!want)
+				continue;
+			seen++;
+			if (!o->val || strcmp(o->val, want))
+				fail_msg("%s: %s is %s, want %s", locs[i],
+				         o->keyword, o->val ? o->val : "unset",
+				         want);
+		}
+		assert_int_equal(seen, 5);
+		PQconninfoFree(info);
+		PQfinish(conn);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pg_locks__row_held_is_busy,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg_locks__idle_holder_ended, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg_locks__session_timeouts,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg_locks__keepalives,
+		                                setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
