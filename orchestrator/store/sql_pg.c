@@ -143,6 +143,11 @@ void bf_sql_pg__disconnect(struct bf_store *store)
 	store->pg = NULL;
 }
 
+struct pg_conn *bf_sql_pg__conn(struct bf_store *store)
+{
+	return store->pg->conn;
+}
+
 bool bf_sql_pg__in_transaction(const struct bf_store *store)
 {
 	return store->pg->depth > 0;
@@ -182,8 +187,7 @@ char *bf_sql_pg__placeholders(const char *sql)
 	return bf_buf_detach(&b, NULL);
 }
 
-/* SQLSTATE state as a BF_E* code. */
-static int map_state(const char *state)
+int bf_sql_pg__state_code(const char *state)
 {
 	if (!state)
 		return BF_ERROR;
@@ -421,8 +425,8 @@ again:
 	             store->path);
 	ret = bf_err_set(
 	        err,
-	        map_state(res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-	                      : NULL),
+	        bf_sql_pg__state_code(
+	                res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL),
 	        "%s: %s", what, msg);
 out:
 	PQclear(res);
