@@ -5,7 +5,8 @@ STORE_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o \
 	orchestrator/store/store_sample.o orchestrator/store/store_alert.o \
 	orchestrator/store/schema_sqlite.o orchestrator/store/sql_sqlite.o \
 	orchestrator/store/store_lock.o orchestrator/store/sql.o \
-	orchestrator/store/sql_pg.o orchestrator/store/schema_pg.o \
+	orchestrator/store/sql_pg.o orchestrator/store/sql_pg_copy.o \
+	orchestrator/store/schema_pg.o \
 	orchestrator/store/store_location.o orchestrator/store/store_rows.o \
 	orchestrator/store/store_copy.o orchestrator/store/store_queue.o
 ORCH_OBJS += $(STORE_OBJS)

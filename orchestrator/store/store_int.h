@@ -21,6 +21,8 @@
  *   sql_sqlite.c     the SQLite connection, statements and transactions,
  *                    and sql.h, handing PostgreSQL's store to sql_pg.c
  *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
+ *   sql_pg_copy.c    COPY on that connection: store_sample.c's bulk
+ *                    path for a batch of samples on PostgreSQL
  *   store_location.c which backend a location names, and its form
  *                    without a password
  *   store_lock.c     the liveness locks (PATH.lock; PostgreSQL's
