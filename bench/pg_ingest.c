@@ -39,8 +39,7 @@ static int fail(const struct bf_err *err)
 
 /* Store rows[0..n) the way mode says. */
 static int add(struct bf_store *store, const char *mode,
-               const struct bf_store_sample *rows, size_t n,
-               struct bf_err *err)
+               const struct bf_store_sample *rows, size_t n, struct bf_err *err)
 {
 	int rc;
 
@@ -118,7 +117,8 @@ int main(int argc, char **argv)
 			s->repeat_idx = (int64_t)(k / 50 / 64);
 			s->iter_idx = (int64_t)(k % 50);
 			s->value = 1000.0 + (double)(k % 977) * 0.37;
-			fprintf(csv, "%lld,%s,%s,%s,%s,%s,%s,%lld,%lld,%.17g,%s\n",
+			fprintf(csv,
+			        "%lld,%s,%s,%s,%s,%s,%s,%lld,%lld,%.17g,%s\n",
 			        (long long)run_id, s->benchmark, s->metric,
 			        s->unit, s->side, s->commit_id, s->device,
 			        (long long)s->repeat_idx,
