@@ -78,6 +78,17 @@ static int64_t store_now(double sim)
 	return g_epoch + (int64_t)sim;
 }
 
+static const double *g_sort_key;
+
+/* Indices by g_sort_key[index]. */
+static int by_key(const void *a, const void *b)
+{
+	double x = g_sort_key[*(const size_t *)a];
+	double y = g_sort_key[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
 static double urand(unsigned *seed)
 {
 	return ((double)rand_r(seed) + 0.5) / ((double)RAND_MAX + 1.0);
@@ -289,6 +300,71 @@ static int orchestrate(const char *location, int me, int nproc, double hours,
 	return 0;
 }
 
+/*
+ * The same day under an ideal scheduler: the very jobs the processes
+ * drew (each process's stream regenerated from its seed, as
+ * orchestrate draws it), served first come, first served by the first
+ * free device at no cost at all. What is left between it and the store's
+ * figures is the store and the polling. waits gets the waits in order of
+ * arrival; *busy the busy device-seconds up to the end; returns the jobs
+ * done.
+ */
+static size_t ideal_day(int nproc, double hours, double load, unsigned seed0,
+                        size_t maxjobs, double *waits, size_t *nwait,
+                        double *busy)
+{
+	double end = hours * 3600, mean_len = (LEN_MIN + LEN_MAX) / 2;
+	double rate = load * g_ndev / mean_len / nproc;
+	double *arrive = malloc((size_t)nproc * maxjobs * sizeof(*arrive));
+	double *len = malloc((size_t)nproc * maxjobs * sizeof(*len));
+	double *free_at = calloc((size_t)g_ndev, sizeof(*free_at));
+	size_t n = 0, done = 0, *order;
+
+	if (!arrive || !len || !free_at)
+		exit(1);
+	for (int me = 0; me < nproc; me++) {
+		unsigned seed = seed0 * 7919u + (unsigned)me * 104729u + 1u;
+		double next = -log(urand(&seed)) / rate;
+		size_t k = 0;
+
+		while (next < end && k++ < maxjobs) {
+			arrive[n] = next;
+			len[n++] = LEN_MIN + (LEN_MAX - LEN_MIN) * urand(&seed);
+			next += -log(urand(&seed)) / rate;
+		}
+	}
+	order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order)
+		exit(1);
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	g_sort_key = arrive;
+	qsort(order, n, sizeof(*order), by_key);
+	*busy = 0;
+	*nwait = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = order[i];
+		int d = 0;
+		double start;
+
+		for (int k = 1; k < g_ndev; k++)
+			if (free_at[k] < free_at[d])
+				d = k;
+		start = free_at[d] > arrive[j] ? free_at[d] : arrive[j];
+		if (start >= end)
+			continue; /* never leased within the day */
+		waits[(*nwait)++] = start - arrive[j];
+		free_at[d] = start + len[j];
+		*busy += (free_at[d] < end ? free_at[d] : end) - start;
+		done += free_at[d] <= end;
+	}
+	free(arrive);
+	free(len);
+	free(free_at);
+	free(order);
+	return done;
+}
+
 static int by_value(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -401,6 +477,20 @@ int main(int argc, char **argv)
 	       100.0 * busy / ((double)ndev * hours * 3600),
 	       (double)calls / ((double)(t1 - g_t0) / 1e9),
 	       bad ? "; FAILED" : "");
+	free(all);
+	/* the same jobs under the ideal scheduler, for comparison */
+	all = malloc(((size_t)nproc * maxjobs + 1) * sizeof(*all));
+	if (!all)
+		return 1;
+	done = ideal_day(nproc, hours, load, seed, maxjobs, all, &nw, &busy);
+	qsort(all, nw, sizeof(*all), by_value);
+	printf("  the same jobs, ideal scheduler (first come first served, "
+	       "no cost): %zu done, %.1f jobs/h; queue wait median %.1f s, "
+	       "p95 %.1f s, max %.1f s; utilisation %.1f%%\n",
+	       done, (double)done / hours, nw ? all[nw / 2] : 0.0,
+	       nw ? all[(size_t)(0.95 * (double)(nw - 1))] : 0.0,
+	       nw ? all[nw - 1] : 0.0,
+	       100.0 * busy / ((double)ndev * hours * 3600));
 	free(all);
 	return bad;
 }
