@@ -5,8 +5,9 @@
 # (lease_contend checks every lease's fencing token and holding time,
 # and exits 1 on any overlap). SQLite in the same run, for reference.
 # The server is ci/pg.sh's (Unix socket, fsync = off), started for the
-# run and stopped after it.
-# Usage: bench/lease_contend.sh [PROCS] [DEVICES] [SECONDS] [ROUNDS]
+# run and stopped after it; PG_FSYNC=on turns fsync on (every commit
+# waits for the disk, as on a production server).
+# Usage: [PG_FSYNC=on] bench/lease_contend.sh [PROCS] [DEVICES] [SECONDS] [ROUNDS]
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$SRC/${BF_BUILD:-build/default}" && pwd)
@@ -24,8 +25,12 @@ ${CC:-cc} $CFLAGS -I"$SRC/core/include" -I"$SRC/orchestrator" \
 	"$B/libbfcore.a" \
 	$(pkg-config --libs libgit2 libssh2 jansson yaml-0.1 sqlite3 libpq) -lm
 "$SRC/ci/pg.sh" start "$W/pg" >/dev/null
+if [ "${PG_FSYNC:-off}" = on ]; then
+	psql -X -q "host=$W/pg dbname=benchfarm" -c "ALTER SYSTEM SET fsync = on" \
+		-c "SELECT pg_reload_conf()" >/dev/null
+fi
 
-echo "-- $PROCS processes, $DEVICES devices, $SECONDS_ s a round; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "-- $PROCS processes, $DEVICES devices, $SECONDS_ s a round, PostgreSQL fsync $(psql -X -At "host=$W/pg dbname=benchfarm" -c "SHOW fsync"); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 best=0
 for i in $(seq "$ROUNDS"); do
 	"$PGBIN/createdb" -h "$W/pg" "lease$i"
