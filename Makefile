@@ -7,6 +7,7 @@
 #   make memcheck        the unit tests under valgrind (errors and leaks)
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
+#   make bench-pg        the PostgreSQL store's benchmarks only
 #   make include-check   each program includes only its own and core's headers
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
 #   make vendor-check    re-fetch third_party/uplot from npm, verify its SHA-256
@@ -154,6 +155,13 @@ bench: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)BF_BUILD=$(B) bench/run.sh
 
+# The PostgreSQL store's benchmarks only (part of make bench).
+bench-pg: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BF_BUILD=$(B) sh bench/pg_ingest.sh
+	$(Q)BF_BUILD=$(B) sh bench/lease_contend.sh
+	$(Q)BF_BUILD=$(B) sh bench/lab_day.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BENCHFARM) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
@@ -178,7 +186,7 @@ headercheck:
 clean:
 	rm -rf build
 
-.PHONY: all deps tests check memcheck check-e2e demo bench install format format-check include-check headercheck clean
+.PHONY: all deps tests check memcheck check-e2e demo bench bench-pg install format format-check include-check headercheck clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -13,3 +13,6 @@ echo "== function tracing overhead against uftrace =="; sh bench/trace_overhead.
 echo "== benchfarm trace on a 16 MB trace of 3,000 functions =="; sh bench/trace_render.sh
 echo "== libbenchfarm_bench against Google Benchmark =="; sh bench/harness_vs_gbench.sh 10
 echo "== the HTML dashboard: 100 series x 1,000 points in headless Chromium =="; sh bench/html_dashboard.sh 5
+echo "== sample ingest into PostgreSQL against psql \\copy =="; sh bench/pg_ingest.sh
+echo "== lease throughput: 5 processes contending for 50 devices =="; sh bench/lease_contend.sh
+echo "== a simulated day of a lab: 5 orchestrators, 50 to 200 devices =="; sh bench/lab_day.sh

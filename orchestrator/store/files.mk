@@ -6,6 +6,7 @@ STORE_OBJS := orchestrator/store/store.o orchestrator/store/store_device.o \
 	orchestrator/store/schema_sqlite.o orchestrator/store/sql_sqlite.o \
 	orchestrator/store/store_lock.o orchestrator/store/sql.o \
 	orchestrator/store/sql_pg.o orchestrator/store/sql_pg_text.o \
+	orchestrator/store/sql_pg_copy.o \
 	orchestrator/store/schema_pg.o \
 	orchestrator/store/store_location.o orchestrator/store/store_rows.o \
 	orchestrator/store/store_copy.o orchestrator/store/store_queue.o \

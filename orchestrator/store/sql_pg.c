@@ -157,6 +157,11 @@ void bf_sql_pg__disconnect(struct bf_store *store)
 	store->pg = NULL;
 }
 
+struct pg_conn *bf_sql_pg__conn(struct bf_store *store)
+{
+	return store->pg->conn;
+}
+
 bool bf_sql_pg__in_transaction(const struct bf_store *store)
 {
 	return store->pg->depth > 0;

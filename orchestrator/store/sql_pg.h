@@ -4,8 +4,8 @@
 /*
  * The PostgreSQL backend of the store (internal: see store_int.h): the
  * connection and sql.h over libpq (sql_pg.c), the schema (schema_pg.c).
- * No libpq type appears here; sql_pg.c is the only file that includes
- * libpq-fe.h.
+ * No libpq type appears here; sql_pg.c and sql_pg_copy.c (COPY, the bulk
+ * path) are the only files that include libpq-fe.h.
  */
 #include "benchfarm/common.h"
 #include "store/sql.h"
@@ -41,6 +41,10 @@ int bf_sql_pg__write_begin(int *token, struct bf_store *store,
                            struct bf_err *err);
 int bf_sql_pg__write_end(struct bf_store *store, int token, int rc,
                          struct bf_err *err);
+/* The connection, libpq's PGconn (struct pg_conn), for sql_pg_copy.c,
+ * which runs COPY on it inside the transactions of sql_pg.c. */
+struct pg_conn;
+struct pg_conn *bf_sql_pg__conn(struct bf_store *store);
 /* Whether a transaction (bf_store_begin or a write) is open. */
 bool bf_sql_pg__in_transaction(const struct bf_store *store);
 
@@ -102,7 +106,8 @@ int bf_sql_pg__busy(struct bf_err *err, const char *what, const char *shown);
  * quoted identifiers and comments. A new string the caller frees.
  */
 char *bf_sql_pg__placeholders(const char *sql);
-/* A SQLSTATE (may be NULL) as a BF_E* code. */
+/* A SQLSTATE (PG_DIAG_SQLSTATE; may be NULL) as the BF_E* code
+ * bf_sql_exec gives for it (sql_pg_copy.c's errors too). */
 int bf_sql_pg__map_state(const char *state);
 /* Whether the statement sql starts with the word keyword (any case). */
 bool bf_sql_pg__starts_with(const char *sql, const char *keyword);

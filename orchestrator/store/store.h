@@ -507,8 +507,11 @@ int bf_store_sample_add(struct bf_store *store, const struct bf_store_sample *s,
                         struct bf_err *err);
 
 /*
- * Store n samples in one transaction: all or none. Errors as for
- * bf_store_sample_add(), the message naming the index of the bad one.
+ * Store n samples in one transaction: all or none, in order. Errors as
+ * for bf_store_sample_add(), the message naming the index of the bad
+ * one. On PostgreSQL every sample is checked first and the batch goes
+ * in one COPY (a statement for the batch, not a round trip per sample);
+ * a missing run then fails the whole batch as "no run N for samples".
  */
 int bf_store_sample_add_many(struct bf_store *store,
                              const struct bf_store_sample *samples, size_t n,

@@ -22,6 +22,8 @@
  *                    and sql.h, handing PostgreSQL's store to sql_pg.c
  *   sql_pg.c         the PostgreSQL connection, sql.h over libpq
  *   sql_pg_text.c    its statements and messages as text (no libpq)
+ *   sql_pg_copy.c    COPY on that connection: store_sample.c's bulk
+ *                    path for a batch of samples on PostgreSQL
  *   store_location.c which backend a location names, and its form
  *                    without a password
  *   store_live.c     who is alive: this process's holder key, the

@@ -26,6 +26,8 @@ UNIT_TESTS += tests/unit/store/test_store_lease
 tests/unit/store/test_store_lease_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_live
 tests/unit/store/test_store_live_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+UNIT_TESTS += tests/unit/store/test_store_sample
+tests/unit/store/test_store_sample_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
 # A store test again with its store on PostgreSQL: $(eval $(call
 # store_on_pg,NAME)) builds NAME_pg from NAME.c and the fixture, both
 # compiled with BF_STORE_FIXTURE_PG (store_fixture.h).
@@ -44,6 +46,7 @@ $(eval $(call store_on_pg,test_store_device))
 $(eval $(call store_on_pg,test_store_run))
 $(eval $(call store_on_pg,test_store_alert))
 $(eval $(call store_on_pg,test_store_copy))
+$(eval $(call store_on_pg,test_store_sample))
 UNIT_TESTS += tests/unit/store/test_store_postgres
 tests/unit/store/test_store_postgres_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/job/test_heartbeat
