@@ -569,10 +569,9 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	nthreads = job->nworkers;
 	args = bf_xcalloc(nthreads, sizeof(*args));
 	threads = bf_xcalloc(nthreads, sizeof(*threads));
-	hb = job->workers[0]->local
-	             ? NULL
-	             : bf_heartbeat_start(job, d.holder,
-	                                  job->cfg->devices.lease_time_s);
+	/* a local job beats too: its run says it is alive (a PostgreSQL
+	 * restart leaves other hosts only that to go by) */
+	hb = bf_heartbeat_start(job, d.holder, job->cfg->devices.lease_time_s);
 	for (size_t i = 0; i < nthreads; i++) {
 		args[i] = (struct worker_arg){ &d, job->workers[i] };
 		pthread_create(&threads[i], NULL, worker_main, &args[i]);
