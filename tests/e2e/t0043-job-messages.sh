@@ -10,7 +10,7 @@ mkdir -p "$R"
 t_git -C "$R" init -q -b main
 cat >"$R/b.sh" <<'X'
 n=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
-echo "x $(($(cat level) * 100 + n % 3)) ns"
+echo "x $(($(cat level) * 1000 + n % 3)) ns"
 X
 cat >"$R/build.sh" <<'X'
 if [ -f broken ]; then
