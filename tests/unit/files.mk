@@ -48,6 +48,7 @@ UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats
 UNIT_TESTS += tests/unit/stats/test_stats_verdict
+UNIT_TESTS += tests/unit/stats/test_stats_seq
 UNIT_TESTS += tests/unit/detect_stepfit/test_detect_jetpack
 UNIT_TESTS += tests/unit/detect_stepfit/test_detect_skia
 UNIT_TESTS += tests/unit/detect_stepfit/test_detect_skia_published
