@@ -101,6 +101,15 @@ int bf_comparison_look_at(const struct bf_comparison *c, int runs);
 bool bf_comparison_look(struct bf_comparison *c, int bench, int k);
 
 /*
+ * Step i of plan (bench's unit) was done: when it ends a repeat at a
+ * planned look, look (bf_comparison_look). True when the benchmark's
+ * runs stop there; false in fixed mode.
+ */
+struct bf_plan;
+bool bf_comparison_stops_after(struct bf_comparison *c, int bench,
+                               const struct bf_plan *plan, size_t i);
+
+/*
  * Adaptive verdicts (after bf_comparison_judge's summaries): each
  * series' verdict, effect and interval from its sequential decision,
  * not from a fixed test of the stopped sample.

@@ -86,6 +86,19 @@ bool bf_comparison_look(struct bf_comparison *c, int bench, int k)
 	return c->stop[bench] != BF_SEQ_OPEN;
 }
 
+bool bf_comparison_stops_after(struct bf_comparison *c, int bench,
+                               const struct bf_plan *plan, size_t i)
+{
+	const struct bf_plan_step *st = &plan->steps[i];
+	int k;
+
+	if (!c->design || st->warmup ||
+	    (i + 1 < plan->n && plan->steps[i + 1].repeat == st->repeat))
+		return false;
+	k = bf_comparison_look_at(c, st->repeat + 1);
+	return k >= 0 && bf_comparison_look(c, bench, k);
+}
+
 void bf_comparison_judge_seq(struct bf_comparison *c)
 {
 	for (size_t i = 0; i < c->n; i++) {

@@ -46,13 +46,9 @@
  * renew it) it runs nothing more on the device, takes no further unit,
  * and the job stops.
  *
- * With adaptive repeats (runs.repeats: auto) a unit's plan holds
- * max_repeats; after each step that ends a repeat at a planned look
- * (min_repeats, then every interleaved block of 2), the comparison
- * looks at the benchmark's series (compare_seq.c), and once every one
- * is decided the unit is done: its remaining steps are dropped, from
- * the plan's count too. The look and the unit's progress change under
- * one lock, so a unit moved to another device never looks twice.
+ * Adaptive repeats: a unit's plan holds max_repeats, and a look that
+ * decides the benchmark (compare_seq.c) drops its remaining steps, under
+ * the lock that moves u->next, so a moved unit never looks twice.
  */
 
 struct bf_unit {
@@ -114,28 +110,6 @@ static void progress(struct dispatch *d, const struct bf_worker *w,
 }
 
 /*
- * Step i of u was done (under job->lock): when it ends a repeat at a
- * planned look and the look decides the benchmark, the unit stops
- * there. True when it stopped.
- */
-static bool look_stops(struct dispatch *d, struct bf_unit *u, size_t i)
-{
-	const struct bf_plan_step *st = &u->plan.steps[i];
-	struct bf_comparison *c = &d->job->cmp;
-	int k;
-
-	if (st->warmup ||
-	    (i + 1 < u->plan.n && u->plan.steps[i + 1].repeat == st->repeat))
-		return false;
-	k = bf_comparison_look_at(c, st->repeat + 1);
-	if (k < 0 || !bf_comparison_look(c, u->bench, k))
-		return false;
-	d->steps_total -= u->plan.n - (i + 1);
-	u->plan.n = i + 1;
-	return true;
-}
-
-/*
  * Runs u from u->next on w; 0 when finished, else the device failed.
  * *in_run tells whether it failed while running the benchmark (which
  * counts against the unit) or in a check (the device's fault alone).
@@ -163,7 +137,12 @@ static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
 		u->next = i + 1;
 		w->steps_done++;
 		progress(d, w, st);
-		look_stops(d, u, i);
+		/* adaptive: a decided benchmark drops its remaining steps */
+		if (bf_comparison_stops_after(&job->cmp, u->bench, &u->plan,
+		                              i)) {
+			d->steps_total -= u->plan.n - (i + 1);
+			u->plan.n = i + 1;
+		}
 		pthread_mutex_unlock(&job->lock);
 	}
 	return 0;

@@ -145,6 +145,37 @@ static void test_seq__direction_and_missing_values(void **state)
 	                 BF_EINVAL);
 }
 
+/*
+ * Which step of a unit's plan looks: 1 warmup step per side, then 10
+ * repeats of (base, patch) in some order: steps 2 + 2r and 3 + 2r are
+ * repeat r, so repeat r ends at step 3 + 2r. With looks at 6, 8 and 10
+ * runs, steps 13 (repeat 5), 17 and 21 look; nothing else does, and a
+ * fixed comparison never looks. "flat" is decided same at the first
+ * look, so its benchmark stops at step 13.
+ */
+static void test_seq__plan_steps_that_look(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_comparison *c = &f->c;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_plan plan;
+
+	bf_plan_build(&plan, 1, 10, 1, true, 3);
+	assert_int_equal(plan.n, 22);
+	add_runs(f, 0, "flat", "real_time", 100, 100.2, 1.0, 0, 6);
+	assert_false(bf_comparison_stops_after(c, 0, &plan, 13));
+	assert_int_equal(bf_comparison_adaptive(c, 6, 10, 0.05, 0.02, &err), 0);
+	for (size_t i = 0; i < 13; i++)
+		assert_false(bf_comparison_stops_after(c, 0, &plan, i));
+	assert_int_equal(c->last_look[0], -1);
+	assert_true(bf_comparison_stops_after(c, 0, &plan, 13));
+	assert_int_equal(c->last_look[0], 0);
+	assert_int_equal(c->stop[0], BF_SEQ_SAME);
+	assert_false(bf_comparison_stops_after(c, 0, &plan, 14));
+	assert_int_equal(c->last_look[0], 0);
+	bf_plan_release(&plan);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +184,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 		        test_seq__direction_and_missing_values, setup,
 		        teardown),
+		cmocka_unit_test_setup_teardown(test_seq__plan_steps_that_look,
+		                                setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("compare_seq", tests, NULL, NULL);
