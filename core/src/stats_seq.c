@@ -1,6 +1,7 @@
 #include "benchfarm/stats_seq.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -278,27 +279,57 @@ const char *bf_seq_decision_name(enum bf_seq_decision d)
 	}
 }
 
-static int log_moments(double *mean, double *var, const double *x, size_t n,
-                       const char *side, struct bf_err *err)
+static int cmp_double(const void *a, const void *b)
 {
-	double s = 0, ss = 0;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * One side's part of Yuen's statistic on the logs of x: the trimmed
+ * mean (g = floor(BF_SEQ_TRIM n) values cut from each end), its squared
+ * standard error d = (n - 1) s_w^2 / (h (h - 1)) from the winsorized
+ * variance s_w^2, and h = n - 2g. With g = 0 these are the mean, s^2 / n
+ * and n: Welch's.
+ */
+static int side_part(double *mean, double *d, double *h, const double *x,
+                     size_t n, const char *side, struct bf_err *err)
+{
+	double *v, s = 0, w = 0, ss = 0;
+	size_t g, hh;
 
 	if (n < 2)
 		return bf_err_set(err, BF_EINVAL,
 		                  "the %s side has %zu value%s; a look needs 2",
 		                  side, n, n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		if (!(x[i] > 0) || !isfinite(x[i]))
 			return bf_err_set(err, BF_EINVAL,
 			                  "the %s side holds %g; the log-ratio "
 			                  "needs positive values",
 			                  side, x[i]);
-		s += log(x[i]);
-	}
-	*mean = s / (double)n;
+	v = bf_xcalloc(n, sizeof(double));
 	for (size_t i = 0; i < n; i++)
-		ss += (log(x[i]) - *mean) * (log(x[i]) - *mean);
-	*var = ss / (double)(n - 1);
+		v[i] = log(x[i]);
+	qsort(v, n, sizeof(double), cmp_double);
+	g = (size_t)floor(BF_SEQ_TRIM * (double)n);
+	hh = n - 2 * g;
+	for (size_t i = g; i < n - g; i++)
+		s += v[i];
+	*mean = s / (double)hh;
+	for (size_t i = 0; i < n; i++)
+		w += v[i < g ? g : i >= n - g ? n - g - 1 : i];
+	w /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double y = v[i < g ? g : i >= n - g ? n - g - 1 : i] - w;
+
+		ss += y * y;
+	}
+	free(v);
+	/* (n - 1) s_w^2 = ss */
+	*d = hh > 1 ? ss / ((double)hh * (double)(hh - 1)) : 0;
+	*h = (double)hh;
 	return 0;
 }
 
@@ -306,28 +337,26 @@ int bf_seq_look(struct bf_seq_look *out, const struct bf_seq_design *d, int k,
                 const double *base, size_t nb, const double *patch, size_t np,
                 double min_effect, struct bf_err *err)
 {
-	double mb, vb, mp, vp, eb, ep;
+	double mb, eb, hb, mp, ep, hp;
 	int ret;
 
 	if (k < 0 || k >= d->nlooks)
 		return bf_err_set(err, BF_EINVAL, "look %d of %d", k + 1,
 		                  d->nlooks);
-	if ((ret = log_moments(&mb, &vb, base, nb, "base", err)) ||
-	    (ret = log_moments(&mp, &vp, patch, np, "patch", err)))
+	if ((ret = side_part(&mb, &eb, &hb, base, nb, "base", err)) ||
+	    (ret = side_part(&mp, &ep, &hp, patch, np, "patch", err)))
 		return ret;
 	memset(out, 0, sizeof(*out));
 	out->look = k;
 	out->nb = nb;
 	out->np = np;
 	out->estimate = mp - mb;
-	eb = vb / (double)nb;
-	ep = vp / (double)np;
 	out->se = sqrt(eb + ep);
 	/* Welch-Satterthwaite; equal-variance df when both are constant. */
-	out->df = eb + ep > 0 ? (eb + ep) * (eb + ep) /
-	                                (eb * eb / (double)(nb - 1) +
-	                                 ep * ep / (double)(np - 1))
-	                      : (double)(nb + np - 2);
+	out->df = eb + ep > 0
+	                  ? (eb + ep) * (eb + ep) /
+	                            (eb * eb / (hb - 1) + ep * ep / (hp - 1))
+	                  : hb + hp - 2;
 	out->q = bf_stats_t_isf(d->nominal[k] / 2, out->df);
 	out->low = out->estimate - out->q * out->se;
 	out->high = out->estimate + out->q * out->se;
