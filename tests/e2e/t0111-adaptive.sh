@@ -57,6 +57,19 @@ grep_file "markdown says the range of repeats" \
 grep_file "markdown says the runs taken and why they stopped" \
 	"^- checksum: [0-9]* base, [0-9]* patch runs; stopped: a change beyond the threshold$" "$OUT"
 
+# The Gerrit message says the range too (rendered, not posted).
+cat >"$T/gerrit.yaml" <<X
+version: 1
+project: {repo: $R}
+benchmarks: [{name: checksum, command: [out/micro]}]
+review: {gerrit: {host: 127.0.0.1, change: "1,1"}}
+X
+expect_exit 0 "the Gerrit review renders" "$BF" report -c "$T/gerrit.yaml" \
+	--no-post -f gerrit -i "$T/r.json" --output-dir "$T/gerrit"
+jq_check "the Gerrit message says 6 to 30 runs per side (adaptive)" \
+	'.message | contains("6 to 30 runs per side (adaptive) on ")' \
+	"$T/gerrit/gerrit-review.json"
+
 # A/A: the same commit on both sides, three seeds.
 for seed in 21 22 23; do
 	expect_exit 0 "A/A seed $seed passes" \
