@@ -4,7 +4,9 @@
 # slowdown stops before max_repeats as "different" and is reported
 # regressed; A/A comparisons stop "same" or reach the maximum, never with
 # a regressed or improved verdict; the runs the result JSON counts are
-# the runs stored; a number of repeats still runs that many.
+# the runs stored; a number of repeats still runs that many. Then over a
+# pool of two real sshd devices: each benchmark stops at its first look
+# and no further run is made.
 . "$(dirname "$0")/lib.sh"
 
 R="$T/repo"
@@ -113,3 +115,37 @@ expect_exit 2 "--repeats auto without interleaving is refused" \
 	"$BF" compare -c "$T/nointer.yaml" --repeats auto
 grep_file "and says what to do" \
 	"set 'runs.interleave: true' or give a number of repeats" "$ERR"
+
+# Over a pool of two real sshd devices running the agent: each benchmark
+# is a unit that stops at its own first look, on whichever device runs
+# it, and nothing more is run. The benchmark prints one fixed value (100
+# ns on main, 120 ns on branch patch): no noise, so the first look (6
+# runs per side) decides.
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+	sshd_setup
+	sshd_pool "for adaptive runs" d1 d2
+	P="$T/pool"
+	pool_repo "$P" <<X
+echo run >>"$T/calls"
+echo "x 100 ns"
+X
+	sed -i 's/^runs: .*/runs: {repeats: auto, warmup: 0}/' "$P/bf.yaml"
+	printf '  - {name: other, command: [sh, bench.sh], format: lines}\n' \
+		>"$T/other"
+	sed -i "/^  - {name: micro/r $T/other" "$P/bf.yaml"
+	t_git -C "$P" commit -q -am "adaptive, two benchmarks"
+	t_git -C "$P" checkout -q -b patch
+	sed -i 's/x 100 ns/x 120 ns/' "$P/bench.sh"
+	t_git -C "$P" commit -q -am "20% slower"
+	expect_exit 0 "pool: compare main against the 20% slower patch" \
+		"$BF" compare -c "$P/bf.yaml" --base main --patch patch \
+		--seed 4 --json "$T/pool.json"
+	jq_check "pool: both benchmarks regressed, stopped different at 6 runs" \
+		'[.adaptive.benchmarks[] | .stop == "different" and .runs.base == 6 and .runs.patch == 6] == [true, true] and ([.results[].verdict] == ["regressed", "regressed"])' "$T/pool.json"
+	[ "$(wc -l <"$T/calls")" -eq 24 ] &&
+		t_ok "pool: 24 runs made (2 benchmarks x 2 sides x 6), not 120" ||
+		t_fail "pool: $(wc -l <"$T/calls") runs made, want 24"
+	_id=$(jq '.run_id' "$T/pool.json")
+	sql_check "pool: 6 runs stored per benchmark and side" "6 6 6 6" \
+		"select group_concat(n, ' ') from (select count(distinct repeat_idx) as n from samples where run_id = $_id group by suite, side)"
+fi
