@@ -22,7 +22,7 @@
 static const char usage_text[] =
         "usage: benchfarm compare -c CONFIG [--base REV] [--patch REV] "
         "[--allow-same]\n"
-        "                         [--repeats N]\n"
+        "                         [--repeats N|auto]\n"
         "                         [--device NAME | --pool LABEL] [--wait "
         "SECONDS]\n"
         "                         [--json FILE]"
@@ -52,7 +52,11 @@ static const char usage_text[] =
         "                         project.target_branch is refused (exit "
         "2)\n"
         "                         unless --base is given\n"
-        "    -n, --repeats N      measured runs per side, 2 to 10000 "
+        "    -n, --repeats N      measured runs per side, 2 to 10000, "
+        "or auto:\n"
+        "                         stop when every metric is decided, "
+        "between\n"
+        "                         runs.min_repeats and runs.max_repeats "
         "(default:\n"
         "                         runs.repeats)\n"
         "        --warmup N       discarded runs per side (default: "
@@ -134,7 +138,9 @@ static int parse_number_opt(struct bf_presubmit_opts *o, int c, const char *arg)
 	struct bf_err err = BF_ERR_INIT;
 	int ret = 0;
 
-	if (c == 'n')
+	if (c == 'n' && !strcmp(arg, "auto"))
+		o->repeats = BF_REPEATS_AUTO;
+	else if (c == 'n')
 		ret = bf_cfg_parse_setting(&o->repeats, "runs.repeats", arg,
 		                           &err);
 	else if (c == OPT_WARMUP)

@@ -166,19 +166,30 @@ static void add_commit(struct bf_buf *b, const json_t *side)
 		bf_buf_addch(b, isalnum((unsigned char)c[i]) ? c[i] : '?');
 }
 
-/* "    base X -> patch Y, N runs per side on DEVICES.\n" */
+/*
+ * "    base X -> patch Y, N runs per side on DEVICES.\n" ("M to N runs
+ * per side (adaptive)" with adaptive repeats)
+ */
 static void add_setup(struct bf_buf *b, const json_t *result)
 {
 	const json_t *devices = json_object_get(result, "devices"), *dev;
+	const json_t *set = json_object_get(result, "settings");
 	size_t i, start;
 
 	bf_buf_addstr(b, "    base ");
 	add_commit(b, json_object_get(result, "base"));
 	bf_buf_addstr(b, " -> patch ");
 	add_commit(b, json_object_get(result, "patch"));
-	bf_buf_addf(b, ", %lld runs per side on ",
-	            (long long)json_integer_value(json_object_get(
-	                    json_object_get(result, "settings"), "repeats")));
+	if (!strcmp(bf_json_str_or(set, "mode", "fixed"), "adaptive"))
+		bf_buf_addf(b, ", %lld to %lld runs per side (adaptive) on ",
+		            (long long)json_integer_value(
+		                    json_object_get(set, "min_repeats")),
+		            (long long)json_integer_value(
+		                    json_object_get(set, "max_repeats")));
+	else
+		bf_buf_addf(b, ", %lld runs per side on ",
+		            (long long)json_integer_value(
+		                    json_object_get(set, "repeats")));
 	start = b->len;
 	json_array_foreach(devices, i, dev)
 	{

@@ -266,7 +266,14 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 		bf_md_name(b, bf_json_str_or(patch, "subject", ""));
 		bf_buf_addch(b, ')');
 	}
-	bf_buf_addf(b, ", %lld runs per side%s on ", integer(set, "repeats"),
+	if (!strcmp(bf_json_str_or(set, "mode", "fixed"), "adaptive"))
+		bf_buf_addf(b,
+		            ", adaptive repeats (%lld to %lld runs per side)",
+		            integer(set, "min_repeats"),
+		            integer(set, "max_repeats"));
+	else
+		bf_buf_addf(b, ", %lld runs per side", integer(set, "repeats"));
+	bf_buf_addf(b, "%s on ",
 	            json_is_false(json_object_get(set, "interleave"))
 	                    ? ""
 	                    : " interleaved");
@@ -304,6 +311,44 @@ static void add_trace(struct bf_buf *b, const json_t *trace)
 		bf_md_text(b, bf_json_str_or(trace, "error", "unknown error"));
 		bf_buf_addstr(b, "\n\n");
 	}
+}
+
+/*
+ * Adaptive repeats: the runs each benchmark took and why they stopped,
+ * so a reader knows a short run was decided, not cut off.
+ */
+static void add_adaptive(struct bf_buf *b, const json_t *result)
+{
+	const json_t *a = json_object_get(result, "adaptive");
+	const json_t *u;
+	size_t i;
+
+	if (!json_array_size(json_object_get(a, "benchmarks")))
+		return;
+	bf_buf_addstr(b, "Runs taken (adaptive repeats, group-sequential "
+	                 "test):\n\n");
+	json_array_foreach(json_object_get(a, "benchmarks"), i, u)
+	{
+		const json_t *runs = json_object_get(u, "runs");
+		const char *stop = bf_json_str_or(u, "stop", "open");
+
+		bf_buf_addstr(b, "- ");
+		bf_md_name(b, bf_json_str_or(u, "benchmark", "?"));
+		bf_buf_addf(b, ": %lld base, %lld patch runs; ",
+		            integer(runs, "base"), integer(runs, "patch"));
+		if (!strcmp(stop, "different"))
+			bf_buf_addstr(b, "stopped: a change beyond the "
+			                 "threshold\n");
+		else if (!strcmp(stop, "same"))
+			bf_buf_addstr(b, "stopped: the same within the "
+			                 "threshold\n");
+		else if (!strcmp(stop, "max_reached"))
+			bf_buf_addstr(b, "reached the maximum undecided (no "
+			                 "verdict where still open)\n");
+		else
+			bf_buf_addstr(b, "stopped before a decision\n");
+	}
+	bf_buf_addch(b, '\n');
 }
 
 static void add_compare(struct bf_buf *b, const json_t *result,
@@ -347,6 +392,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		bf_md_results_table(b, res, 3, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
+	add_adaptive(b, result);
 	add_trace(b, json_object_get(result, "trace"));
 	add_devices_section(b, result);
 }

@@ -118,6 +118,8 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->devices.lease_time_s = BF_CFG_DEFAULT_LEASE_TIME;
 	cfg->devices.wait_s = BF_CFG_DEFAULT_WAIT;
 	cfg->runs.repeats = BF_CFG_DEFAULT_REPEATS;
+	cfg->runs.min_repeats = BF_CFG_DEFAULT_MIN_REPEATS;
+	cfg->runs.max_repeats = BF_CFG_DEFAULT_MAX_REPEATS;
 	cfg->runs.warmup = BF_CFG_DEFAULT_WARMUP;
 	cfg->runs.interleave = true;
 	cfg->runs.seed = 0;

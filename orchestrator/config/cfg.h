@@ -177,7 +177,14 @@ struct bf_cfg {
 	} devices;
 
 	struct {
-		int repeats;
+		int repeats; /* fixed runs per side; unused when adaptive */
+		/*
+		 * repeats: auto: stop after the interleaved block that
+		 * decides every metric (group-sequential, stats_seq.h), at
+		 * least min_repeats and at most max_repeats runs per side.
+		 */
+		bool adaptive;
+		int min_repeats, max_repeats;
 		int warmup;
 		bool interleave;
 		uint64_t seed; /* 0 = choose one and record it */
@@ -218,8 +225,20 @@ struct bf_cfg {
  * Defaults, in one place. Strings are filled in by bf_cfg_init() (they
  * must be heap copies so that bf_cfg_release() can free them).
  */
-#define BF_CFG_DEFAULT_REPEATS       10
-#define BF_CFG_DEFAULT_WARMUP        1
+#define BF_CFG_DEFAULT_REPEATS 10
+#define BF_CFG_DEFAULT_WARMUP  1
+/*
+ * repeats: auto. The first look at 6 runs per side can already stop a
+ * large change (a 20% shift at 1% noise); 30 is the usual fixed count
+ * the adaptive mode saves on. min_repeats' floor: with fewer than 4
+ * runs per side the first look's t quantile (at its tiny nominal level)
+ * is so wide that no look could decide anything. max_repeats' ceiling
+ * keeps the looks (one per block of 2 runs) within BF_SEQ_MAX_LOOKS.
+ */
+#define BF_CFG_DEFAULT_MIN_REPEATS   6
+#define BF_CFG_DEFAULT_MAX_REPEATS   30
+#define BF_CFG_MIN_MIN_REPEATS       4
+#define BF_CFG_MAX_MAX_REPEATS       250
 #define BF_CFG_DEFAULT_ALPHA         0.05
 #define BF_CFG_DEFAULT_MIN_EFFECT    0.02
 #define BF_CFG_DEFAULT_BRANCH        "main"

@@ -86,7 +86,11 @@ static json_t *runs_json(const struct bf_cfg *cfg)
 	json_t *o = json_object();
 	char seed[32];
 
-	set(o, "repeats", json_integer(cfg->runs.repeats));
+	set(o, "repeats",
+	    cfg->runs.adaptive ? json_string("auto")
+	                       : json_integer(cfg->runs.repeats));
+	set(o, "min_repeats", json_integer(cfg->runs.min_repeats));
+	set(o, "max_repeats", json_integer(cfg->runs.max_repeats));
 	set(o, "warmup", json_integer(cfg->runs.warmup));
 	set(o, "interleave", json_boolean(cfg->runs.interleave));
 	if (cfg->runs.seed <= INT64_MAX) {

@@ -266,8 +266,32 @@ static const struct bf_cfg__field devices_fields[] = {
 	BF_CFG__INT_KEY("wait", OFF(devices.wait_s), 0, BF_CFG_MAX_TIMEOUT),
 };
 
+/* runs.repeats as a number: a fixed count of runs per side. */
+static const struct bf_cfg__field repeats_number =
+        BF_CFG__INT_KEY("repeats", 0, 2, BF_CFG_MAX_REPEATS);
+
+/* runs.repeats: a number of runs per side, or "auto" (adaptive). */
+static int load_repeats(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                        const char *path)
+{
+	struct bf_cfg *cfg = obj;
+
+	if (node->type == YAML_SCALAR_NODE &&
+	    !strcmp(bf_cfg__scalar(node), "auto")) {
+		cfg->runs.adaptive = true;
+		return 0;
+	}
+	cfg->runs.adaptive = false;
+	return bf_cfg__get_value(ld, &repeats_number, node, &cfg->runs.repeats,
+	                         path);
+}
+
 static const struct bf_cfg__field runs_fields[] = {
-	BF_CFG__INT_KEY("repeats", OFF(runs.repeats), 2, BF_CFG_MAX_REPEATS),
+	BF_CFG__FN_KEY("repeats", 0, 0, load_repeats),
+	BF_CFG__INT_KEY("min_repeats", OFF(runs.min_repeats),
+	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),
+	BF_CFG__INT_KEY("max_repeats", OFF(runs.max_repeats),
+	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),
 	BF_CFG__INT_KEY("warmup", OFF(runs.warmup), 0, 1000),
 	BF_CFG__BOOL_KEY("interleave", OFF(runs.interleave)),
 	BF_CFG__U64_KEY("seed", OFF(runs.seed)),
@@ -380,9 +404,42 @@ int bf_cfg_parse_setting(void *out, const char *key, const char *text,
 		BF_BUG("no config setting '%s'", key);
 	if (f->type == BF_CFG__U64)
 		return bf_parse_u64(out, text, err);
+	if (f->fn == load_repeats)
+		f = &repeats_number;
 	if (f->type != BF_CFG__INT && f->type != BF_CFG__DOUBLE)
 		BF_BUG("config setting '%s' is not a number", key);
 	return bf_cfg__set_number(out, f, text, key, err);
+}
+
+/*
+ * repeats: auto needs max_repeats >= min_repeats, and interleaving (it
+ * decides after each interleaved block; without interleaving every
+ * base run comes before every patch run). Said at the key that breaks
+ * the rule.
+ */
+static int check_adaptive(struct bf_cfg__ld *ld, yaml_node_t *runs,
+                          const struct bf_cfg *cfg)
+{
+	yaml_node_t *at;
+
+	if (!cfg->runs.adaptive || !runs)
+		return 0;
+	if (cfg->runs.max_repeats < cfg->runs.min_repeats) {
+		at = bf_cfg__find_key(ld, runs, "max_repeats");
+		return bf_cfg__error(ld, at ? at : runs,
+		                     "'runs.max_repeats' (%d) must be at least "
+		                     "'runs.min_repeats' (%d)",
+		                     cfg->runs.max_repeats,
+		                     cfg->runs.min_repeats);
+	}
+	if (!cfg->runs.interleave) {
+		at = bf_cfg__find_key(ld, runs, "repeats");
+		return bf_cfg__error(ld, at ? at : runs,
+		                     "'runs.repeats: auto' decides after each "
+		                     "interleaved block: it needs "
+		                     "'runs.interleave: true'");
+	}
+	return 0;
 }
 
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
@@ -404,5 +461,8 @@ int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
 	ret = load_version(ld, version, cfg, "version");
 	if (!ret)
 		ret = bf_cfg__load_map(ld, root, "", &root_table, cfg);
+	if (!ret)
+		ret = check_adaptive(ld, bf_cfg__find_key(ld, root, "runs"),
+		                     cfg);
 	return ret;
 }

@@ -38,6 +38,9 @@ void bf_comparison_release(struct bf_comparison *c)
 	bf_index_release(&c->index);
 	free(c->runs_ok);
 	free(c->runs_failed);
+	free(c->design);
+	free(c->last_look);
+	free(c->stop);
 	json_decref(c->samples);
 	json_decref(c->errors);
 	memset(c, 0, sizeof(*c));
@@ -248,12 +251,16 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 		if (c->series[i].judged)
 			all[k++] = c->series[i].result;
 	}
-	bf_compare_apply_fdr(all, k, &opts);
+	/* Adaptive verdicts are each series' own sequential decision. */
+	if (!c->design)
+		bf_compare_apply_fdr(all, k, &opts);
 	k = 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->series[i].judged)
 			c->series[i].result = all[k++];
 	free(all);
+	if (c->design)
+		bf_comparison_judge_seq(c);
 }
 
 void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c)
@@ -305,7 +312,8 @@ static json_t *side_json(const struct bf_summary *sum,
 	                 bf_json_real_or_null(sum->max), "values", vals);
 }
 
-static json_t *series_json(const struct bf_series *s, const struct bf_cfg *cfg)
+static json_t *series_json(const struct bf_comparison *c,
+                           const struct bf_series *s, const struct bf_cfg *cfg)
 {
 	const struct bf_compare_result *r = &s->result;
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "benchmark",
@@ -329,6 +337,8 @@ static json_t *series_json(const struct bf_series *s, const struct bf_cfg *cfg)
 	json_object_set_new(o, "u", bf_json_real_or_null(r->u));
 	json_object_set_new(o, "base", side_json(&r->base, &s->side[0]));
 	json_object_set_new(o, "patch", side_json(&r->patch, &s->side[1]));
+	if (c->design)
+		json_object_set_new(o, "sequential", bf_series_seq_json(c, s));
 	return o;
 }
 
@@ -338,6 +348,6 @@ json_t *bf_comparison_results_json(const struct bf_comparison *c,
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < c->n; i++)
-		json_array_append_new(arr, series_json(&c->series[i], cfg));
+		json_array_append_new(arr, series_json(c, &c->series[i], cfg));
 	return arr;
 }

@@ -6,6 +6,7 @@
 #include "benchfarm/common.h"
 #include "benchfarm/index.h"
 #include "benchfarm/stats.h"
+#include "benchfarm/stats_seq.h"
 
 struct bf_cfg;
 struct bf_err;
@@ -33,6 +34,9 @@ struct bf_series {
 	struct bf_compare_result result;
 	bool judged; /* result is valid */
 	char *error; /* why it could not be judged, or NULL */
+	/* adaptive repeats: its latest look, and whether it decided */
+	struct bf_seq_look seq;
+	bool seq_looked, seq_decided;
 };
 
 struct bf_comparison {
@@ -45,6 +49,14 @@ struct bf_comparison {
 	int *runs_failed; /* [bench * 2 + side] */
 	json_t *samples; /* every raw sample, for the JSON result */
 	json_t *errors; /* every failed run */
+	/*
+	 * Adaptive repeats (compare_seq.c): the design, and per benchmark
+	 * the last look taken (-1: none) and why its runs stopped.
+	 */
+	struct bf_seq_design *design; /* NULL: a fixed number of runs */
+	double seq_min_effect;
+	int *last_look; /* [bench] */
+	enum bf_seq_decision *stop; /* [bench]; BF_SEQ_OPEN: not stopped */
 };
 
 void bf_comparison_init(struct bf_comparison *c, int nbench);
@@ -68,6 +80,48 @@ void bf_comparison_add_error(struct bf_comparison *c, const struct bf_cfg *cfg,
  */
 void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
                          double alpha, double min_effect, uint64_t seed);
+
+/*
+ * Adaptive repeats: looks after min, min + 2, ..., max runs per side
+ * (one per interleaved block), alpha and min_effect as the verdicts
+ * use them. BF_EINVAL when the looks cannot be planned.
+ */
+int bf_comparison_adaptive(struct bf_comparison *c, int min, int max,
+                           double alpha, double min_effect, struct bf_err *err);
+
+/* The look due after `runs` runs per side, or -1 (none, or fixed mode). */
+int bf_comparison_look_at(const struct bf_comparison *c, int runs);
+
+/*
+ * Look k at bench's series (under the job's lock): each series not yet
+ * decided is looked at; true when every one of them is decided, or at
+ * the last look: the benchmark's runs stop. A series with fewer than 2
+ * values on a side stays open.
+ */
+bool bf_comparison_look(struct bf_comparison *c, int bench, int k);
+
+/*
+ * Step i of plan (bench's unit) was done: when it ends a repeat at a
+ * planned look, look (bf_comparison_look). True when the benchmark's
+ * runs stop there; false in fixed mode.
+ */
+struct bf_plan;
+bool bf_comparison_stops_after(struct bf_comparison *c, int bench,
+                               const struct bf_plan *plan, size_t i);
+
+/*
+ * Adaptive verdicts (after bf_comparison_judge's summaries): each
+ * series' verdict, effect and interval from its sequential decision,
+ * not from a fixed test of the stopped sample.
+ */
+void bf_comparison_judge_seq(struct bf_comparison *c);
+
+/* The result's "adaptive" object (new reference); NULL in fixed mode. */
+json_t *bf_comparison_adaptive_json(const struct bf_comparison *c,
+                                    const struct bf_cfg *cfg);
+/* A series' "sequential" object (new reference). */
+json_t *bf_series_seq_json(const struct bf_comparison *c,
+                           const struct bf_series *s);
 
 /* Counts of verdicts and of series/runs with errors. */
 struct bf_tally {

@@ -45,6 +45,10 @@
  * lease is gone (the store's fence refuses, or the heartbeat could not
  * renew it) it runs nothing more on the device, takes no further unit,
  * and the job stops.
+ *
+ * Adaptive repeats: a unit's plan holds max_repeats, and a look that
+ * decides the benchmark (compare_seq.c) drops its remaining steps, under
+ * the lock that moves u->next, so a moved unit never looks twice.
  */
 
 struct bf_unit {
@@ -136,6 +140,12 @@ static int run_unit(struct dispatch *d, struct bf_worker *w, struct bf_unit *u,
 		u->next = i + 1;
 		w->steps_done++;
 		progress(d, w, st);
+		/* adaptive: a decided benchmark drops its remaining steps */
+		if (bf_comparison_stops_after(&job->cmp, u->bench, &u->plan,
+		                              i)) {
+			d->steps_total -= u->plan.n - (i + 1);
+			u->plan.n = i + 1;
+		}
 		pthread_mutex_unlock(&job->lock);
 	}
 	return 0;

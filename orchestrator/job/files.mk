@@ -1,5 +1,6 @@
 ORCH_OBJS += orchestrator/job/plan.o
 ORCH_OBJS += orchestrator/job/compare.o
+ORCH_OBJS += orchestrator/job/compare_seq.o
 ORCH_OBJS += orchestrator/job/presubmit.o
 ORCH_OBJS += orchestrator/job/presubmit_result.o
 ORCH_OBJS += orchestrator/job/presubmit_check.o

@@ -365,6 +365,30 @@ static void keep_failure(struct bf_job *job)
 		*job->o->failure_out = json_incref(job->failure);
 }
 
+/* repeats: auto: the comparison's sequential design. */
+static int start_adaptive(struct bf_job *job, struct bf_err *err)
+{
+	const struct bf_cfg *cfg = job->cfg;
+	double alpha =
+	        job->o->alpha >= 0 ? job->o->alpha : cfg->presubmit.alpha;
+	double min_effect = job->o->min_effect >= 0 ? job->o->min_effect
+	                                            : cfg->presubmit.min_effect;
+
+	if (!cfg->runs.interleave) {
+		bf_err_set(err, BF_EINVAL,
+		           "%s: adaptive repeats (--repeats auto) decide after "
+		           "each interleaved block: set 'runs.interleave: "
+		           "true' or give a number of repeats",
+		           cfg->path);
+		return BF_EXIT_USAGE;
+	}
+	if (bf_comparison_adaptive(&job->cmp, cfg->runs.min_repeats,
+	                           cfg->runs.max_repeats, alpha, min_effect,
+	                           err))
+		return BF_EXIT_USAGE;
+	return 0;
+}
+
 int bf_presubmit_run(const struct bf_presubmit_opts *o,
                      const struct bf_cfg *cfg, struct bf_store *store,
                      struct bf_err *err_out)
@@ -378,7 +402,17 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.cfg = cfg;
 	job.store = store;
 	job.started = bf_now_monotonic();
-	job.repeats = o->repeats > 0 ? o->repeats : cfg->runs.repeats;
+	/*
+	 * A number (option or config) is a fixed count; auto runs up to
+	 * max_repeats and stops earlier when every metric is decided. A
+	 * postsubmit record has nothing to decide: it takes max_repeats.
+	 */
+	job.adaptive = o->repeats == BF_REPEATS_AUTO ||
+	               (!o->repeats && cfg->runs.adaptive);
+	job.repeats = o->repeats > 0 ? o->repeats
+	              : job.adaptive ? cfg->runs.max_repeats
+	                             : cfg->runs.repeats;
+	job.adaptive &= !o->record;
 	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
 	job.record = o->record;
 	job.seed = o->seed_set           ? o->seed
@@ -389,6 +423,10 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.checks = json_array();
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cond, NULL);
+	if (job.adaptive && (ret = start_adaptive(&job, &err))) {
+		note(&job, BF_JOB_ERROR, "%s", err.msg);
+		goto out;
+	}
 	if ((ret = resolve_commits(&job, &err))) {
 		note(&job, BF_JOB_ERROR, "%s", err.msg);
 		goto out;

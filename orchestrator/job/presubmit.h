@@ -53,7 +53,7 @@ struct bf_presubmit_opts {
 	const char *report; /* compare --report: formats, comma-separated */
 	const char *report_dir; /* where they go */
 	const char *agent_path; /* NULL: find benchfarm-agent */
-	int repeats; /* 0: runs.repeats */
+	int repeats; /* 0: runs.repeats; BF_REPEATS_AUTO: adaptive */
 	int warmup; /* -1: runs.warmup */
 	uint64_t seed;
 	bool seed_set; /* else runs.seed, or a fresh one when that is 0 */
@@ -93,6 +93,9 @@ struct bf_presubmit_opts {
 	 */
 	int wait_s;
 };
+
+/* bf_presubmit_opts.repeats: repeats: auto, whatever the config says. */
+#define BF_REPEATS_AUTO (-1)
 
 #define BF_PRESUBMIT_OPTS_INIT                                               \
 	{                                                                    \

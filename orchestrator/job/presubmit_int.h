@@ -27,7 +27,8 @@ struct bf_job {
 	int64_t run_id;
 	char *digest;
 	uint64_t seed;
-	int repeats, warmup;
+	int repeats, warmup; /* repeats: max_repeats when adaptive */
+	bool adaptive; /* repeats: auto (cmp.design is set) */
 	bool record; /* postsubmit: side 1 only, no verdict */
 	int reconnects; /* agent connections re-opened */
 	int moved_units; /* benchmarks given to another device */

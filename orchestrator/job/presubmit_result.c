@@ -56,8 +56,9 @@ static json_t *settings_json(const struct bf_job *job)
 {
 	const struct bf_cfg *cfg = job->cfg;
 
-	return json_pack(
-	        "{s:i, s:i, s:b, s:I, s:f, s:f, s:s}", "repeats", job->repeats,
+	json_t *o = json_pack(
+	        "{s:s, s:i, s:i, s:b, s:I, s:f, s:f, s:s}", "mode",
+	        job->adaptive ? "adaptive" : "fixed", "repeats", job->repeats,
 	        "warmup", job->warmup, "interleave", cfg->runs.interleave,
 	        "seed", (json_int_t)job->seed, "alpha",
 	        job->o->alpha >= 0 ? job->o->alpha : cfg->presubmit.alpha,
@@ -67,6 +68,15 @@ static json_t *settings_json(const struct bf_job *job)
 	        "fail_on",
 	        cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION ? "regression"
 	                                                        : "never");
+
+	/* adaptive: repeats is the most; these the least and the most */
+	if (job->adaptive) {
+		json_object_set_new(o, "min_repeats",
+		                    json_integer(cfg->runs.min_repeats));
+		json_object_set_new(o, "max_repeats",
+		                    json_integer(cfg->runs.max_repeats));
+	}
+	return o;
 }
 
 static json_t *devices_json(const struct bf_job *job)
@@ -209,6 +219,11 @@ json_t *bf_job_result_json(const struct bf_job *job)
 		json_object_set_new(r, "failure", json_deep_copy(job->failure));
 	json_object_set_new(r, "summary", summary_json(job));
 	json_object_set_new(r, "results", results_with_source(job));
+	/* repeats: auto: runs taken per benchmark, and why they stopped */
+	if (job->adaptive)
+		json_object_set_new(
+		        r, "adaptive",
+		        bf_comparison_adaptive_json(&job->cmp, job->cfg));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
 	json_object_set_new(r, "checks", json_deep_copy(job->checks));
 	/* shared, not copied: the largest part, and nobody changes it */

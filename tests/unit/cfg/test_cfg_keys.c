@@ -103,6 +103,60 @@ static void test_cfg__repeat_count_out_of_range(void **state)
 	bf_cfg_release(&cfg);
 }
 
+/*
+ * runs.repeats: auto, with min_repeats and max_repeats (defaults 6 and
+ * 30); a number keeps a fixed count; the rules between the keys are
+ * said at the key that breaks them. The command line takes a number the
+ * same way (auto is the command's own word).
+ */
+static void test_cfg__repeats_auto(void **state)
+{
+	struct bf_cfg cfg;
+	struct bf_err err = BF_ERR_INIT;
+	int n = 0;
+
+	(void)state;
+	load_ok(&cfg, HEAD "runs:\n  repeats: auto\n");
+	assert_true(cfg.runs.adaptive);
+	assert_int_equal(cfg.runs.min_repeats, 6);
+	assert_int_equal(cfg.runs.max_repeats, 30);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "runs: {repeats: auto, min_repeats: 4, "
+	                   "max_repeats: 250}\n");
+	assert_true(cfg.runs.adaptive);
+	assert_int_equal(cfg.runs.min_repeats, 4);
+	assert_int_equal(cfg.runs.max_repeats, 250);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "runs: {repeats: 12}\n");
+	assert_false(cfg.runs.adaptive);
+	assert_int_equal(cfg.runs.repeats, 12);
+	bf_cfg_release(&cfg);
+
+	expect_error(HEAD "runs: {repeats: automatic}\n", "t.yaml:7:17: ",
+	             "'runs.repeats' must be an integer, not 'automatic'");
+	expect_error(HEAD "runs: {repeats: auto, min_repeats: 3}\n",
+	             "t.yaml:7:36: ",
+	             "'runs.min_repeats' must be between 4 and 250, not 3");
+	expect_error(HEAD "runs: {repeats: auto, max_repeats: 251}\n",
+	             "t.yaml:7:36: ", "must be between 4 and 250, not 251");
+	expect_error(HEAD "runs:\n  repeats: auto\n  min_repeats: 10\n"
+	                  "  max_repeats: 8\n",
+	             "t.yaml:10:16: ",
+	             "'runs.max_repeats' (8) must be at least "
+	             "'runs.min_repeats' (10)");
+	expect_error(HEAD "runs:\n  interleave: false\n  repeats: auto\n",
+	             "t.yaml:9:12: ",
+	             "'runs.repeats: auto' decides after each interleaved "
+	             "block: it needs 'runs.interleave: true'");
+
+	assert_int_equal(bf_cfg_parse_setting(&n, "runs.repeats", "7", &err),
+	                 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(bf_cfg_parse_setting(&n, "runs.repeats", "1", &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "must be between 2 and 10000"));
+}
+
 static void test_cfg__unknown_format(void **state)
 {
 	(void)state;
@@ -427,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_cfg__suggest_uses_edit_distance),
 		cmocka_unit_test(test_cfg__string_where_number_belongs),
 		cmocka_unit_test(test_cfg__repeat_count_out_of_range),
+		cmocka_unit_test(test_cfg__repeats_auto),
 		cmocka_unit_test(test_cfg__unknown_format),
 		cmocka_unit_test(test_cfg__duplicate_benchmark_names),
 		cmocka_unit_test(test_cfg__alpha_must_be_inside_0_1),
