@@ -85,6 +85,19 @@ enum bf_output {
 /* "stdout", "stderr" or "both"; NULL if o is out of range. */
 const char *bf_output_name(enum bf_output o);
 
+/*
+ * What a benchmark's runs measure: its own output's metrics beside the
+ * device's perf counters (time, the default), or only the counts of
+ * Valgrind's cachegrind (instructions: deterministic, a few runs enough).
+ */
+enum bf_measure {
+	BF_MEASURE_TIME = 0,
+	BF_MEASURE_INSTRUCTIONS,
+};
+
+/* "time" or "instructions"; NULL if m is out of range. */
+const char *bf_measure_name(enum bf_measure m);
+
 struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
@@ -93,6 +106,7 @@ struct bf_cfg_benchmark {
 	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
 	enum bf_output output; /* the stream(s) parsed */
+	enum bf_measure measure; /* measure: */
 	int timeout_s;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
@@ -218,8 +232,11 @@ struct bf_cfg {
  * Defaults, in one place. Strings are filled in by bf_cfg_init() (they
  * must be heap copies so that bf_cfg_release() can free them).
  */
-#define BF_CFG_DEFAULT_REPEATS       10
-#define BF_CFG_DEFAULT_WARMUP        1
+#define BF_CFG_DEFAULT_REPEATS 10
+#define BF_CFG_DEFAULT_WARMUP  1
+/* when every benchmark has measure: instructions (deterministic counts) */
+#define BF_CFG_INSTRUCTIONS_REPEATS  3
+#define BF_CFG_INSTRUCTIONS_WARMUP   0
 #define BF_CFG_DEFAULT_ALPHA         0.05
 #define BF_CFG_DEFAULT_MIN_EFFECT    0.02
 #define BF_CFG_DEFAULT_BRANCH        "main"

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/counters.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
@@ -238,6 +239,9 @@ static json_t *run_request(const struct bf_worker *w,
 		                    json_string(bf_output_name(b->output)));
 	if (b->env.argc)
 		json_object_set_new(req, "env", env_json(w, st->side, b));
+	if (b->measure != BF_MEASURE_TIME)
+		json_object_set_new(req, "measure",
+		                    json_string(bf_measure_name(b->measure)));
 	/* the cached artifacts still hold what they are named after */
 	if (w->art_verify[st->side])
 		json_object_set(req, "verify", w->art_verify[st->side]);
@@ -341,6 +345,28 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 	return ret;
 }
 
+/*
+ * The run's counters (counters.h) as samples of the benchmark; the
+ * events the device cannot count are logged once per device.
+ */
+static int add_counters(struct bf_worker *w, struct bf_samples *s,
+                        const json_t *final, const char *bench,
+                        struct bf_err *err)
+{
+	struct bf_buf why = BF_BUF_INIT;
+	int ret = bf_counters_samples(s, final, bench, &why, err);
+
+	if (ret)
+		bf_err_prefix(err, "device '%s'", w->name);
+	else if (why.len && !w->counters_noted) {
+		w->counters_noted = true;
+		BF_LOG_INFO("%s: counters not measured:\n%.*s", w->name,
+		            (int)why.len - 1, why.buf);
+	}
+	bf_buf_release(&why);
+	return ret;
+}
+
 /* Record what one run returned (under job->lock). */
 static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
                       int ret, json_t *final, const struct bf_samples *s,
@@ -430,6 +456,8 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			ret = bf_agentconn_request(&final, w->agent, req,
 			                           b->timeout_s + 30,
 			                           bf_worker_on_event, &r, err);
+		if (!ret)
+			ret = add_counters(w, &r.s, final, b->name, err);
 		if (ret == BF_ETOOBIG && r.err.code) {
 			/* the benchmark's error: recorded, not retried */
 			*err = r.err;
