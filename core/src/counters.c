@@ -2,9 +2,16 @@
 #include "benchfarm/counters.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
+
+bool bf_counter_often_zero(const char *metric)
+{
+	return !strcmp(metric, "context_switches") ||
+	       !strcmp(metric, "cpu_migrations");
+}
 
 /* NULL when entry e is well formed, else what is wrong with it. */
 static const char *malformed(const json_t *e)

@@ -349,13 +349,29 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
  * The run's counters (counters.h) as samples of the benchmark; the
  * events the device cannot count are logged once per device.
  */
+static bool counter_kept(const struct bf_cfg_benchmark *b, const char *metric)
+{
+	if (!bf_counter_often_zero(metric))
+		return true;
+	for (size_t i = 0; i < b->nmetrics; i++)
+		if (!strcmp(b->metrics[i].name, metric))
+			return true;
+	return false;
+}
+
 static int add_counters(struct bf_worker *w, struct bf_samples *s,
-                        const json_t *final, const char *bench,
+                        const json_t *final, const struct bf_cfg_benchmark *b,
                         struct bf_err *err)
 {
+	struct bf_samples got = BF_SAMPLES_INIT;
 	struct bf_buf why = BF_BUF_INIT;
-	int ret = bf_counters_samples(s, final, bench, &why, err);
+	int ret = bf_counters_samples(&got, final, b->name, &why, err);
 
+	for (size_t i = 0; !ret && i < got.n; i++)
+		if (counter_kept(b, got.v[i].metric))
+			bf_samples_add(s, got.v[i].benchmark, got.v[i].metric,
+			               got.v[i].unit, got.v[i].value, 0);
+	bf_samples_release(&got);
 	if (ret)
 		bf_err_prefix(err, "device '%s'", w->name);
 	else if (why.len && !w->counters_noted) {
@@ -457,7 +473,7 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			                           b->timeout_s + 30,
 			                           bf_worker_on_event, &r, err);
 		if (!ret)
-			ret = add_counters(w, &r.s, final, b->name, err);
+			ret = add_counters(w, &r.s, final, b, err);
 		if (ret == BF_ETOOBIG && r.err.code) {
 			/* the benchmark's error: recorded, not retried */
 			*err = r.err;

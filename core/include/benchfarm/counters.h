@@ -27,4 +27,12 @@ int bf_counters_samples(struct bf_samples *out, const json_t *result,
                         const char *benchmark, struct bf_buf *unavailable,
                         struct bf_err *err);
 
+/*
+ * True for the counters that are often 0 in every run of a benchmark
+ * (context_switches, cpu_migrations): their relative change is then
+ * undefined, so they are compared only when a benchmark's metrics:
+ * names them.
+ */
+bool bf_counter_often_zero(const char *metric);
+
 #endif /* BF_COUNTERS_H */
