@@ -147,3 +147,5 @@ UNIT_TESTS += tests/unit/verify/test_verify
 tests/unit/verify/test_verify_OBJS := agent/verify.o
 UNIT_TESTS += tests/unit/journal/test_journal
 tests/unit/journal/test_journal_OBJS := agent/journal.o
+UNIT_TESTS += tests/unit/counters/test_counters
+tests/unit/counters/test_counters_OBJS := agent/counters.o agent/cachegrind.o
