@@ -149,3 +149,4 @@ UNIT_TESTS += tests/unit/journal/test_journal
 tests/unit/journal/test_journal_OBJS := agent/journal.o
 UNIT_TESTS += tests/unit/counters/test_counters
 tests/unit/counters/test_counters_OBJS := agent/counters.o agent/cachegrind.o
+UNIT_TESTS += tests/unit/stats/test_stats_exact
