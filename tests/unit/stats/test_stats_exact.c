@@ -89,13 +89,35 @@ static void test_not_exact(void **state)
 	assert_int_equal(r.verdict, BF_VERDICT_UNKNOWN);
 }
 
+/*
+ * Small counts are not exact however constant: 64 against 65 page
+ * faults is one fault (+1.6%), below min_effect (2%): the same, where
+ * the exact rule would have called it regressed.
+ */
+static void test_small_counts(void **state)
+{
+	const double b[] = { 64, 64, 64, 64, 64 };
+	const double p[] = { 65, 65, 65, 65, 65 };
+	const double big_b[] = { 10000, 10000, 10000 };
+	const double big_p[] = { 10100, 10100, 10100 };
+	struct bf_compare_result r = judge(b, 5, p, 5, false);
+
+	(void)state;
+	assert_false(r.exact);
+	assert_int_equal(r.verdict, BF_VERDICT_SAME);
+	/* 10000: a step of 1 is exactly BF_EXACT_SPREAD: exact */
+	r = judge(big_b, 3, big_p, 3, false);
+	assert_true(r.exact);
+	assert_int_equal(r.verdict, BF_VERDICT_REGRESSED);
+}
+
 /* The FDR step recomputes verdicts: exact ones stay. */
 static void test_fdr_keeps(void **state)
 {
 	struct bf_compare_opts o = BF_COMPARE_OPTS_INIT;
-	const double b[] = { 100, 100, 100 };
-	const double p[] = { 102, 102, 102 };
-	const double q[] = { 100, 100, 100 };
+	const double b[] = { 100000, 100000, 100000 };
+	const double p[] = { 102000, 102000, 102000 };
+	const double q[] = { 100000, 100000, 100000 };
 	struct bf_compare_result r[2];
 
 	(void)state;
@@ -114,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_below_floor),
 		cmocka_unit_test(test_not_exact),
 		cmocka_unit_test(test_fdr_keeps),
+		cmocka_unit_test(test_small_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
