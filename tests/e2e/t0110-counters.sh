@@ -204,3 +204,15 @@ jq_check "instructions A/A: the same, no verdict" \
 	'[.results[] | select(.metric == "instructions")][0].verdict == "same" and
 	 ([.results[] | select(.verdict == "regressed" or .verdict == "improved")] | length == 0)' \
 	"$T/aa.json"
+
+# --- the history: a timed benchmark's counters only when metrics: names them
+expect_exit 0 "run records main of the timed benchmark" \
+	"$BF" run -c "$R/bf.yaml" --commit main
+sql_check "its history has its own metric, not the counters" "value" \
+	"select group_concat(distinct metric) from samples where side = 'commit'"
+expect_exit 0 "run records main of the instructions benchmark" \
+	"$BF" run -c "$C/bf.yaml" --commit main
+sql_check "under measure: instructions the counts are its history" \
+	"d1_misses,i1_misses,instructions,ll_misses" \
+	"select group_concat(metric) from (select distinct metric from samples
+	 where side = 'commit' and suite = 'loop' order by metric)"
