@@ -212,7 +212,7 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	json_object_set_new(r, "results", results_with_source(job));
 	json_object_set_new(
 	        r, "disagreements",
-	        bf_disagreements_json(json_object_get(r, "results")));
+	        bf_disagreements_json(json_object_get(r, "results"), job->cfg));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
 	json_object_set_new(r, "checks", json_deep_copy(job->checks));
 	/* shared, not copied: the largest part, and nobody changes it */

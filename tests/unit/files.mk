@@ -150,3 +150,5 @@ tests/unit/journal/test_journal_OBJS := agent/journal.o
 UNIT_TESTS += tests/unit/counters/test_counters
 tests/unit/counters/test_counters_OBJS := agent/counters.o agent/cachegrind.o
 UNIT_TESTS += tests/unit/stats/test_stats_exact
+UNIT_TESTS += tests/unit/disagree/test_disagree
+tests/unit/disagree/test_disagree_OBJS := $(CFG_ALONE_OBJS) orchestrator/job/disagree.o
