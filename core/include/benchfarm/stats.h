@@ -154,14 +154,13 @@ const char *bf_verdict_name(enum bf_verdict v);
 #define BF_COMPARE_MIN_SAMPLES 3
 
 /*
- * Exact counts: when each side's values lie within BF_EXACT_SPREAD of
- * its median (max - min <= BF_EXACT_SPREAD * |median|) and the median is
- * at least 1 / BF_EXACT_SPREAD (so that a count's step of 1 is within
- * that spread), as the counts of a program run under cachegrind do,
- * there is no noise to test against:
- * a change of at least BF_EXACT_MIN_EFFECT is a verdict and a smaller
- * one is the same, whatever the U test (whose smallest p-value with 3
- * runs per side is 0.1) and min_effect (a guard against noise) say.
+ * Exact counts: when each side's values are whole numbers within
+ * BF_EXACT_SPREAD of its median (max - min <= BF_EXACT_SPREAD *
+ * |median|) and the median is at least 1 / BF_EXACT_SPREAD (so that a
+ * count's step of 1 is within that spread), as the counts of a program
+ * run under cachegrind are, there is no noise to test against: a change
+ * of at least BF_EXACT_MIN_EFFECT is a verdict and a smaller one is the
+ * same, whatever the U test and min_effect (a guard against noise) say.
  */
 #define BF_EXACT_SPREAD     1e-4
 #define BF_EXACT_MIN_EFFECT 1e-3

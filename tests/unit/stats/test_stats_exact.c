@@ -111,6 +111,21 @@ static void test_small_counts(void **state)
 	assert_int_equal(r.verdict, BF_VERDICT_REGRESSED);
 }
 
+/*
+ * A rate that repeats to the last digit is computed, not counted: a
+ * 0.4% drift of 1e6 / 1.004 items per second keeps min_effect (same).
+ */
+static void test_fractions_are_not_counts(void **state)
+{
+	const double b[] = { 1e9 / 1.001, 1e9 / 1.001, 1e9 / 1.001 };
+	const double p[] = { 1e9 / 1.005, 1e9 / 1.005, 1e9 / 1.005 };
+	struct bf_compare_result r = judge(b, 3, p, 3, true);
+
+	(void)state;
+	assert_false(r.exact);
+	assert_int_equal(r.verdict, BF_VERDICT_SAME);
+}
+
 /* The FDR step recomputes verdicts: exact ones stay. */
 static void test_fdr_keeps(void **state)
 {
@@ -137,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_not_exact),
 		cmocka_unit_test(test_fdr_keeps),
 		cmocka_unit_test(test_small_counts),
+		cmocka_unit_test(test_fractions_are_not_counts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
