@@ -538,6 +538,7 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 			                   "%s", err.msg);
 		goto out;
 	}
+	bf_run_measure_stop(&measure);
 	n = bf_spawn_kill_strays();
 	end = bf_journal_now(); /* whatever it started is gone too */
 	code = res.exit_code;

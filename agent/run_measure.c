@@ -59,7 +59,7 @@ int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
 
 	*out = NULL;
 	if (!m->instructions) {
-		bf_counters_read(&m->counters);
+		bf_run_measure_stop(m);
 		*out = bf_counters_json(&m->counters);
 		return 0;
 	}
@@ -72,6 +72,12 @@ int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
 out:
 	bf_buf_release(&b);
 	return ret;
+}
+
+void bf_run_measure_stop(struct bf_run_measure *m)
+{
+	if (!m->instructions)
+		bf_counters_read(&m->counters); /* closes what it read */
 }
 
 const char *bf_run_measure_no_valgrind(void)

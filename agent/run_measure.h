@@ -37,9 +37,17 @@ int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
 void bf_run_measure_started(struct bf_run_measure *m, pid_t pid);
 
 /*
+ * Read the perf counters (time mode) as soon as the benchmark has been
+ * reaped, before what it left running is killed: a process it started
+ * counts up to its own exit, not beyond the benchmark's.
+ */
+void bf_run_measure_stop(struct bf_run_measure *m);
+
+/*
  * The result's "counters" once the program has exited: the perf
- * counters (time mode) or cachegrind's totals (BF_EINVAL, BF_ESYS when
- * its file is missing or unreadable, message naming it).
+ * counters read by bf_run_measure_stop (time mode) or cachegrind's totals
+ * (BF_EINVAL, BF_ESYS when its file is missing or unreadable, message naming
+ * it).
  */
 int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
                           struct bf_err *err);
