@@ -107,6 +107,7 @@ struct bf_cfg_benchmark {
 	enum bf_format format;
 	enum bf_output output; /* the stream(s) parsed */
 	enum bf_measure measure; /* measure: */
+	bool counters; /* counters: keep the run's perf counters as metrics */
 	int timeout_s;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */

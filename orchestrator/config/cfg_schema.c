@@ -177,6 +177,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	                 "output stream"),
 	BF_CFG__WORD_KEY("measure", BOFF(measure), bf_cfg__measure_words,
 	                 "measure"),
+	BF_CFG__BOOL_KEY("counters", BOFF(counters)),
 	BF_CFG__INT_KEY("timeout", BOFF(timeout_s), 1, BF_CFG_MAX_TIMEOUT),
 	BF_CFG__FN_KEY("metrics", 0, 0, load_metrics),
 	BF_CFG__FN_KEY("detector", BOFF(detector), 0, bf_cfg__load_detector),

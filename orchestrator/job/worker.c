@@ -350,20 +350,19 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
  * events the device cannot count are logged once per device.
  */
 /*
- * Which counters become samples. A comparison keeps them all but the
- * ones often 0 in every run (bf_counter_often_zero). The history (run,
- * backfill) keeps a timed benchmark's counters only when its metrics:
- * names them: an alert on the process's task clock would repeat the
- * alert on the benchmark's own time for the same step. Under
- * measure: instructions the counts are the benchmark's only metrics.
+ * Which counters become samples, stored and judged: under measure:
+ * instructions the counts are the benchmark's metrics. A timed
+ * benchmark's perf counters are kept when its metrics: names them, or
+ * all but the ones often 0 in every run (bf_counter_often_zero) with
+ * counters: true. Not by default: gbench and jetpack run each benchmark
+ * for a fixed time, so the process's counters do not follow one
+ * benchmark's speed, and every metric judged costs the others power
+ * under the false-discovery control.
  */
-static bool counter_kept(const struct bf_job *job,
-                         const struct bf_cfg_benchmark *b, const char *metric)
+static bool counter_kept(const struct bf_cfg_benchmark *b, const char *metric)
 {
-	bool by_default = job->record ? b->measure != BF_MEASURE_TIME
-	                              : !bf_counter_often_zero(metric);
-
-	if (by_default)
+	if (b->measure != BF_MEASURE_TIME ||
+	    (b->counters && !bf_counter_often_zero(metric)))
 		return true;
 	for (size_t i = 0; i < b->nmetrics; i++)
 		if (!strcmp(b->metrics[i].name, metric))
@@ -380,7 +379,7 @@ static int add_counters(struct bf_worker *w, struct bf_samples *s,
 	int ret = bf_counters_samples(&got, final, b->name, &why, err);
 
 	for (size_t i = 0; !ret && i < got.n; i++)
-		if (counter_kept(w->job, b, got.v[i].metric))
+		if (counter_kept(b, got.v[i].metric))
 			bf_samples_add(s, got.v[i].benchmark, got.v[i].metric,
 			               got.v[i].unit, got.v[i].value, 0);
 	bf_samples_release(&got);

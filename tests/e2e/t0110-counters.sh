@@ -3,7 +3,7 @@
 # a program that spins has far more task clock than one that sleeps, a
 # program that touches N pages (in a child of the benchmark's shell) has
 # at least N page faults, and a hardware event this machine's CPU cannot
-# count is "unavailable on this device", never a 0. In a comparison the
+# count is "unavailable on this device", never a 0. With counters: true the
 # counters are metrics of the benchmark, stored with the rest, and a
 # time that regresses by sleeping while the CPU time stays the same is
 # called out as a disagreement. `measure: instructions` runs the benchmark
@@ -138,7 +138,7 @@ cat >"$R/bf.yaml" <<'X'
 version: 1
 project: {repo: ., build: [cc, -O1, -o, b, b.c]}
 benchmarks:
-  - {name: sleepy, command: [./b], format: lines}
+  - {name: sleepy, command: [./b], format: lines, counters: true}
 checks:
   suppress: [load, throttle, battery, clocks]
 X
@@ -224,11 +224,18 @@ jq_check "instructions A/A: the same, no verdict" \
 	 ([.results[] | select(.verdict == "regressed" or .verdict == "improved")] | length == 0)' \
 	"$T/aa.json"
 
-# --- the history: a timed benchmark's counters only when metrics: names them
-expect_exit 0 "run records main of the timed benchmark" \
-	"$BF" run -c "$R/bf.yaml" --commit main
+# --- the history: a timed benchmark's counters only with counters: true
+sed 's/, counters: true//' "$R/bf.yaml" >"$R/plain.yaml"
+expect_exit 0 "run records main of a timed benchmark without counters: true" \
+	"$BF" run -c "$R/plain.yaml" --commit main
 sql_check "its history has its own metric, not the counters" "value" \
 	"select group_concat(distinct metric) from samples where side = 'commit'"
+expect_exit 0 "run records main of the timed benchmark with counters: true" \
+	"$BF" run -c "$R/bf.yaml" --commit main
+sql_check "then its task clock and page faults too" \
+	"page_faults,task_clock_ns,value" \
+	"select group_concat(metric) from (select distinct metric from samples
+	 where side = 'commit' and suite = 'sleepy' order by metric)"
 expect_exit 0 "run records main of the instructions benchmark" \
 	"$BF" run -c "$C/bf.yaml" --commit main
 sql_check "under measure: instructions the counts are its history" \

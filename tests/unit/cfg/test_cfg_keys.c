@@ -125,6 +125,10 @@ static void test_cfg__measure(void **state)
 	(void)state;
 	load_ok(&cfg, HEAD);
 	assert_int_equal(cfg.benchmarks[0].measure, BF_MEASURE_TIME);
+	assert_false(cfg.benchmarks[0].counters);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "    counters: true\n");
+	assert_true(cfg.benchmarks[0].counters);
 	assert_int_equal(cfg.runs.repeats, BF_CFG_DEFAULT_REPEATS);
 	bf_cfg_release(&cfg);
 	load_ok(&cfg, HEAD "    measure: instructions\n");
