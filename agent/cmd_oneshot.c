@@ -36,6 +36,7 @@ struct run_opts {
 	const char *cwd;
 	const char *output; /* NULL: standard output */
 	double timeout;
+	const char *measure; /* NULL: time */
 };
 
 static int run_opt(int opt, const char *arg, void *payload)
@@ -45,6 +46,8 @@ static int run_opt(int opt, const char *arg, void *payload)
 
 	if (opt == 'f')
 		o->format = arg;
+	else if (opt == 'm')
+		o->measure = arg;
 	else if (opt == 'C')
 		o->cwd = arg;
 	else if (opt == 'o')
@@ -71,24 +74,28 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 {
 	static const char usage[] =
 	        "benchfarm-agent run --format F [--timeout S] [--cwd DIR]\n"
-	        "                    [--output stdout|stderr|both] -- CMD "
+	        "                    [--output stdout|stderr|both]\n"
+	        "                    [--measure time|instructions] -- CMD "
 	        "ARGS...\n\n"
 	        "Runs CMD once (no shell) and prints the samples parsed from "
 	        "its\nstandard output (--output: its standard error, or both) "
 	        "as protocol\nlines, then one result, or one error and exit "
 	        "status 3 (2 for a\nbad request). The run is appended to the "
-	        "run journal, as by serve.";
+	        "run journal, as by serve. --measure instructions runs CMD "
+	        "under\nvalgrind's cachegrind and reports its counts instead "
+	        "of parsing\nits output.";
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "cwd", required_argument, NULL, 'C' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "measure", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct run_opts o = { NULL, NULL, NULL, 300 };
+	struct run_opts o = { NULL, NULL, NULL, 300, NULL };
 	json_t *req, *args;
-	int ret = bf_agent_getopt(argc, argv, ctx, usage, "f:C:t:o:", longopts,
-	                          run_opt, &o);
+	int ret = bf_agent_getopt(argc, argv, ctx, usage,
+	                          "f:C:t:o:m:", longopts, run_opt, &o);
 
 	if (ret >= 0)
 		return ret;
@@ -105,6 +112,8 @@ int bf_agent_cmd_run(int argc, char **argv, struct bf_agent_ctx *ctx)
 		json_object_set_new(req, "cwd", json_string(o.cwd));
 	if (o.output)
 		json_object_set_new(req, "output", json_string(o.output));
+	if (o.measure)
+		json_object_set_new(req, "measure", json_string(o.measure));
 	bf_req_clear_error();
 	ret = bf_req_run(1, req, 1, ctx);
 	json_decref(req);

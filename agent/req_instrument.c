@@ -9,6 +9,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
+#include "counters.h"
 #include "probe/devfs.h"
 
 /*
@@ -58,11 +59,24 @@ static int args_of(struct bf_argv *out, const json_t *args, struct bf_err *err)
 	return 0;
 }
 
+/*
+ * The counters of a run (counters.h) are opened on a process the agent
+ * starts; an instrumentation runs in the app's process, started on the
+ * device by am: each is unavailable, with that reason.
+ */
 static int send_result(int out_fd, int64_t id, size_t n)
 {
 	json_t *msg = json_pack("{s:s, s:I, s:I}", "type", "result", "id",
 	                        (json_int_t)id, "samples", (json_int_t)n);
-	int ret = bf_proto_write(out_fd, msg, NULL);
+	struct bf_counters cs;
+	int ret;
+
+	bf_counters_init(&cs);
+	bf_counters_all_unavailable(
+	        &cs, "an Android instrumentation runs in the app's process, "
+	             "which the device's am starts, not the agent");
+	json_object_set_new(msg, "counters", bf_counters_json(&cs));
+	ret = bf_proto_write(out_fd, msg, NULL);
 
 	json_decref(msg);
 	return ret;

@@ -16,6 +16,7 @@
 #include "journal.h"
 #include "parse/parse.h"
 #include "probe/cpuusage.h"
+#include "run_measure.h"
 #include "verify.h"
 
 #define RUN_OUT_MAX_DEFAULT (64u * 1024 * 1024)
@@ -30,6 +31,7 @@ struct run_req {
 	const char *cwd;
 	const char *format;
 	const char *output; /* "stdout", "stderr" or "both": what is parsed */
+	const char *measure; /* "time" (NULL) or "instructions" */
 	double timeout_s;
 	size_t out_max;
 	int sample_ms; /* "cpu_sample_ms"; 0: no CPU time series */
@@ -51,6 +53,7 @@ struct run_cpu {
 	struct bf_cpu_snapshot final;
 	bool have_final;
 	struct bf_err err; /* the first failure to read /proc */
+	struct bf_run_measure *measure; /* its counters open at the start */
 };
 
 static void run_req_release(struct run_req *r)
@@ -169,6 +172,7 @@ static int run_req_parse(struct run_req *r, const json_t *req,
 	r->cwd = bf_json_str_or(req, "cwd", NULL);
 	r->format = bf_json_str_or(req, "format", NULL);
 	r->output = bf_json_str_or(req, "output", "stdout");
+	r->measure = bf_json_str_or(req, "measure", NULL);
 	r->timeout_s = RUN_TIMEOUT_DEFAULT;
 	r->out_max = RUN_OUT_MAX_DEFAULT;
 	if ((ret = strings_of(&r->argv, json_object_get(req, "argv"), "argv",
@@ -239,10 +243,21 @@ static void cpu_exited(pid_t pid, void *payload)
 		cpu_offer(c, &c->final, true);
 }
 
+/* bf_spawn_tick_fn: the child waits before exec; count from there. */
+static void run_started(pid_t pid, void *payload)
+{
+	struct run_cpu *c = payload;
+
+	bf_run_measure_started(c->measure, pid);
+}
+
 static void run_cpu_init(struct run_cpu *c, const struct run_req *r,
-                         struct bf_spawn_opts *opts)
+                         struct bf_spawn_opts *opts,
+                         struct bf_run_measure *measure)
 {
 	memset(c, 0, sizeof(*c));
+	c->measure = measure;
+	opts->started = run_started;
 	c->clk_tck = sysconf(_SC_CLK_TCK);
 	c->cores = sysconf(_SC_NPROCESSORS_ONLN);
 	c->sampling = r->sample_ms > 0;
@@ -320,7 +335,7 @@ static const char *tail_lines(const struct bf_buf *b, int lines)
 
 static int send_result(int out_fd, int64_t id,
                        const struct bf_spawn_result *res, size_t nsamples,
-                       struct run_cpu *c)
+                       struct run_cpu *c, json_t *counters)
 {
 	json_t *msg = json_pack(
 	        "{s:s, s:I, s:i, s:f, s:f, s:f, s:I, s:I, s:I, s:I}", "type",
@@ -332,6 +347,7 @@ static int send_result(int out_fd, int64_t id,
 	int ret;
 
 	json_object_set_new(msg, "cpu", cpu_json(c, res));
+	json_object_set_new(msg, "counters", counters);
 	if (c->sampling)
 		json_object_set_new(msg, "cpu_series", series_json(c));
 	ret = bf_proto_write(out_fd, msg, NULL);
@@ -462,12 +478,15 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	struct bf_buf both = BF_BUF_INIT;
 	const struct bf_buf *parsed;
 	struct run_cpu cpu;
+	struct bf_run_measure measure;
+	json_t *counters = NULL;
 	double start = 0, end = 0;
 	int ret = 0, n, code = -1;
 
 	(void)ctx;
 	bf_spawn_result_init(&res);
 	bf_cpu_series_init(&cpu.series, 0);
+	bf_run_measure_prepare(&measure, NULL, NULL, &opts, NULL);
 	if (run_req_parse(&r, req, &err)) {
 		ret = bf_req_error(out_fd, id, "bad_request", "run: %s",
 		                   err.msg);
@@ -488,7 +507,14 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	/* a parsed standard error gets standard output's room */
 	opts.err_max = strcmp(r.output, "stdout") ? r.out_max : 0;
 	opts.kill_on_overflow = true;
-	run_cpu_init(&cpu, &r, &opts);
+	run_cpu_init(&cpu, &r, &opts, &measure);
+	if (bf_run_measure_prepare(&measure, r.measure, &r.argv, &opts, &err)) {
+		ret = bf_req_error(out_fd, id,
+		                   err.code == BF_EINVAL ? "bad_request"
+		                                         : "system",
+		                   "run: %s", err.msg);
+		goto out;
+	}
 	/*
 	 * Whatever the run starts is adopted by the agent when its parent
 	 * ends, also after leaving the run's process group (setsid), and
@@ -501,12 +527,18 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	if (bf_spawn_run(&res, &opts, &err)) {
 		bf_spawn_kill_strays();
 		end = bf_journal_now();
-		ret = bf_req_error(out_fd, id,
-		                   err.code == BF_ENOTFOUND ? "not_found"
-		                                            : "system",
-		                   "%s", err.msg);
+		if (err.code == BF_ENOTFOUND && measure.instructions)
+			ret = bf_req_error(out_fd, id, "system", "%s",
+			                   bf_run_measure_no_valgrind());
+		else
+			ret = bf_req_error(out_fd, id,
+			                   err.code == BF_ENOTFOUND
+			                           ? "not_found"
+			                           : "system",
+			                   "%s", err.msg);
 		goto out;
 	}
+	bf_run_measure_stop(&measure);
 	n = bf_spawn_kill_strays();
 	end = bf_journal_now(); /* whatever it started is gone too */
 	code = res.exit_code;
@@ -516,6 +548,13 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 		            n, n == 1 ? "" : "es");
 	if (report_failure(out_fd, id, &r, &res, &ret))
 		goto out;
+	if (bf_run_measure_finish(&counters, &measure, &err)) {
+		ret = bf_req_error(out_fd, id, "system", "%s", err.msg);
+		goto out;
+	}
+	/* under cachegrind its output is no measure of its time */
+	if (measure.instructions)
+		goto send;
 	if (!strcmp(r.output, "both")) {
 		bf_buf_add(&both, res.out.buf, res.out.len);
 		bf_buf_add(&both, res.err.buf, res.err.len);
@@ -528,13 +567,17 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 		ret = parse_failed(out_fd, id, &r, &res, err.msg);
 		goto out;
 	}
+send:
 	ret = bf_req_send_samples(out_fd, id, &samples);
 	if (!ret)
-		ret = send_result(out_fd, id, &res, samples.n, &cpu);
+		ret = send_result(out_fd, id, &res, samples.n, &cpu,
+		                  json_incref(counters));
 out:
 	if (start > 0)
 		journal(&r, id, start, end, code, samples.n);
 	bf_cpu_series_release(&cpu.series);
+	bf_run_measure_release(&measure);
+	json_decref(counters);
 	bf_samples_release(&samples);
 	bf_spawn_result_release(&res);
 	bf_buf_release(&both);

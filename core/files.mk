@@ -10,6 +10,7 @@ CORE_OBJS += core/src/spawn.o
 CORE_OBJS += core/src/spawn_child.o
 CORE_OBJS += core/src/json.o
 CORE_OBJS += core/src/sample.o
+CORE_OBJS += core/src/counters.o
 CORE_OBJS += core/src/stats.o
 CORE_OBJS += core/src/stats_mwu.o
 CORE_OBJS += core/src/stats_verdict.o

@@ -351,6 +351,47 @@ static void add_adaptive(struct bf_buf *b, const json_t *result)
 	bf_buf_addch(b, '\n');
 }
 
+/* One side of a disagreement: "value regressed (+95.0%)". */
+static void add_side(struct bf_buf *b, const json_t *d, const char *metric,
+                     const char *verdict, const char *effect)
+{
+	const json_t *e = json_object_get(d, effect);
+
+	bf_md_name(b, bf_json_str_or(d, metric, ""));
+	bf_buf_addch(b, ' ');
+	bf_md_text(b, bf_json_str_or(d, verdict, ""));
+	bf_buf_addstr(b, " (");
+	bf_md_percent(b, json_is_number(e) ? json_number_value(e) : NAN);
+	bf_buf_addch(b, ')');
+}
+
+/* Where a benchmark's time and its counters tell different stories. */
+static void add_disagreements(struct bf_buf *b, const json_t *result)
+{
+	const json_t *all = json_object_get(result, "disagreements");
+	const json_t *d;
+	size_t i;
+
+	if (!json_array_size(all))
+		return;
+	bf_buf_addstr(b, "### Time and counters disagree\n\n");
+	json_array_foreach(all, i, d)
+	{
+		bf_buf_addstr(b, "- **");
+		bf_md_name(b, bf_json_str_or(d, "benchmark", ""));
+		bf_buf_addstr(b, "** ");
+		bf_md_name(b, bf_json_str_or(d, "name", ""));
+		bf_buf_addstr(b, ": ");
+		add_side(b, d, "time_metric", "time_verdict", "time_effect");
+		bf_buf_addstr(b, ", but ");
+		add_side(b, d, "counter", "counter_verdict", "counter_effect");
+		bf_buf_addstr(b, ". ");
+		bf_md_text(b, bf_json_str_or(d, "meaning", ""));
+		bf_buf_addstr(b, ".\n");
+	}
+	bf_buf_addch(b, '\n');
+}
+
 static void add_compare(struct bf_buf *b, const json_t *result,
                         const char *link)
 {
@@ -382,6 +423,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		bf_md_results_table(b, res, 2, 2);
 		bf_buf_addch(b, '\n');
 	}
+	add_disagreements(b, result);
 	if (rest) {
 		bf_buf_addf(b,
 		            "<details><summary>%zu other result%s (%zu same, "

@@ -320,7 +320,9 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
 	int st[2] = { -1, -1 };
 	unsigned long mask[BF_SPAWN_MASK_WORDS];
-	struct bf_spawn_child_setup cs = { NULL, opts->set_nice, opts->nice };
+	struct bf_spawn_child_setup cs = { NULL, opts->set_nice, opts->nice, -1,
+		                           -1 };
+	int go[2] = { -1, -1 };
 	struct spawn_loop l;
 	char **env = NULL;
 	int ret = 0;
@@ -336,8 +338,11 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 	cs.mask = opts->cpus ? mask : NULL;
 	if ((ret = bf_spawn__pipe(out, err)) ||
 	    (ret = bf_spawn__pipe(errp, err)) ||
-	    (ret = bf_spawn__pipe(st, err)))
+	    (ret = bf_spawn__pipe(st, err)) ||
+	    (opts->started && (ret = bf_spawn__pipe(go, err))))
 		goto out;
+	cs.go_rd = go[0];
+	cs.go_wr = go[1];
 	if (opts->stdin_data) {
 		if ((ret = bf_spawn__pipe(in, err)))
 			goto out;
@@ -358,6 +363,10 @@ int bf_spawn_run(struct bf_spawn_result *res, const struct bf_spawn_opts *opts,
 		                     opts->merge_stderr ? out[1] : errp[1],
 		                     st[1]);
 	setpgid(l.pid, l.pid);
+	if (opts->started) {
+		opts->started(l.pid, opts->payload);
+		bf_spawn__close(&go[1]); /* the child goes on to exec */
+	}
 	bf_spawn__close(&out[1]);
 	bf_spawn__close(&errp[1]);
 	bf_spawn__close(&st[1]);
@@ -392,6 +401,7 @@ out:
 		bf_spawn__close(&errp[i]);
 		bf_spawn__close(&in[i]);
 		bf_spawn__close(&st[i]);
+		bf_spawn__close(&go[i]);
 	}
 	free(env);
 	return ret;

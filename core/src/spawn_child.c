@@ -21,7 +21,7 @@ int bf_child_start(struct bf_child *c, const char *const *argv,
 {
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, st[2] = { -1, -1 };
 	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
-	struct bf_spawn_child_setup cs = { NULL, false, 0 };
+	struct bf_spawn_child_setup cs = { NULL, false, 0, -1, -1 };
 	char **env = NULL;
 	int ret;
 

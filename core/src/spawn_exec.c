@@ -85,6 +85,13 @@ BF_NORETURN void bf_spawn__exec_child(const struct bf_spawn_opts *opts,
 	if (cs->set_nice && setpriority(PRIO_PROCESS, 0, cs->nice) < 0)
 		goto fail;
 	st.stage = STAGE_EXEC;
+	if (cs->go_rd >= 0) {
+		char c;
+
+		close(cs->go_wr);
+		while (read(cs->go_rd, &c, 1) < 0 && errno == EINTR)
+			;
+	}
 	environ = env;
 	execvp(opts->argv[0], (char *const *)opts->argv);
 fail:

@@ -34,6 +34,11 @@ struct bf_spawn_child_setup {
 	        *mask; /* affinity, BF_SPAWN_MASK_WORDS words; or NULL */
 	bool set_nice;
 	int nice;
+	/*
+	 * -1, or a pipe (close-on-exec) the child waits on before exec:
+	 * it closes go_wr and reads go_rd until the parent closes its end.
+	 */
+	int go_rd, go_wr;
 };
 
 /*

@@ -114,6 +114,12 @@ enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
 	    r->patch.n < BF_COMPARE_MIN_SAMPLES || isnan(lo) || isnan(hi) ||
 	    isnan(r->p_adjusted))
 		return BF_VERDICT_UNKNOWN;
+	if (r->exact && fabs(r->effect) < BF_EXACT_MIN_EFFECT)
+		return BF_VERDICT_SAME;
+	if (r->exact)
+		return (r->effect > 0) == r->higher_is_better
+		               ? BF_VERDICT_IMPROVED
+		               : BF_VERDICT_REGRESSED;
 	significant = r->p_adjusted < opts->alpha;
 	if (significant && lo > m)
 		return r->higher_is_better ? BF_VERDICT_IMPROVED
@@ -124,6 +130,24 @@ enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
 	if (lo >= -m && hi <= m)
 		return BF_VERDICT_SAME;
 	return BF_VERDICT_UNKNOWN;
+}
+
+/*
+ * The n values x (summarised in s) are counts, whole numbers, that do
+ * not vary beyond BF_EXACT_SPREAD of their median, which is large
+ * enough that a step of 1 (a count's resolution) is within that spread:
+ * 64 page faults on each run are not exact, as 64 against 65 would be a
+ * 1.6% change made of one fault. A time or a rate that repeats to the
+ * last digit is computed or rounded (a fixed manual time), not counted,
+ * and keeps the test.
+ */
+static bool exact(const struct bf_summary *s, const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i] != floor(x[i]))
+			return false;
+	return fabs(s->median) * BF_EXACT_SPREAD >= 1 &&
+	       s->max - s->min <= BF_EXACT_SPREAD * fabs(s->median);
 }
 
 static int check_opts(const struct bf_compare_opts *o, struct bf_err *err)
@@ -168,6 +192,9 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
 	out->effect = out->ci_low = out->ci_high = NAN;
 	out->higher_is_better = opts->higher_is_better;
 	out->verdict = BF_VERDICT_UNKNOWN;
+	out->exact =
+	        nb >= BF_COMPARE_MIN_SAMPLES && np >= BF_COMPARE_MIN_SAMPLES &&
+	        exact(&out->base, base, nb) && exact(&out->patch, patch, np);
 	if (nb > 0 && out->base.median == 0)
 		return bf_err_set(
 		        err, BF_EINVAL,

@@ -16,6 +16,7 @@ const char *const bf_cfg__format_words[] = {
 	"gbench", "jetpack", "hyperfine", "native", "lines", NULL,
 };
 const char *const bf_cfg__output_words[] = { "stdout", "stderr", "both", NULL };
+const char *const bf_cfg__measure_words[] = { "time", "instructions", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
 const char *const bf_cfg__check_words[] = {
@@ -72,6 +73,12 @@ const char *bf_output_name(enum bf_output o)
 {
 	return word_at(bf_cfg__output_words,
 	               BF_ARRAY_SIZE(bf_cfg__output_words), (int)o);
+}
+
+const char *bf_measure_name(enum bf_measure m)
+{
+	return word_at(bf_cfg__measure_words,
+	               BF_ARRAY_SIZE(bf_cfg__measure_words), (int)m);
 }
 
 const char *bf_better_name(enum bf_better b)

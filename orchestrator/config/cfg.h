@@ -85,6 +85,19 @@ enum bf_output {
 /* "stdout", "stderr" or "both"; NULL if o is out of range. */
 const char *bf_output_name(enum bf_output o);
 
+/*
+ * What a benchmark's runs measure: its own output's metrics beside the
+ * device's perf counters (time, the default), or only the counts of
+ * Valgrind's cachegrind (instructions: deterministic, a few runs enough).
+ */
+enum bf_measure {
+	BF_MEASURE_TIME = 0,
+	BF_MEASURE_INSTRUCTIONS,
+};
+
+/* "time" or "instructions"; NULL if m is out of range. */
+const char *bf_measure_name(enum bf_measure m);
+
 struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
@@ -93,6 +106,8 @@ struct bf_cfg_benchmark {
 	char *source; /* "FILE[:LINE]" of its code, for review annotations */
 	enum bf_format format;
 	enum bf_output output; /* the stream(s) parsed */
+	enum bf_measure measure; /* measure: */
+	bool counters; /* counters: keep the run's perf counters as metrics */
 	int timeout_s;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
@@ -235,10 +250,13 @@ struct bf_cfg {
  * is so wide that no look could decide anything. max_repeats' ceiling
  * keeps the looks (one per block of 2 runs) within BF_SEQ_MAX_LOOKS.
  */
-#define BF_CFG_DEFAULT_MIN_REPEATS   6
-#define BF_CFG_DEFAULT_MAX_REPEATS   30
-#define BF_CFG_MIN_MIN_REPEATS       4
-#define BF_CFG_MAX_MAX_REPEATS       250
+#define BF_CFG_DEFAULT_MIN_REPEATS 6
+#define BF_CFG_DEFAULT_MAX_REPEATS 30
+#define BF_CFG_MIN_MIN_REPEATS     4
+#define BF_CFG_MAX_MAX_REPEATS     250
+/* when every benchmark has measure: instructions (deterministic counts) */
+#define BF_CFG_INSTRUCTIONS_REPEATS  3
+#define BF_CFG_INSTRUCTIONS_WARMUP   0
 #define BF_CFG_DEFAULT_ALPHA         0.05
 #define BF_CFG_DEFAULT_MIN_EFFECT    0.02
 #define BF_CFG_DEFAULT_BRANCH        "main"

@@ -31,6 +31,7 @@ struct bf_cfg__ld {
 /* Allowed words, NULL-terminated; an enum's value is its word's index. */
 extern const char *const bf_cfg__format_words[];
 extern const char *const bf_cfg__output_words[];
+extern const char *const bf_cfg__measure_words[];
 extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__check_words[];

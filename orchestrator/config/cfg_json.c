@@ -68,6 +68,8 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 	set(o, "source", bf_json_str_or_null(b->source));
 	set(o, "format", bf_json_str_or_null(bf_format_name(b->format)));
 	set(o, "output", bf_json_str_or_null(bf_output_name(b->output)));
+	set(o, "measure", bf_json_str_or_null(bf_measure_name(b->measure)));
+	set(o, "counters", json_boolean(b->counters));
 	set(o, "timeout", json_integer(b->timeout_s));
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		m = json_object();

@@ -26,6 +26,7 @@
 /* A WORD key's member is an int-sized enum, the index of its word. */
 _Static_assert(sizeof(enum bf_format) == sizeof(int), "format is an int");
 _Static_assert(sizeof(enum bf_output) == sizeof(int), "output is an int");
+_Static_assert(sizeof(enum bf_measure) == sizeof(int), "measure is an int");
 _Static_assert(sizeof(enum bf_better) == sizeof(int), "better is an int");
 _Static_assert(sizeof(enum bf_fail_on) == sizeof(int), "fail_on is an int");
 
@@ -174,6 +175,9 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	                 "format"),
 	BF_CFG__WORD_KEY("output", BOFF(output), bf_cfg__output_words,
 	                 "output stream"),
+	BF_CFG__WORD_KEY("measure", BOFF(measure), bf_cfg__measure_words,
+	                 "measure"),
+	BF_CFG__BOOL_KEY("counters", BOFF(counters)),
 	BF_CFG__INT_KEY("timeout", BOFF(timeout_s), 1, BF_CFG_MAX_TIMEOUT),
 	BF_CFG__FN_KEY("metrics", 0, 0, load_metrics),
 	BF_CFG__FN_KEY("detector", BOFF(detector), 0, bf_cfg__load_detector),
@@ -442,6 +446,29 @@ static int check_adaptive(struct bf_cfg__ld *ld, yaml_node_t *runs,
 	return 0;
 }
 
+/*
+ * Counts under cachegrind do not vary from run to run: when every
+ * benchmark has measure: instructions, runs.repeats and runs.warmup
+ * not given default to 3 and 0.
+ */
+static void instructions_defaults(struct bf_cfg__ld *ld, yaml_node_t *root,
+                                  struct bf_cfg *cfg)
+{
+	yaml_node_t *runs = bf_cfg__find_key(ld, root, "runs");
+
+	for (size_t i = 0; i < cfg->nbenchmarks; i++)
+		if (cfg->benchmarks[i].measure != BF_MEASURE_INSTRUCTIONS)
+			return;
+	if (!cfg->nbenchmarks)
+		return;
+	if (!runs || runs->type != YAML_MAPPING_NODE ||
+	    !bf_cfg__find_key(ld, runs, "repeats"))
+		cfg->runs.repeats = BF_CFG_INSTRUCTIONS_REPEATS;
+	if (!runs || runs->type != YAML_MAPPING_NODE ||
+	    !bf_cfg__find_key(ld, runs, "warmup"))
+		cfg->runs.warmup = BF_CFG_INSTRUCTIONS_WARMUP;
+}
+
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
                       struct bf_cfg *cfg)
 {
@@ -461,6 +488,8 @@ int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
 	ret = load_version(ld, version, cfg, "version");
 	if (!ret)
 		ret = bf_cfg__load_map(ld, root, "", &root_table, cfg);
+	if (!ret)
+		instructions_defaults(ld, root, cfg);
 	if (!ret)
 		ret = check_adaptive(ld, bf_cfg__find_key(ld, root, "runs"),
 		                     cfg);

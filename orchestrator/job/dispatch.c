@@ -33,18 +33,12 @@
  * released. A benchmark that fails is neither: it is recorded as that
  * benchmark's error.
  *
- * Leases last devices.lease_time seconds and a heartbeat thread renews
- * them while the job runs (heartbeat.c). Each lease's fencing token
- * stays with its worker: everything the job stores for a device is
- * written in one transaction that first checks the token (worker.c),
- * and before a lease is given back the job checks it still holds it, so
- * a job that lost a device to another (it was stopped past its lease
- * time) stores nothing more for it and ends as an infrastructure
- * failure. A worker also checks its lease before each run of a
- * benchmark and before it records a benchmark's failure: once the
- * lease is gone (the store's fence refuses, or the heartbeat could not
- * renew it) it runs nothing more on the device, takes no further unit,
- * and the job stops.
+ * Leases last devices.lease_time seconds; a heartbeat renews them
+ * (heartbeat.c). Each lease's fencing token stays with its worker,
+ * which writes nothing for its device without checking it (worker.c)
+ * and checks its lease before each run: a job that lost a device to
+ * another (stopped past its lease time) runs and stores nothing more on
+ * it, takes no further unit, and ends as an infrastructure failure.
  *
  * Adaptive repeats: a unit's plan holds max_repeats, and a look that
  * decides the benchmark (compare_seq.c) drops its remaining steps, under

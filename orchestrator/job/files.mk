@@ -3,6 +3,7 @@ ORCH_OBJS += orchestrator/job/compare.o
 ORCH_OBJS += orchestrator/job/compare_seq.o
 ORCH_OBJS += orchestrator/job/presubmit.o
 ORCH_OBJS += orchestrator/job/presubmit_result.o
+ORCH_OBJS += orchestrator/job/disagree.o
 ORCH_OBJS += orchestrator/job/presubmit_check.o
 ORCH_OBJS += orchestrator/job/worker.o
 ORCH_OBJS += orchestrator/job/worker_art.o

@@ -10,6 +10,7 @@
 
 #include "benchfarm/spawn.h"
 #include "config/cfg.h"
+#include "job/disagree.h"
 #include "job/plan.h"
 #include "job/worker.h"
 
@@ -224,6 +225,9 @@ json_t *bf_job_result_json(const struct bf_job *job)
 		json_object_set_new(
 		        r, "adaptive",
 		        bf_comparison_adaptive_json(&job->cmp, job->cfg));
+	json_object_set_new(
+	        r, "disagreements",
+	        bf_disagreements_json(json_object_get(r, "results"), job->cfg));
 	json_object_set_new(r, "errors", json_deep_copy(job->cmp.errors));
 	json_object_set_new(r, "checks", json_deep_copy(job->checks));
 	/* shared, not copied: the largest part, and nobody changes it */

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/counters.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
@@ -238,6 +239,9 @@ static json_t *run_request(const struct bf_worker *w,
 		                    json_string(bf_output_name(b->output)));
 	if (b->env.argc)
 		json_object_set_new(req, "env", env_json(w, st->side, b));
+	if (b->measure != BF_MEASURE_TIME)
+		json_object_set_new(req, "measure",
+		                    json_string(bf_measure_name(b->measure)));
 	/* the cached artifacts still hold what they are named after */
 	if (w->art_verify[st->side])
 		json_object_set(req, "verify", w->art_verify[st->side]);
@@ -341,6 +345,55 @@ static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
 	return ret;
 }
 
+/*
+ * The run's counters (counters.h) as samples of the benchmark; the
+ * events the device cannot count are logged once per device.
+ */
+/*
+ * Which counters become samples, stored and judged: under measure:
+ * instructions the counts are the benchmark's metrics. A timed
+ * benchmark's perf counters are kept when its metrics: names them, or
+ * all but the ones often 0 in every run (bf_counter_often_zero) with
+ * counters: true. Not by default: gbench and jetpack run each benchmark
+ * for a fixed time, so the process's counters do not follow one
+ * benchmark's speed, and every metric judged costs the others power
+ * under the false-discovery control.
+ */
+static bool counter_kept(const struct bf_cfg_benchmark *b, const char *metric)
+{
+	if (b->measure != BF_MEASURE_TIME ||
+	    (b->counters && !bf_counter_often_zero(metric)))
+		return true;
+	for (size_t i = 0; i < b->nmetrics; i++)
+		if (!strcmp(b->metrics[i].name, metric))
+			return true;
+	return false;
+}
+
+static int add_counters(struct bf_worker *w, struct bf_samples *s,
+                        const json_t *final, const struct bf_cfg_benchmark *b,
+                        struct bf_err *err)
+{
+	struct bf_samples got = BF_SAMPLES_INIT;
+	struct bf_buf why = BF_BUF_INIT;
+	int ret = bf_counters_samples(&got, final, b->name, &why, err);
+
+	for (size_t i = 0; !ret && i < got.n; i++)
+		if (counter_kept(b, got.v[i].metric))
+			bf_samples_add(s, got.v[i].benchmark, got.v[i].metric,
+			               got.v[i].unit, got.v[i].value, 0);
+	bf_samples_release(&got);
+	if (ret)
+		bf_err_prefix(err, "device '%s'", w->name);
+	else if (why.len && !w->counters_noted) {
+		w->counters_noted = true;
+		BF_LOG_INFO("%s: counters not measured:\n%.*s", w->name,
+		            (int)why.len - 1, why.buf);
+	}
+	bf_buf_release(&why);
+	return ret;
+}
+
 /* Record what one run returned (under job->lock). */
 static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
                       int ret, json_t *final, const struct bf_samples *s,
@@ -430,6 +483,8 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			ret = bf_agentconn_request(&final, w->agent, req,
 			                           b->timeout_s + 30,
 			                           bf_worker_on_event, &r, err);
+		if (!ret)
+			ret = add_counters(w, &r.s, final, b, err);
 		if (ret == BF_ETOOBIG && r.err.code) {
 			/* the benchmark's error: recorded, not retried */
 			*err = r.err;

@@ -52,6 +52,7 @@ struct bf_worker {
 	 * device keeps its health.
 	 */
 	bool job_fault;
+	bool counters_noted; /* its unavailable counters were logged */
 	char why[BF_ERR_SIZE]; /* why it gave up */
 	int steps_done; /* measured and warmup runs completed */
 	pthread_t thread;

@@ -84,6 +84,10 @@ jq_slurp_check "instrument streams the run's 10 samples" \
 	'[.[] | select(.type == "sample" and .id == 7)] | length == 10' "$T/ins.out"
 jq_slurp_check "then one result counting them" \
 	'[.[] | select(.type == "result" and .id == 7)][0].samples == 10' "$T/ins.out"
+jq_slurp_check "whose counters are each unavailable on the device, with why" \
+	'[.[] | select(.type == "result" and .id == 7)][0].counters |
+	 length == 8 and all(has("value") | not) and
+	 all(.unavailable | test("^unavailable on this device: an Android instrumentation"))' "$T/ins.out"
 printf '%s\n' "$req" | "$BFA" serve --adb mid-run-disconnect >"$T/ins2.out" 2>"$ERR"
 jq_slurp_check "a disconnect mid-run is an error, no samples" \
 	'([.[] | select(.type == "sample")] | length) == 0 and

@@ -39,7 +39,15 @@ struct bf_spawn_opts {
 	double tick_s; /* interval between calls of tick */
 	bf_spawn_tick_fn *tick; /* called every tick_s while the child runs */
 	bf_spawn_tick_fn *exited; /* called once after exit, before reaping */
-	void *payload; /* borrowed; handed to tick and exited */
+	void *payload; /* borrowed; handed to tick, exited and started */
+	/*
+	 * Called once in the parent right after fork, while the child waits
+	 * before exec (after taking its affinity and niceness): what is set
+	 * up on the child's pid here, such as a perf event with
+	 * enable_on_exec, sees the program from its first instruction.
+	 * NULL: the child does not wait.
+	 */
+	bf_spawn_tick_fn *started;
 	/* Applied in the child before exec; inherited by its children. */
 	const int *cpus; /* CPU affinity (sched_setaffinity); NULL: inherit */
 	size_t ncpus; /* entries in cpus, each 0..BF_SPAWN_CPUS_MAX-1 */

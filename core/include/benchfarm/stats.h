@@ -153,6 +153,18 @@ const char *bf_verdict_name(enum bf_verdict v);
 /* Fewer samples than this on either side give BF_VERDICT_UNKNOWN. */
 #define BF_COMPARE_MIN_SAMPLES 3
 
+/*
+ * Exact counts: when each side's values are whole numbers within
+ * BF_EXACT_SPREAD of its median (max - min <= BF_EXACT_SPREAD *
+ * |median|) and the median is at least 1 / BF_EXACT_SPREAD (so that a
+ * count's step of 1 is within that spread), as the counts of a program
+ * run under cachegrind are, there is no noise to test against: a change
+ * of at least BF_EXACT_MIN_EFFECT is a verdict and a smaller one is the
+ * same, whatever the U test and min_effect (a guard against noise) say.
+ */
+#define BF_EXACT_SPREAD     1e-4
+#define BF_EXACT_MIN_EFFECT 1e-3
+
 struct bf_compare_opts {
 	double alpha; /* significance level for the adjusted p-value */
 	double min_effect; /* smallest relative change worth reporting */
@@ -176,6 +188,7 @@ struct bf_compare_result {
 	double effect; /* median(patch) / median(base) - 1 */
 	double ci_low, ci_high; /* bootstrap interval of effect */
 	bool higher_is_better; /* the metric's direction, from the opts */
+	bool exact; /* judged as exact counts (BF_EXACT_SPREAD) */
 	enum bf_verdict verdict;
 };
 
@@ -211,7 +224,10 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
  *   ci_high < -min_effect better, and the reverse for higher-is-better;
  * - same when the interval lies inside [-min_effect, min_effect];
  * - unknown otherwise, and when a side has too few samples or a value
- *   is NaN. Cannot fail.
+ *   is NaN;
+ * - for exact counts (r->exact), regressed or improved by the sign of
+ *   r->effect when it is at least BF_EXACT_MIN_EFFECT, else same.
+ * Cannot fail.
  */
 enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
                                    const struct bf_compare_opts *opts);

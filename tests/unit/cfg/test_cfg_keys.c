@@ -168,6 +168,46 @@ static void test_cfg__unknown_format(void **state)
 	        "unknown format 'gbenh' for 'benchmarks[0].format' (did you mean 'gbench'?)");
 }
 
+/*
+ * measure: time (the default) or instructions; when every benchmark
+ * counts instructions, repeats and warmup not given default to 3 and 0.
+ */
+static void test_cfg__measure(void **state)
+{
+	struct bf_cfg cfg;
+
+	(void)state;
+	load_ok(&cfg, HEAD);
+	assert_int_equal(cfg.benchmarks[0].measure, BF_MEASURE_TIME);
+	assert_false(cfg.benchmarks[0].counters);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "    counters: true\n");
+	assert_true(cfg.benchmarks[0].counters);
+	assert_int_equal(cfg.runs.repeats, BF_CFG_DEFAULT_REPEATS);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "    measure: instructions\n");
+	assert_int_equal(cfg.benchmarks[0].measure, BF_MEASURE_INSTRUCTIONS);
+	assert_string_equal(bf_measure_name(cfg.benchmarks[0].measure),
+	                    "instructions");
+	assert_int_equal(cfg.runs.repeats, 3);
+	assert_int_equal(cfg.runs.warmup, 0);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "    measure: instructions\n"
+	                   "runs:\n  repeats: 5\n");
+	assert_int_equal(cfg.runs.repeats, 5);
+	assert_int_equal(cfg.runs.warmup, 0);
+	bf_cfg_release(&cfg);
+	/* one benchmark timed: the defaults of timing */
+	load_ok(&cfg, HEAD "    measure: instructions\n"
+	                   "  - name: other\n    command: [./other]\n");
+	assert_int_equal(cfg.runs.repeats, BF_CFG_DEFAULT_REPEATS);
+	assert_int_equal(cfg.runs.warmup, BF_CFG_DEFAULT_WARMUP);
+	bf_cfg_release(&cfg);
+	expect_error(
+	        HEAD "    measure: cycles\n", "t.yaml:7:14: ",
+	        "unknown measure 'cycles' for 'benchmarks[0].measure' (expected time or instructions)");
+}
+
 static void test_cfg__duplicate_benchmark_names(void **state)
 {
 	(void)state;
@@ -483,6 +523,7 @@ int main(void)
 		cmocka_unit_test(test_cfg__repeat_count_out_of_range),
 		cmocka_unit_test(test_cfg__repeats_auto),
 		cmocka_unit_test(test_cfg__unknown_format),
+		cmocka_unit_test(test_cfg__measure),
 		cmocka_unit_test(test_cfg__duplicate_benchmark_names),
 		cmocka_unit_test(test_cfg__alpha_must_be_inside_0_1),
 		cmocka_unit_test(test_cfg__fail_on_values),

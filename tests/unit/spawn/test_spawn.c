@@ -210,6 +210,98 @@ static void test_spawn__signal_and_rusage(void **state)
 	bf_spawn_result_release(&res);
 }
 
+/* What the started hook saw of the child. */
+struct started_seen {
+	int calls;
+	pid_t pid;
+	const char *self; /* this test program's /proc/self/exe */
+	bool waited; /* the child blocked while still this program */
+	const char *file; /* written by the hook, read by the program */
+};
+
+/* The state letter of /proc/PID/stat, or 0. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *close_paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] ? close_paren[2] : 0;
+}
+
+/*
+ * Until the child either blocks (state S) while still being this
+ * program, which it does only when it waits for the hook, or becomes
+ * another program (it did not wait): a state to reach, not a delay.
+ */
+static void on_started(pid_t pid, void *payload)
+{
+	struct started_seen *s = payload;
+	double deadline = bf_now_monotonic() + 30;
+	char link[64], exe[4096];
+	FILE *f;
+
+	s->calls++;
+	s->pid = pid;
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	while (bf_now_monotonic() < deadline) {
+		ssize_t n = readlink(link, exe, sizeof(exe) - 1);
+
+		exe[n > 0 ? n : 0] = '\0';
+		if (strcmp(exe, s->self))
+			break;
+		if (proc_state(pid) == 'S') {
+			s->waited = !strcmp(exe, s->self);
+			break;
+		}
+	}
+	f = fopen(s->file, "w");
+	fputs("made by the hook\n", f);
+	fclose(f);
+}
+
+/*
+ * started runs once, while the child waits before exec: the child is
+ * still this test program, and what the hook sets up (here a file) is
+ * there when the program starts.
+ */
+static void test_spawn__started_runs_before_exec(void **state)
+{
+	char file[] = "/tmp/bf-spawn-started.XXXXXX";
+	char self[4096];
+	const char *argv[] = { "cat", file, NULL };
+	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
+	struct started_seen seen = { 0, 0, self, false, file };
+	struct bf_spawn_result res;
+	struct bf_err err = BF_ERR_INIT;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int fd = mkstemp(file);
+
+	(void)state;
+	assert_true(n > 0 && fd >= 0);
+	self[n] = '\0';
+	close(fd);
+	unlink(file);
+	opts.argv = argv;
+	opts.started = on_started;
+	opts.payload = &seen;
+	assert_int_equal(bf_spawn_run(&res, &opts, &err), 0);
+	assert_int_equal(seen.calls, 1);
+	assert_true(seen.pid > 0);
+	assert_true(seen.waited);
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(res.out.buf, "made by the hook\n");
+	bf_spawn_result_release(&res);
+	unlink(file);
+}
+
 static void test_spawn__merge_stderr(void **state)
 {
 	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
@@ -234,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_spawn__stdin_cwd_env),
 		cmocka_unit_test(test_spawn__signal_and_rusage),
 		cmocka_unit_test(test_spawn__merge_stderr),
+		cmocka_unit_test(test_spawn__started_runs_before_exec),
 		cmocka_unit_test(test_spawn__children_left_running_are_killed),
 	};
 

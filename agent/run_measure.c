@@ -1,0 +1,102 @@
+/* What a run measures besides the benchmark's output: run_measure.h. */
+#include "run_measure.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
+#include "benchfarm/err.h"
+#include "cachegrind.h"
+
+int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
+                           const struct bf_argv *cmd,
+                           struct bf_spawn_opts *opts, struct bf_err *err)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	memset(m, 0, sizeof(*m));
+	bf_argv_init(&m->argv);
+	bf_counters_init(&m->counters);
+	if (!measure || !strcmp(measure, "time"))
+		return 0;
+	if (strcmp(measure, "instructions"))
+		return bf_err_set(err, BF_EINVAL,
+		                  "\"measure\" must be \"time\" or "
+		                  "\"instructions\", not '%s'",
+		                  measure);
+	m->instructions = true;
+	m->dir = bf_xasprintf("%s/benchfarm-cg-XXXXXX",
+	                      tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(m->dir)) {
+		int ret = bf_err_sys(err,
+		                     "cannot create a directory like '%s' "
+		                     "for cachegrind's output",
+		                     m->dir);
+
+		free(m->dir);
+		m->dir = NULL;
+		return ret;
+	}
+	m->out_file = bf_xasprintf("%s/cachegrind.out", m->dir);
+	bf_cg_argv(&m->argv, m->out_file, cmd);
+	opts->argv = (const char *const *)m->argv.argv;
+	return 0;
+}
+
+void bf_run_measure_started(struct bf_run_measure *m, pid_t pid)
+{
+	if (!m->instructions)
+		bf_counters_open(&m->counters, pid);
+}
+
+int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
+                          struct bf_err *err)
+{
+	struct bf_buf b = BF_BUF_INIT;
+	struct bf_cg_totals t;
+	int ret;
+
+	*out = NULL;
+	if (!m->instructions) {
+		bf_run_measure_stop(m);
+		*out = bf_counters_json(&m->counters);
+		return 0;
+	}
+	if ((ret = bf_buf_read_file(&b, m->out_file, err))) {
+		bf_err_prefix(err, "cachegrind left no output");
+		goto out;
+	}
+	if (!(ret = bf_cg_parse(&t, b.buf, b.len, m->out_file, err)))
+		*out = bf_cg_json(&t);
+out:
+	bf_buf_release(&b);
+	return ret;
+}
+
+void bf_run_measure_stop(struct bf_run_measure *m)
+{
+	if (!m->instructions)
+		bf_counters_read(&m->counters); /* closes what it read */
+}
+
+const char *bf_run_measure_no_valgrind(void)
+{
+	return "the benchmark's 'measure: instructions' runs it under "
+	       "valgrind, which is not installed on this device: install "
+	       "the '" BF_CG_PACKAGE "' package (apt-get install " BF_CG_PACKAGE
+	       ") or put valgrind in the agent's PATH";
+}
+
+void bf_run_measure_release(struct bf_run_measure *m)
+{
+	bf_counters_close(&m->counters);
+	bf_argv_release(&m->argv);
+	if (m->out_file)
+		unlink(m->out_file);
+	if (m->dir)
+		rmdir(m->dir);
+	free(m->out_file);
+	free(m->dir);
+	m->out_file = m->dir = NULL;
+}
