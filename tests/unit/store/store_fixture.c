@@ -152,6 +152,22 @@ int setup(void **state)
 		teardown(state);
 		return -1;
 	}
+	if (store_on_pg) {
+		/*
+		 * A run's liveness lock is an advisory lock of the whole
+		 * database, keyed by its id: tests running at once in
+		 * schemas of one database must not share run ids (a lab's
+		 * one schema never does). Each process starts its runs
+		 * far from the others'.
+		 */
+		char sql[160];
+
+		snprintf(sql, sizeof(sql),
+		         "SELECT setval(pg_get_serial_sequence('%s.runs',"
+		         " 'id'), %lld)",
+		         f->schema, (long long)(getpid() % 4000000) * 1000 + 1);
+		free(pg_run(pg_server(), sql));
+	}
 	return 0;
 }
 

@@ -349,16 +349,6 @@ static void test_live__lease_times_from_the_store_clock(void **state)
 
 /* Give runs ids no other test process's runs have on this server: a
  * run's lock key is its id, and the tests share one database. */
-static void unique_run_ids(struct fixture *f)
-{
-	char sql[160];
-
-	snprintf(sql, sizeof(sql),
-	         "SELECT setval(pg_get_serial_sequence('runs', 'id'), %lld)",
-	         (long long)(getpid() % 4000000) * 1000 + 1000000);
-	raw_exec(f->path, sql);
-}
-
 static const char *run_status(struct bf_store *s, int64_t id, char *buf,
                               size_t size)
 {
@@ -391,7 +381,6 @@ static void test_live__restart_does_not_end_a_run(void **state)
 	if (!store_on_pg)
 		skip(); /* an SQLite lock file has no server to restart */
 	bf_store_server_started_at(INT64_MAX); /* it has just restarted */
-	unique_run_ids(f);
 	run = add_run(f->store, "compare", 1000);
 	key = ((int64_t)1 << 32) | run;
 	assert_int_equal(lock_holders(f, key), 1);
@@ -509,7 +498,6 @@ static void test_live__ended_without_restart_owes_no_grace(void **state)
 
 	if (!store_on_pg)
 		skip();
-	unique_run_ids(f);
 	run = add_run(f->store, "compare", 1000);
 	key = ((int64_t)1 << 32) | run;
 	end_sessions(f, key);
