@@ -15,9 +15,14 @@ failures=
 
 # One PostgreSQL server for the whole run (ci/pg.sh), its connection
 # string in BENCHFARM_TEST_PG for the tests of the store's PostgreSQL
-# backend; without the binaries those tests say "skip: no PostgreSQL".
+# backend. make check installs postgresql-15 (ci/deps.sh): without its
+# binaries the run fails, rather than pass with those tests skipped.
 pg_dir=
-if [ -z "${BENCHFARM_TEST_PG:-}" ] && [ -x /usr/lib/postgresql/15/bin/initdb ]; then
+if [ -z "${BENCHFARM_TEST_PG:-}" ] && [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then
+	echo "FAIL: no PostgreSQL 15 server to test the store on: install postgresql-15 (ci/deps.sh does)"
+	failed=$((failed + 1))
+	failures=" postgresql-15"
+elif [ -z "${BENCHFARM_TEST_PG:-}" ]; then
 	pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/bf-pg.XXXXXX")
 	if BENCHFARM_TEST_PG=$(ci/pg.sh start "$pg_dir"); then
 		export BENCHFARM_TEST_PG
