@@ -146,8 +146,8 @@ int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
 
 	if (i < 0)
 		return bf_err_set(err, BF_EINVAL,
-		                  "unknown detector '%s' (jetpack, skia, "
-		                  "perfherder or edivisive)",
+		                  "unknown detector '%s' (pooled, jetpack, "
+		                  "skia, perfherder or edivisive)",
 		                  name);
 	memset(d, 0, sizeof(*d));
 	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
