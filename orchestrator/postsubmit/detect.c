@@ -358,8 +358,8 @@ static size_t *kept_repeats(double **rv, const struct bf_hist_series *s,
 	*rv = bf_xcalloc(s->roff[n] + 1, sizeof(**rv));
 	for (size_t i = 0; i < n; i++) {
 		off[i] = k;
-		for (size_t j = s->roff[i]; !isnan(s->v[i]) && j < s->roff[i + 1];
-		     j++)
+		for (size_t j = s->roff[i];
+		     !isnan(s->v[i]) && j < s->roff[i + 1]; j++)
 			(*rv)[k++] = s->rv[j];
 	}
 	off[n] = k;
