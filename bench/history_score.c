@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "benchfarm/detect.h"
+#include "benchfarm/err.h"
 #include "corpus.h"
 
 static const enum bf_detector order[] = { BF_DETECT_POOLED, BF_DETECT_JETPACK,
@@ -61,8 +62,8 @@ int main(int argc, char **argv)
 			       "%9.2f\n",
 			       bf_detector_name(order[d]), s->name, s->n,
 			       s->nsteps, sc.exact, sc.near, sc.missed,
-			       sc.alerts, 100.0 * (double)sc.false_alerts /
-			                          (double)s->n);
+			       sc.alerts,
+			       100.0 * (double)sc.false_alerts / (double)s->n);
 			if (verbose)
 				list_alerts(s, &p);
 		}

@@ -3,7 +3,9 @@
 # (tests/data/histories/README.md): every first-parent commit of RANGE
 # in REPO, oldest first, with every repeat of each series that the
 # store DB holds for it (complete `run` records; a commit measured twice
-# keeps its newest run). Usage: export.sh DB REPO RANGE > FILE.hist
+# keeps its newest run). xxhsum renamed XXH3_64bits to XXH3_64b during
+# the measured range (the same -b5 benchmark): the old name is mapped to
+# the new. Usage: export.sh DB REPO RANGE > FILE.hist
 set -eu
 db=$1 repo=$2 range=$3
 tmp=$(mktemp)
@@ -20,7 +22,7 @@ order by s.suite, s.benchmark, s.repeat_idx, s.iter_idx" |
 	awk -v list="$tmp" '
 	BEGIN { while ((getline c < list) > 0) order[++n] = c }
 	{
-		key = $1; if (!(key in unit)) { names[++ns] = key; unit[key] = $2 }
+		key = $1; sub(/\/XXH3_64bits$/, "/XXH3_64b", key); if (!(key in unit)) { names[++ns] = key; unit[key] = $2 }
 		v[key, $3] = v[key, $3] " " $4
 	}
 	END {
