@@ -29,7 +29,8 @@ static char *dup(const char *s)
 
 	if (!d)
 		abort();
-	return strcpy(d, s);
+	memcpy(d, s, strlen(s) + 1);
+	return d;
 }
 
 static struct hc_series *find(struct hc_corpus *c, const char *name)
@@ -42,14 +43,15 @@ static struct hc_series *find(struct hc_corpus *c, const char *name)
 
 static int add_commit(struct hc_series *s, char *rest)
 {
-	char *tok = strtok(rest, " \t\n");
+	char *save = NULL;
+	char *tok = strtok_r(rest, " \t\n", &save);
 	size_t nv = s->n ? s->off[s->n] : 0;
 
 	if (!tok || strlen(tok) != 40)
 		return -1;
 	s->commit = grow(s->commit, s->n, sizeof(*s->commit));
 	memcpy(s->commit[s->n], tok, 41);
-	while ((tok = strtok(NULL, " \t\n"))) {
+	while ((tok = strtok_r(NULL, " \t\n", &save))) {
 		char *end;
 		double x = strtod(tok, &end);
 
@@ -67,8 +69,9 @@ static int add_commit(struct hc_series *s, char *rest)
 
 static int add_step(struct hc_corpus *c, char *rest)
 {
-	char *name = strtok(rest, " \t\n");
-	char *commit = strtok(NULL, " \t\n");
+	char *save = NULL;
+	char *name = strtok_r(rest, " \t\n", &save);
+	char *commit = strtok_r(NULL, " \t\n", &save);
 	struct hc_series *s = name ? find(c, name) : NULL;
 
 	if (!s || !commit)

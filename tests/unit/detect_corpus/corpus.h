@@ -6,10 +6,10 @@
 #include "benchfarm/detect.h"
 
 /*
- * The held-in corpus of real histories (tests/data/histories/*.hist,
- * its README has the format and where each came from): series of
- * commits with every repeat, and the documented steps expected in them.
- * Read by the detector's corpus test and by bench/history_score.c.
+ * The held-in corpus of real histories (the .hist files of
+ * tests/data/histories; its README has the format and where each came from):
+ * series of commits with every repeat, and the documented steps expected in
+ * them. Read by the detector's corpus test and by bench/history_score.c.
  */
 struct hc_series {
 	char *name, *unit;
