@@ -47,7 +47,8 @@ static void test_corpus__default_finds_every_documented_step(void **state)
 		struct hc_score sc;
 
 		assert_int_equal(hc_score(&sc, &c.s[i], &p), 0);
-		if (sc.exact != c.s[i].nsteps || sc.false_alerts * 100 > c.s[i].n)
+		if (sc.exact != c.s[i].nsteps ||
+		    sc.false_alerts * 100 > c.s[i].n)
 			print_error("%s: %zu of %zu steps at their commit, %zu "
 			            "false alerts in %zu commits\n",
 			            c.s[i].name, sc.exact, c.s[i].nsteps,
@@ -104,7 +105,8 @@ static void test_corpus__jetpack_is_unchanged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_corpus__default_finds_every_documented_step),
+		cmocka_unit_test(
+		        test_corpus__default_finds_every_documented_step),
 		cmocka_unit_test(test_corpus__jetpack_is_unchanged),
 	};
 
