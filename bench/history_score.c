@@ -4,6 +4,12 @@
  * one commit off, or missed, and the alerts at no documented step per
  * 100 commits. Usage: history_score [-v] FILE.hist... (-v lists each
  * alert). bench/history_corpus.sh builds and runs it.
+ *
+ * Then the head of the branch: each documented step seen as it lands,
+ * the series cut k commits after it (k = 1 to 12, the step's commit
+ * included), and the least k at which each detector names the step at
+ * its commit, and keeps doing so up to 12 (a detector that finds it and
+ * then moves it elsewhere has not found it yet).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +37,61 @@ static void list_alerts(const struct hc_series *s,
 		       bf_detector_name(p->detector), ch[i].index,
 		       s->commit[ch[i].index], 100 * ch[i].size, ch[i].score);
 	free(ch);
+}
+
+/* Whether p finds s's step j at its commit in the first n commits. */
+static int found_in(const struct hc_series *s, size_t j, size_t n,
+                    const struct bf_detect_params *p)
+{
+	struct bf_change *ch = NULL;
+	size_t nch = 0;
+	struct bf_err err = { 0 };
+	int hit = 0;
+
+	if (bf_detect_series_reps(&ch, &nch, p, s->v, s->off, n, &err))
+		return 0;
+	for (size_t i = 0; i < nch; i++)
+		hit |= ch[i].index == s->step[j];
+	free(ch);
+	return hit;
+}
+
+static void head_table(const struct hc_corpus *c)
+{
+	printf("\nthe newest commits: commits from a documented step on "
+	       "(the step's included) before each detector names it at "
+	       "its commit\n");
+	printf("%-28s %-12s", "series", "step");
+	for (size_t d = 0; d < sizeof(order) / sizeof(order[0]); d++)
+		printf(" %10s", bf_detector_name(order[d]));
+	printf("\n");
+	for (size_t i = 0; i < c->n; i++) {
+		const struct hc_series *s = &c->s[i];
+
+		for (size_t j = 0; j < s->nsteps; j++) {
+			printf("%-28s %-12.12s", s->name,
+			       s->commit[s->step[j]]);
+			for (size_t d = 0; d < sizeof(order) / sizeof(order[0]);
+			     d++) {
+				struct bf_detect_params p;
+				size_t first = 0;
+
+				bf_detect_params_default(&p, order[d]);
+				for (size_t k = 12; k >= 1; k--) {
+					size_t n = s->step[j] + k;
+
+					if (n > s->n || !found_in(s, j, n, &p))
+						break;
+					first = k;
+				}
+				if (first)
+					printf(" %10zu", first);
+				else
+					printf(" %10s", "> 12");
+			}
+			printf("\n");
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -68,6 +129,7 @@ int main(int argc, char **argv)
 				list_alerts(s, &p);
 		}
 	}
+	head_table(&c);
 	hc_release(&c);
 	return 0;
 }

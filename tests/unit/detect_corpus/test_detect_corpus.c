@@ -63,6 +63,53 @@ static void test_corpus__default_finds_every_documented_step(void **state)
 	hc_release(&c);
 }
 
+static void test_corpus__steps_near_the_head(void **state)
+{
+	/*
+	 * Each documented step as it lands: the series cut 3 to 12 commits
+	 * after it (its own commit counted). pooled names it at its commit
+	 * from 3 on, by the shorter window's stricter threshold; jetpack
+	 * cannot before 5, its WIDTH.
+	 */
+	struct hc_corpus c = { NULL, 0 };
+	struct bf_detect_params p, jp;
+	struct bf_err err = { 0 };
+
+	(void)state;
+	load(&c);
+	bf_detect_params_default(&p, BF_DETECT_POOLED);
+	bf_detect_params_default(&jp, BF_DETECT_JETPACK);
+	for (size_t i = 0; i < c.n; i++) {
+		const struct hc_series *s = &c.s[i];
+
+		for (size_t j = 0; j < s->nsteps; j++) {
+			for (size_t k = 3; k <= 12; k++) {
+				struct bf_change *ch = NULL;
+				size_t nch = 0, hits = 0;
+
+				assert_int_equal(bf_detect_series_reps(
+				                         &ch, &nch, &p, s->v,
+				                         s->off, s->step[j] + k,
+				                         &err),
+				                 0);
+				for (size_t a = 0; a < nch; a++)
+					hits += ch[a].index == s->step[j];
+				assert_int_equal(hits, 1);
+				free(ch);
+				assert_int_equal(bf_detect_series_reps(
+				                         &ch, &nch, &jp, s->v,
+				                         s->off, s->step[j] + 4,
+				                         &err),
+				                 0);
+				for (size_t a = 0; a < nch; a++)
+					assert_true(ch[a].index != s->step[j]);
+				free(ch);
+			}
+		}
+	}
+	hc_release(&c);
+}
+
 static void test_corpus__jetpack_is_unchanged(void **state)
 {
 	/*
@@ -107,6 +154,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(
 		        test_corpus__default_finds_every_documented_step),
+		cmocka_unit_test(test_corpus__steps_near_the_head),
 		cmocka_unit_test(test_corpus__jetpack_is_unchanged),
 	};
 
