@@ -131,25 +131,25 @@ static double z_of(double before, double after, double se)
 	return 0;
 }
 
-void bf_pooled_window_eval(struct bf_pooled_window *w, const double *v,
-                           const size_t *off, const struct bf_pooled_noise *nz,
-                           size_t lo, size_t mid, size_t hi)
+/*
+ * The window on commits' levels lvl[] and their variances cv[] (each
+ * computed once per series by the caller); t and u are scratch of at
+ * least hi - lo values.
+ */
+static void window_on_levels(struct bf_pooled_window *w, const double *lvl,
+                             const double *cv, size_t lo, size_t mid, size_t hi,
+                             double *t, double *u)
 {
-	double *t = bf_xcalloc(hi - lo + 1, sizeof(*t));
-	double *u = bf_xcalloc(hi - lo + 1, sizeof(*u));
 	double vb = 0, va = 0, mb, ma;
 	size_t nb = mid - lo, na = hi - mid;
 
 	for (size_t j = lo; j < hi; j++) {
-		size_t n = off[j + 1] - off[j];
-
-		t[j - lo] = bf_stats_median(v + off[j], n);
+		t[j - lo] = u[j - lo] = lvl[j];
 		if (j < mid)
-			vb += bf_pooled_commit_var(nz, n);
+			vb += cv[j];
 		else
-			va += bf_pooled_commit_var(nz, n);
+			va += cv[j];
 	}
-	memcpy(u, t, (hi - lo) * sizeof(*u));
 	w->mean_before = mean_of(t, nb);
 	w->mean_after = mean_of(t + nb, na);
 	mb = bf_stats_median_inplace(u, nb);
@@ -162,6 +162,34 @@ void bf_pooled_window_eval(struct bf_pooled_window *w, const double *v,
 	w->z_mean = z_of(w->mean_before, w->mean_after,
 	                 sqrt(vb / ((double)nb * (double)nb) +
 	                      va / ((double)na * (double)na)));
+}
+
+/* Each commit's level and its variance: *lvl and *cv (free both). */
+static void levels(double **lvl, double **cv, const double *v,
+                   const size_t *off, const struct bf_pooled_noise *nz,
+                   size_t m)
+{
+	*lvl = bf_xcalloc(m + 1, sizeof(**lvl));
+	*cv = bf_xcalloc(m + 1, sizeof(**cv));
+	for (size_t j = 0; j < m; j++) {
+		size_t n = off[j + 1] - off[j];
+
+		(*lvl)[j] = bf_stats_median(v + off[j], n);
+		(*cv)[j] = bf_pooled_commit_var(nz, n);
+	}
+}
+
+void bf_pooled_window_eval(struct bf_pooled_window *w, const double *v,
+                           const size_t *off, const struct bf_pooled_noise *nz,
+                           size_t lo, size_t mid, size_t hi)
+{
+	double *lvl, *cv, *t = bf_xcalloc(hi - lo + 1, sizeof(*t));
+	double *u = bf_xcalloc(hi - lo + 1, sizeof(*u));
+
+	levels(&lvl, &cv, v, off, nz, hi);
+	window_on_levels(w, lvl, cv, lo, mid, hi, t, u);
+	free(lvl);
+	free(cv);
 	free(t);
 	free(u);
 }
@@ -202,6 +230,7 @@ int bf_detect_pooled(struct bf_change **out, size_t *nout,
 	struct bf_stepfit_run run = { false, 0, { 0 } };
 	struct bf_pooled_noise nz;
 	size_t w, last = 0;
+	double *lvl, *cv, *t, *u;
 	int ret;
 
 	*out = NULL;
@@ -212,6 +241,9 @@ int bf_detect_pooled(struct bf_change **out, size_t *nout,
 	if (m < 2 * BF_POOLED_MIN_SIDE)
 		return 0;
 	bf_pooled_noise(&nz, v, off, m);
+	levels(&lvl, &cv, v, off, &nz, m);
+	t = bf_xcalloc(2 * w + 1, sizeof(*t));
+	u = bf_xcalloc(2 * w + 1, sizeof(*u));
 	/*
 	 * i: the first commit after the step; each side up to w commits.
 	 * Flagged commits in one direction less than w apart are one step
@@ -226,7 +258,7 @@ int bf_detect_pooled(struct bf_change **out, size_t *nout,
 
 		if (run.open && i - last >= w)
 			bf_stepfit__run_close(&run, &acc);
-		bf_pooled_window_eval(&pw, v, off, &nz, lo, i, hi);
+		window_on_levels(&pw, lvl, cv, lo, i, hi, t, u);
 		ch.size = bf_stepfit__rel_size(pw.before, pw.after);
 		if (!(fabs(pw.z) >= bf_pooled_threshold(p, side)) ||
 		    (!isnan(ch.size) && fabs(ch.size) < p->pooled_min_change))
@@ -242,6 +274,10 @@ int bf_detect_pooled(struct bf_change **out, size_t *nout,
 	}
 	bf_stepfit__run_close(&run, &acc);
 	bf_stepfit__changes_give(out, nout, &acc);
+	free(lvl);
+	free(cv);
+	free(t);
+	free(u);
 	return 0;
 }
 
