@@ -56,10 +56,10 @@ int main(int argc, char **argv)
 	size_t nseries = argc > 1 ? strtoul(argv[1], NULL, 10) : 10000;
 	size_t npoints = argc > 2 ? strtoul(argv[2], NULL, 10) : 1000;
 	static const char *const all[] = { "jetpack", "skia", "perfherder",
-		                           "edivisive" };
+		                           "edivisive", "pooled" };
 	const char *const *algos =
 	        argc > 3 ? (const char *const *)argv + 3 : all;
-	size_t nalgos = argc > 3 ? (size_t)(argc - 3) : 4;
+	size_t nalgos = argc > 3 ? (size_t)(argc - 3) : 5;
 	double *data = malloc(nseries * npoints * sizeof(double));
 
 	if (!data || !nseries || !npoints) {

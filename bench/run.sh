@@ -9,6 +9,7 @@ sh bench/compare_overhead.sh 10 3
 echo "== CPU sampling overhead of benchfarm-agent run =="; sh bench/cpu_sampling.sh 7
 echo "== farm scaling: N loopback sshd devices against the ssh client =="; sh bench/farm_scale.sh
 echo "== step detection over 10,000 series and store ingest against sqlite3 .import =="; sh bench/detect_ingest.sh
+echo "== step detection on real histories (tests/data/histories) =="; sh bench/history_corpus.sh
 echo "== function tracing overhead against uftrace =="; sh bench/trace_overhead.sh
 echo "== benchfarm trace on a 16 MB trace of 3,000 functions =="; sh bench/trace_render.sh
 echo "== libbenchfarm_bench against Google Benchmark =="; sh bench/harness_vs_gbench.sh 10

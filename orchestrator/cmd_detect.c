@@ -48,7 +48,7 @@ static const char detect_usage[] =
         "history' prints the points).\n"
         "\n"
         "    -c, --config FILE      the config\n"
-        "        --algorithm NAME   jetpack, skia, perfherder or "
+        "        --algorithm NAME   pooled, jetpack, skia, perfherder or "
         "edivisive\n"
         "        --device NAME      the history of this device (default:\n"
         "        --pool LABEL       devices.pool)\n"
@@ -293,8 +293,8 @@ int cmd_detect(int argc, char **argv, struct bf_ctx *ctx)
 	if (a.o.algorithm && bf_detector_from_name(a.o.algorithm) < 0)
 		return bf_cmd_fail(
 		        BF_EXIT_USAGE, "detect",
-		        "--algorithm: unknown detector '%s' (jetpack, "
-		        "skia, perfherder or edivisive)",
+		        "--algorithm: unknown detector '%s' (pooled, "
+		        "jetpack, skia, perfherder or edivisive)",
 		        a.o.algorithm);
 	if ((ret = bf_cmd_load_cfg_store(&cfg, ctx, "detect", a.sel.config)))
 		return ret;

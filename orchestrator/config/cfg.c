@@ -4,6 +4,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/argv.h"
+#include "benchfarm/detect.h"
 #include "benchfarm/err.h"
 #include "config/cfg_int.h"
 
@@ -34,6 +35,8 @@ static const char *const skia_keys[] = {
 };
 static const char *const perfherder_keys[] = { "name", "width", "threshold",
 	                                       "min_change", NULL };
+static const char *const pooled_keys[] = { "name", "width", "threshold",
+	                                   "min_change", NULL };
 static const char *const edivisive_keys[] = { "name", "width", "max_pvalue",
 	                                      NULL };
 
@@ -43,6 +46,7 @@ const struct bf_cfg__detector_def bf_cfg__detectors[] = {
 	{ "skia", 7, 50.0, 0.0, 0.0, 0.001, skia_keys },
 	{ "perfherder", 12, 7.0, 0.02, 0.0, 0.0, perfherder_keys },
 	{ "edivisive", 50, 0.0, 0.0, 0.001, 0.0, edivisive_keys },
+	{ "pooled", 8, 4.0, 0.02, 0.0, 0.0, pooled_keys },
 };
 
 static const char *word_at(const char *const *words, size_t n, int i)
@@ -136,7 +140,9 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->presubmit.alpha = BF_CFG_DEFAULT_ALPHA;
 	cfg->presubmit.min_effect = BF_CFG_DEFAULT_MIN_EFFECT;
 	cfg->presubmit.fail_on = BF_FAIL_ON_REGRESSION;
-	bf_cfg__detector_set(&cfg->postsubmit.detector, &bf_cfg__detectors[0]);
+	/* the default detector: pooled, on each commit's repeats */
+	bf_cfg__detector_set(&cfg->postsubmit.detector,
+	                     &bf_cfg__detectors[BF_DETECT_POOLED]);
 	bf_argv_push(&cfg->report, BF_CFG_DEFAULT_REPORT);
 	cfg->review.check_name = bf_xstrdup("benchfarm");
 	cfg->review.gerrit.vote_fail = -1;

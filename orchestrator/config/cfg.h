@@ -155,7 +155,8 @@ struct bf_cfg_checks {
  * original has its own threshold default: percent 0.1, cohen 2,
  * mannwhitneyu 0.05; absolute has none and must set one); perfherder
  * width 12 threshold 7 min_change 0.02; edivisive width 50 max_pvalue
- * 0.001. The default detector is jetpack.
+ * 0.001; pooled width 8 threshold 4 min_change 0.02. The default
+ * detector is pooled.
  */
 
 struct bf_cfg {

@@ -139,6 +139,13 @@ static int skia_variant_threshold(struct bf_cfg__ld *ld, yaml_node_t *map,
 	return 0;
 }
 
+/* pooled compares at least two commits each side (BF_POOLED_MIN_SIDE) */
+static bool pooled_width_too_small(const struct bf_cfg_detector *d)
+{
+	return d->name && !strcmp(d->name, "pooled") &&
+	       d->width < BF_POOLED_MIN_SIDE;
+}
+
 int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
                          struct bf_err *err)
 {
@@ -146,8 +153,8 @@ int bf_cfg_detector_init(struct bf_cfg_detector *d, const char *name,
 
 	if (i < 0)
 		return bf_err_set(err, BF_EINVAL,
-		                  "unknown detector '%s' (jetpack, skia, "
-		                  "perfherder or edivisive)",
+		                  "unknown detector '%s' (pooled, jetpack, "
+		                  "skia, perfherder or edivisive)",
 		                  name);
 	memset(d, 0, sizeof(*d));
 	bf_cfg__detector_set(d, &bf_cfg__detectors[i]);
@@ -189,6 +196,11 @@ int bf_cfg_detector_option(struct bf_cfg_detector *d, const char *key,
 int bf_cfg_detector_finish(struct bf_cfg_detector *d, bool have_threshold,
                            struct bf_err *err)
 {
+	if (pooled_width_too_small(d))
+		return bf_err_set(err, BF_EINVAL,
+		                  "the width of detector 'pooled' must be at "
+		                  "least 2 (commits each side), not %d",
+		                  d->width);
 	switch (skia_threshold_rule(d, have_threshold)) {
 	case NEEDS_THRESHOLD:
 		return bf_err_set(err, BF_EINVAL,
@@ -237,5 +249,11 @@ int bf_cfg__load_detector(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 		ret = bf_cfg__load_map(ld, node, path, &detector_table, d);
 	if (!ret && d->variant)
 		ret = skia_variant_threshold(ld, node, path, d);
+	if (!ret && pooled_width_too_small(d))
+		ret = bf_cfg__error(
+		        ld, bf_cfg__find_key(ld, node, "width"),
+		        "'%s.width' of detector 'pooled' must be at "
+		        "least 2 (commits each side), not %d",
+		        path, d->width);
 	return ret;
 }

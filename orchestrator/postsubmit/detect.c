@@ -345,6 +345,27 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	return rc;
 }
 
+/*
+ * The repeats of the commits whose point is kept (not NaN: an ignored
+ * alert's commit, a suite-wide spike), for bf_detect_series_reps: *rv
+ * and the returned offsets (free both).
+ */
+static size_t *kept_repeats(double **rv, const struct bf_hist_series *s,
+                            size_t n)
+{
+	size_t *off = bf_xcalloc(n + 1, sizeof(*off)), k = 0;
+
+	*rv = bf_xcalloc(s->roff[n] + 1, sizeof(**rv));
+	for (size_t i = 0; i < n; i++) {
+		off[i] = k;
+		for (size_t j = s->roff[i];
+		     !isnan(s->v[i]) && j < s->roff[i + 1]; j++)
+			(*rv)[k++] = s->rv[j];
+	}
+	off[n] = k;
+	return off;
+}
+
 /* The series' line of the result: its name, then bf_detect_series_info. */
 static void add_series_info(struct ctx *c, const struct bf_hist_series *s,
                             const struct bf_detect_params *p, json_t *info,
@@ -393,16 +414,21 @@ static int scan(struct ctx *c, struct bf_err *err)
 
 		struct bf_detect_params sp;
 		json_t *info = NULL;
+		double *rv;
+		size_t *roff = kept_repeats(&rv, s, c->ncommits);
 
 		rc = bf_detect_params_for_series(
 		        &sp, c->cfg, s->suite, s->metric, c->o->algorithm, err);
 		if (!rc)
-			rc = bf_detect_series(&ch, &nch, &sp, s->v, c->ncommits,
-			                      err);
+			rc = bf_detect_series_reps(&ch, &nch, &sp, rv, roff,
+			                           c->ncommits, err);
 		if (!rc)
-			rc = bf_detect_series_info(
-			        &info, &sp, s->v, (const char(*)[41])c->commits,
-			        c->ncommits, ch, nch, err);
+			rc = bf_detect_series_info_reps(
+			        &info, &sp, s->v, rv, roff,
+			        (const char(*)[41])c->commits, c->ncommits, ch,
+			        nch, err);
+		free(rv);
+		free(roff);
 		if (rc)
 			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
 		for (size_t k = 0; !rc && k < nch; k++)

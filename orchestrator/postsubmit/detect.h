@@ -117,5 +117,15 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
                           const double *v, const char (*commits)[41], size_t n,
                           const struct bf_change *found, size_t nfound,
                           struct bf_err *err);
+/*
+ * The same, for the changes found with bf_detect_series_reps on the
+ * repeats rv[roff[k] .. roff[k+1]) of each commit k whose v[k] is not
+ * NaN (NULL rv: v alone, as bf_detect_series_info).
+ */
+int bf_detect_series_info_reps(json_t **out, const struct bf_detect_params *p,
+                               const double *v, const double *rv,
+                               const size_t *roff, const char (*commits)[41],
+                               size_t n, const struct bf_change *found,
+                               size_t nfound, struct bf_err *err);
 
 #endif /* BF_ORCH_DETECT_H */

@@ -34,6 +34,10 @@ void bf_detect_reach(size_t *before, size_t *after,
 		*before = (size_t)p->ph_min_back_window;
 		*after = (size_t)p->ph_fore_window;
 		return;
+	case BF_DETECT_POOLED:
+		/* near the ends a side may be shorter, down to this */
+		*before = *after = BF_POOLED_MIN_SIDE;
+		return;
 	case BF_DETECT_EDIVISIVE:
 	default:
 		/* a split needs a point on each side; no fixed window */
@@ -59,6 +63,8 @@ static double threshold_of(const struct bf_detect_params *p)
 		return p->skia_interesting;
 	case BF_DETECT_PERFHERDER:
 		return p->ph_t_threshold;
+	case BF_DETECT_POOLED:
+		return p->pooled_threshold;
 	case BF_DETECT_EDIVISIVE:
 	default:
 		return p->ed_pvalue;
@@ -82,6 +88,8 @@ static void permissive(struct bf_detect_params *q,
 	        p->skia_algo == BF_SKIA_MANNWHITNEYU ? 0.999999 : 1e-30;
 	q->ph_t_threshold = 1e-30;
 	q->ph_min_percent = 0;
+	q->pooled_threshold = 1e-30;
+	q->pooled_min_change = 0;
 }
 
 /*
@@ -120,6 +128,16 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
                           const struct bf_change *found, size_t nfound,
                           struct bf_err *err)
 {
+	return bf_detect_series_info_reps(out, p, v, NULL, NULL, commits, n,
+	                                  found, nfound, err);
+}
+
+int bf_detect_series_info_reps(json_t **out, const struct bf_detect_params *p,
+                               const double *v, const double *rv,
+                               const size_t *roff, const char (*commits)[41],
+                               size_t n, const struct bf_change *found,
+                               size_t nfound, struct bf_err *err)
+{
 	struct bf_detect_params q;
 	struct bf_change *ch = NULL;
 	size_t nch = 0, points = 0, before, after, unjudged, best = 0;
@@ -137,6 +155,8 @@ int bf_detect_series_info(json_t **out, const struct bf_detect_params *p,
 		ch = bf_xcalloc(nfound, sizeof(*ch));
 		memcpy(ch, found, nfound * sizeof(*ch));
 		nch = nfound;
+	} else if (p->detector != BF_DETECT_EDIVISIVE && rv) {
+		rc = bf_detect_series_reps(&ch, &nch, &q, rv, roff, n, err);
 	} else if (p->detector != BF_DETECT_EDIVISIVE) {
 		rc = bf_detect_series(&ch, &nch, &q, v, n, err);
 	}

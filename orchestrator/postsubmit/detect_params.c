@@ -44,14 +44,14 @@ int bf_detect_params_for_series(struct bf_detect_params *p,
                                 struct bf_err *err)
 {
 	const struct bf_cfg_detector *d = series_detector(cfg, suite, metric);
-	const char *want = name ? name : d->name ? d->name : "jetpack";
+	const char *want = name ? name : d->name ? d->name : "pooled";
 	int det = bf_detector_from_name(want);
 	bool own = !name || (d->name && !strcmp(d->name, name));
 
 	if (det < 0)
 		return bf_err_set(err, BF_EINVAL,
-		                  "unknown detector '%s' (jetpack, skia, "
-		                  "perfherder or edivisive)",
+		                  "unknown detector '%s' (pooled, jetpack, "
+		                  "skia, perfherder or edivisive)",
 		                  want);
 	if (own && d->name)
 		return bf_detect_params_from_detector(p, d, err);
@@ -112,6 +112,14 @@ int bf_detect_params_from_detector(struct bf_detect_params *p,
 			p->ed_window = d->width;
 		if (d->max_pvalue > 0)
 			p->ed_pvalue = d->max_pvalue;
+		break;
+	case BF_DETECT_POOLED:
+		if (d->width > 0)
+			p->pooled_width = d->width;
+		if (d->threshold > 0)
+			p->pooled_threshold = d->threshold;
+		/* as perfherder's: the default (0.02) or the user's, 0 too */
+		p->pooled_min_change = d->min_change;
 		break;
 	}
 	return 0;

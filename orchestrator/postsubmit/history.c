@@ -136,6 +136,25 @@ static int load_sample(const struct bf_store_sample *smp, void *payload)
 	return 0;
 }
 
+/* Each commit's run medians, in a row with their offsets. */
+static void keep_repeats(struct bf_hist_series *s, const struct acc *pc,
+                         size_t ncommits)
+{
+	size_t total = 0;
+
+	for (size_t k = 0; k < ncommits; k++)
+		total += pc[k].n;
+	s->rv = bf_xcalloc(total + 1, sizeof(*s->rv));
+	s->roff = bf_xcalloc(ncommits + 1, sizeof(*s->roff));
+	total = 0;
+	for (size_t k = 0; k < ncommits; k++) {
+		s->roff[k] = total;
+		for (size_t j = 0; j < pc[k].n; j++)
+			s->rv[total++] = pc[k].it[j];
+	}
+	s->roff[ncommits] = total;
+}
+
 int bf_history_load(struct bf_history *h, struct bf_store *store,
                     const char *device_class, char *const *commits,
                     size_t ncommits, struct bf_err *err)
@@ -159,6 +178,7 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < h->n; i++) {
+		keep_repeats(&h->series[i], pts[i].per_commit, ncommits);
 		for (size_t k = 0; k < ncommits; k++) {
 			struct acc *a = &pts[i].per_commit[k];
 
@@ -198,6 +218,8 @@ static void series_release(struct bf_hist_series *s)
 	free(s->v);
 	free(s->lo);
 	free(s->hi);
+	free(s->rv);
+	free(s->roff);
 }
 
 size_t bf_history_drop_excluded(struct bf_history *h, const struct bf_cfg *cfg)

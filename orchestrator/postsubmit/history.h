@@ -22,6 +22,13 @@ struct bf_hist_series {
 	char *unit;
 	double *v; /* [ncommits], NaN where the commit has no point */
 	double *lo, *hi; /* [ncommits], the least and greatest run median */
+	/*
+	 * Every run median ("repeat") of commit k, in the store's order:
+	 * rv[roff[k] .. roff[k+1]); roff has ncommits + 1 entries. What
+	 * the pooled detector reads (bf_detect_series_reps).
+	 */
+	double *rv;
+	size_t *roff;
 	size_t npoints; /* values that are not NaN */
 };
 

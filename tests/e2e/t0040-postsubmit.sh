@@ -151,6 +151,16 @@ jq_check "the same two steps, none new" \
 	'(.alerts | length) == 2 and all(.alerts[]; .new == false)' "$T/d2.json"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 [ "$n" = 2 ] && t_ok "two alerts stored" || t_fail "$n alerts stored"
+# The default detector, pooled, reads each commit's 9 repeats: the same
+# two steps at the same commits, so nothing new and nothing stored.
+expect_exit 0 "detect --algorithm pooled" "$BF" detect -c "$R/benchfarm.yaml" \
+	--algorithm pooled --json "$T/dp.json"
+jq_check "pooled: alpha up at 17, beta down at 29, both known" \
+	"(.alerts | length) == 2 and all(.alerts[]; .new == false) and ([.alerts[] | select(.benchmark == \"alpha\" and .commit_hi == \"$C17\" and .direction == \"regressed\")] | length) == 1 and ([.alerts[] | select(.benchmark == \"beta\" and .commit_hi == \"$C29\" and .direction == \"improved\")] | length) == 1" \
+	"$T/dp.json"
+grep_file "the text names pooled" "^pooled over 39 measured commits" "$OUT"
+n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
+[ "$n" = 2 ] && t_ok "still two alerts stored" || t_fail "$n alerts stored"
 
 # Triage.
 expect_exit 0 "alert list --json" "$BF" alert list --json
@@ -184,7 +194,7 @@ n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from alerts")
 # Each detector on a clean step, from a file.
 awk 'BEGIN { for (i = 0; i < 40; i++) print (i < 20 ? 100 : 120) + (i % 3) - 1 }' \
 	>"$T/step.txt"
-for a in jetpack skia perfherder edivisive; do
+for a in pooled jetpack skia perfherder edivisive; do
 	expect_exit 0 "analyze step $a" "$BF" analyze step --algorithm "$a" \
 		--json "$T/step.txt"
 	jq_check "$a finds the step at 20, going up" \

@@ -23,6 +23,7 @@ enum bf_detector {
 	BF_DETECT_SKIA,
 	BF_DETECT_PERFHERDER,
 	BF_DETECT_EDIVISIVE,
+	BF_DETECT_POOLED, /* the default: on each commit's repeats */
 };
 
 /* Skia Perf's step fit variants (stepfit.go). */
@@ -54,6 +55,13 @@ struct bf_detect_params {
 	double ed_pvalue;
 	int ed_window;
 	double ed_min_magnitude;
+	/*
+	 * pooled: up to WIDTH commits each side (8), |z| >= threshold (4)
+	 * with full windows, and |after/before - 1| >= min_change (0.02).
+	 */
+	int pooled_width;
+	double pooled_threshold;
+	double pooled_min_change;
 };
 
 /* The reference's defaults for detector d. */
@@ -156,5 +164,80 @@ int bf_detect_edivisive_best(double *p_out, size_t *index_out,
 int bf_detect_edivisive_window(struct bf_step_window *out,
                                const struct bf_detect_params *p,
                                const double *x, size_t n, struct bf_err *err);
+
+/*
+ * Detection on every repeat of every commit: commit i of n has the
+ * repeats v[off[i] .. off[i+1]) (off has n + 1 entries, off[0] = 0); a
+ * commit without repeats (off[i] == off[i+1]) is missing. The pooled
+ * detector reads the repeats; the others read one value per commit, the
+ * median of its repeats, as bf_detect_series. Indexes are commits'.
+ * A repeat that is NaN is dropped; an infinite one is BF_EINVAL.
+ */
+int bf_detect_series_reps(struct bf_change **out, size_t *nout,
+                          const struct bf_detect_params *p, const double *v,
+                          const size_t *off, size_t n, struct bf_err *err);
+int bf_detect_window_reps(struct bf_step_window *out,
+                          const struct bf_detect_params *p, const double *v,
+                          const size_t *off, size_t n, struct bf_err *err);
+
+/*
+ * The pooled detector (detect_pooled.c), on commits that all have
+ * repeats (no NaN). A side of a window has at least BF_POOLED_MIN_SIDE
+ * commits: near either end of the series a side is shorter than WIDTH
+ * and its threshold is higher (bf_pooled_threshold).
+ */
+#define BF_POOLED_MIN_SIDE 2
+
+/* The series' noise, estimated once over all its commits. */
+struct bf_pooled_noise {
+	/*
+	 * The variance of one repeat within a commit: the median over the
+	 * commits with two or more repeats of their sample variance,
+	 * divided by the median of chi2(k)/k (Wilson-Hilferty, k the
+	 * median repeats - 1) so that it estimates a normal's variance.
+	 */
+	double within;
+	double n_harmonic; /* the harmonic mean of the repeat counts */
+	/*
+	 * The commit-to-commit variance more repeats do not remove:
+	 * (median |level[j+1] - level[j]| / 0.67449)^2 / 2 (a level is a
+	 * commit's median), less the within part (pi/2) * within /
+	 * n_harmonic, and never below 0.
+	 */
+	double between;
+};
+void bf_pooled_noise(struct bf_pooled_noise *nz, const double *v,
+                     const size_t *off, size_t m);
+/* The variance of the level of a commit of n repeats. */
+double bf_pooled_commit_var(const struct bf_pooled_noise *nz, size_t n);
+
+/*
+ * Commits [lo, mid) before, [mid, hi) after. Each side's level is the
+ * median of its commits' levels (with two commits, the one nearer the
+ * other side's median: both must have moved), its variance the sum of
+ * their variances over their count squared, times pi/2 for a median of
+ * three or more (2 for two, 1 for one); z = (after - before) /
+ * sqrt(var before + var after). z_mean is the same with the sides'
+ * mean levels (no factor): it places a step within a run of flagged
+ * commits, where the medians move in steps of whole commits.
+ */
+struct bf_pooled_window {
+	double before, after, se, z;
+	double mean_before, mean_after, z_mean;
+};
+void bf_pooled_window_eval(struct bf_pooled_window *w, const double *v,
+                           const size_t *off, const struct bf_pooled_noise *nz,
+                           size_t lo, size_t mid, size_t hi);
+/*
+ * The |z| a window needs when its shorter side has `side` commits:
+ * pooled_threshold, times sqrt(WIDTH / side) when side < WIDTH.
+ */
+double bf_pooled_threshold(const struct bf_detect_params *p, size_t side);
+int bf_detect_pooled(struct bf_change **out, size_t *nout,
+                     const struct bf_detect_params *p, const double *v,
+                     const size_t *off, size_t m, struct bf_err *err);
+int bf_detect_pooled_window(struct bf_step_window *out,
+                            const struct bf_detect_params *p, const double *v,
+                            const size_t *off, size_t m, struct bf_err *err);
 
 #endif /* BF_DETECT_H */

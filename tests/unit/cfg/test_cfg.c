@@ -65,9 +65,10 @@ static void test_cfg__defaults(void **state)
 	assert_true(cfg.presubmit.alpha == 0.05);
 	assert_true(cfg.presubmit.min_effect == 0.02);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_REGRESSION);
-	assert_string_equal(cfg.postsubmit.detector.name, "jetpack");
-	assert_int_equal(cfg.postsubmit.detector.width, 5);
-	assert_true(cfg.postsubmit.detector.threshold == 25.0);
+	assert_string_equal(cfg.postsubmit.detector.name, "pooled");
+	assert_int_equal(cfg.postsubmit.detector.width, 8);
+	assert_true(cfg.postsubmit.detector.threshold == 4.0);
+	assert_true(cfg.postsubmit.detector.min_change == 0.02);
 	assert_int_equal(cfg.report.argc, 1);
 	assert_string_equal(cfg.report.argv[0], "markdown");
 	bf_cfg_release(&cfg);

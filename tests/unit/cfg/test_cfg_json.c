@@ -146,8 +146,8 @@ static const char defaults_json[] =
         "  \"load_wait\": 30},"
         " \"presubmit\": {\"alpha\": 0.05, \"min_effect\": 0.02,"
         "  \"fail_on\": \"regression\"},"
-        " \"postsubmit\": {\"detector\": {\"name\": \"jetpack\", \"width\": 5,"
-        "  \"threshold\": 25.0, \"min_change\": 0.0, \"max_pvalue\": 0.0}},"
+        " \"postsubmit\": {\"detector\": {\"name\": \"pooled\", \"width\": 8,"
+        "  \"threshold\": 4.0, \"min_change\": 0.02, \"max_pvalue\": 0.0}},"
         " \"report\": [\"markdown\"],"
         " \"review\": {\"check_name\": \"benchfarm\", \"link\": null,"
         "  \"gerrit\": null}}";

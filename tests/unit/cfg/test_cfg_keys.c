@@ -334,6 +334,7 @@ static void test_cfg__detector_name_sets_its_defaults(void **state)
 		{ "skia", 7, 50, 0, 0 },
 		{ "perfherder", 12, 7, 0.02, 0 },
 		{ "edivisive", 50, 0, 0, 0.001 },
+		{ "pooled", 8, 4, 0.02, 0 },
 	};
 	char text[256];
 	struct bf_cfg cfg;
