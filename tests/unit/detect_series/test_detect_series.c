@@ -233,6 +233,7 @@ static void add_series(struct bf_history *h, const char *suite,
 
 	h->series = bf_xrealloc(h->series, (h->n + 1) * sizeof(*h->series));
 	s = &h->series[h->n++];
+	memset(s, 0, sizeof(*s)); /* fields it does not set are NULL */
 	s->suite = bf_xstrdup(suite);
 	s->benchmark = bf_xstrdup("BM_x");
 	s->metric = bf_xstrdup(metric);
