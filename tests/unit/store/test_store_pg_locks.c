@@ -416,9 +416,37 @@ static void test_pg_locks__holder_unreachable(void **state)
 	close(fd);
 }
 
+/* A password across the cut of a long message: masked before the cut,
+ * so no prefix of it is shown. */
+static void test_pg_locks__mask_before_cut(void **state)
+{
+	const char *pw = "Sup3rSecretPassw0rd";
+	char msg[700], buf[BF_ERR_SIZE];
+
+	(void)state;
+	for (size_t at = BF_ERR_SIZE - 15; at < BF_ERR_SIZE; at++) {
+		memset(msg, 'x', at);
+		snprintf(msg + at, sizeof(msg) - at, "%s and more\n", pw);
+		bf_sql_pg__shown(buf, sizeof(buf), msg, pw);
+		assert_null(strstr(buf, "Sup"));
+		/* what follows the x's is the start of "***", never of pw */
+		if (buf[at] != '\0' && buf[at] != '*')
+			fail_msg("cut at %zu shows '%s'", at, buf + at);
+	}
+	/* a short one: trailing newline gone, every occurrence masked */
+	bf_sql_pg__shown(buf, sizeof(buf),
+	                 "a Sup3rSecretPassw0rd b "
+	                 "Sup3rSecretPassw0rd\n",
+	                 pw);
+	assert_string_equal(buf, "a *** b ***");
+	bf_sql_pg__shown(buf, sizeof(buf), NULL, pw);
+	assert_string_equal(buf, "unknown error");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pg_locks__mask_before_cut),
 		cmocka_unit_test_setup_teardown(test_pg_locks__row_held_is_busy,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(
