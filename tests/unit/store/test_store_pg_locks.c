@@ -443,6 +443,48 @@ static void test_pg_locks__mask_before_cut(void **state)
 	assert_string_equal(buf, "unknown error");
 }
 
+/* Another host holds the samples table locked while a batch is copied
+ * in: the COPY fails busy with the message of every other statement,
+ * stores nothing, and goes through once the table is let go. */
+static void test_pg_locks__copy_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	char bm_a[] = "BM_a", bm_b[] = "BM_b", metric[] = "real_time",
+	     side[] = "base";
+	struct bf_store_sample s[2] = {
+		{ .run_id = 1,
+		  .benchmark = bm_a,
+		  .metric = metric,
+		  .side = side,
+		  .value = 1.5 },
+		{ .run_id = 1,
+		  .benchmark = bm_b,
+		  .metric = metric,
+		  .side = side,
+		  .value = 2.5 },
+	};
+	struct bf_store *other = NULL;
+	int t, rc;
+
+	if (bf_store_open(&other, f->path, &err) ||
+	    bf_sql_write_begin(&t, other, &err) ||
+	    bf_sql_exec(other, "LOCK TABLE samples IN SHARE MODE", NULL, 0,
+	                NULL, NULL, NULL, &err, "lock samples"))
+		fail_msg("hold the table: %s", err.msg);
+	alarm(HANG_GUARD_S);
+	rc = bf_store_sample_add_many(f->store, s, 2, &err);
+	alarm(0);
+	assert_int_equal(rc, BF_EBUSY);
+	if (!strstr(err.msg, "cannot store 2 samples: the store '") ||
+	    !strstr(err.msg, "is busy: another host has held the rows") ||
+	    !strstr(err.msg, "run the command again later"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(bf_sql_write_end(other, t, 0, &err), 0);
+	bf_store_close(other);
+	assert_int_equal(count(f->store, "samples"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -455,6 +497,8 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg_locks__keepalives,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg_locks__copy_busy, setup,
+		                                teardown),
 		cmocka_unit_test_setup_teardown(test_pg_locks__holder_session,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(
