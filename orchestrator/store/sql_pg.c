@@ -1,7 +1,7 @@
 /*
  * The store's PostgreSQL connection and sql.h over libpq (see
- * store_int.h for the store's files). The only file that includes
- * libpq-fe.h.
+ * store_int.h for the store's files), and the connections of others
+ * that need the same parameters and settings (bf_sql_pg__open_conn).
  */
 #include "store/sql_pg.h"
 

@@ -179,9 +179,11 @@ int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
 		        "the lease lock %lld on '%s' is held by another "
 		        "process",
 		        (long long)pg_key, store->shown);
-	else if (cerr.code)
+	else if (cerr.code) {
 		rc = bf_err_set(err, cerr.code, "%s", cerr.msg);
-	else
+		bf_err_prefix(err, "cannot take the lease lock %lld",
+		              (long long)pg_key);
+	} else
 		rc = bf_err_set(err, BF_ESYS,
 		                "cannot take the lease lock %lld on '%s'",
 		                (long long)pg_key, store->shown);
