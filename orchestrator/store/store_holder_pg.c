@@ -125,10 +125,10 @@ static int connect_and_lock(PGconn **conn, const struct bf_store *store,
 	if (!*conn)
 		*conn = bf_sql_pg__open_conn(store->path, store->shown, err);
 	else if (!conn_alive(*conn) && !bf_sql_pg__reset_conn(*conn))
-		bf_err_set(
-		        err, BF_ESYS,
-		        "cannot connect to the store '%s' for its lease lock",
-		        store->shown);
+		bf_err_set(err, BF_ESYS,
+		           "lost the connection to the store '%s' and cannot "
+		           "make it again",
+		           store->shown);
 	if (!*conn || PQstatus(*conn) != CONNECTION_OK)
 		return -1;
 	return try_lock(*conn, pg_key);
