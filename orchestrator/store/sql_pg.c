@@ -1,7 +1,7 @@
 /*
  * The store's PostgreSQL connection and sql.h over libpq (see
- * store_int.h for the store's files). The only file that includes
- * libpq-fe.h.
+ * store_int.h for the store's files), and the connections of others
+ * that need the same parameters and settings (bf_sql_pg__open_conn).
  */
 #include "store/sql_pg.h"
 
@@ -43,6 +43,8 @@ static const char *safe_message(char *buf, size_t size, const char *msg,
 {
 	char *perr = NULL;
 	PQconninfoOption *opts = PQconninfoParse(location, &perr);
+	const PQconninfoOption *o;
+	const char *password = NULL;
 
 	if (!opts) {
 		PQfreemem(perr);
@@ -52,10 +54,10 @@ static const char *safe_message(char *buf, size_t size, const char *msg,
 		         "can quote a password)");
 		return buf;
 	}
-	bf_sql_pg__trimmed(buf, size, msg);
-	for (const PQconninfoOption *o = opts; o->keyword; o++)
+	for (o = opts; o->keyword; o++)
 		if (!strcmp(o->keyword, "password") && o->val && *o->val)
-			bf_sql_pg__mask_all(buf, size, o->val);
+			password = o->val;
+	bf_sql_pg__shown(buf, size, msg, password);
 	PQconninfoFree(opts);
 	return buf;
 }
@@ -103,44 +105,59 @@ static bool set_timeouts(PGconn *conn)
 	return ok;
 }
 
-int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
+struct pg_conn *bf_sql_pg__open_conn(const char *location, const char *shown,
+                                     struct bf_err *err)
 {
 	char msg[BF_ERR_SIZE];
-	PGconn *conn = connect_to(store->path);
+	PGconn *conn = connect_to(location);
 	int code;
 
-	if (!conn)
-		return bf_err_set(err, BF_ESYS,
-		                  "cannot connect to the store '%s': out of "
-		                  "memory",
-		                  store->shown);
+	if (!conn) {
+		bf_err_set(err, BF_ESYS,
+		           "cannot connect to the store '%s': out of memory",
+		           shown);
+		return NULL;
+	}
 	if (PQstatus(conn) != CONNECTION_OK) {
-		safe_message(msg, sizeof(msg), PQerrorMessage(conn),
-		             store->path);
+		safe_message(msg, sizeof(msg), PQerrorMessage(conn), location);
 		code = PQconnectionNeedsPassword(conn) ||
 		                       strstr(msg, "authentication failed")
 		               ? BF_EAUTH
 		               : BF_ESYS;
 		PQfinish(conn);
-		return bf_err_set(
-		        err, code, "cannot connect to the store '%s': %s%s",
-		        store->shown, msg,
-		        code == BF_EAUTH ? " (the password comes from "
-		                           "PGPASSFILE, ~/.pgpass or the "
-		                           "location)"
-		                         : "");
+		bf_err_set(err, code, "cannot connect to the store '%s': %s%s",
+		           shown, msg,
+		           code == BF_EAUTH ? " (the password comes from "
+		                              "PGPASSFILE, ~/.pgpass or the "
+		                              "location)"
+		                            : "");
+		return NULL;
 	}
 	if (!set_timeouts(conn)) {
-		safe_message(msg, sizeof(msg), PQerrorMessage(conn),
-		             store->path);
+		safe_message(msg, sizeof(msg), PQerrorMessage(conn), location);
 		PQfinish(conn);
-		return bf_err_set(
-		        err, BF_ESYS,
-		        "cannot set the lock and idle timeouts of the "
-		        "session on the store '%s': %s",
-		        store->shown, msg);
+		bf_err_set(err, BF_ESYS,
+		           "cannot set the lock and idle timeouts of the "
+		           "session on the store '%s': %s",
+		           shown, msg);
+		return NULL;
 	}
 	PQsetNoticeProcessor(conn, quiet_notices, NULL);
+	return conn;
+}
+
+bool bf_sql_pg__reset_conn(struct pg_conn *conn)
+{
+	PQreset(conn);
+	return PQstatus(conn) == CONNECTION_OK && set_timeouts(conn);
+}
+
+int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
+{
+	PGconn *conn = bf_sql_pg__open_conn(store->path, store->shown, err);
+
+	if (!conn)
+		return err->code;
 	store->pg = bf_xcalloc(1, sizeof(*store->pg));
 	store->pg->conn = conn;
 	return 0;
@@ -258,9 +275,7 @@ static bool retake_locks(struct bf_sql_pg *pg)
  */
 static bool reconnect(struct bf_sql_pg *pg)
 {
-	PQreset(pg->conn);
-	return PQstatus(pg->conn) == CONNECTION_OK && set_timeouts(pg->conn) &&
-	       retake_locks(pg);
+	return bf_sql_pg__reset_conn(pg->conn) && retake_locks(pg);
 }
 
 int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err)

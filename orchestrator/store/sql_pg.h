@@ -4,8 +4,9 @@
 /*
  * The PostgreSQL backend of the store (internal: see store_int.h): the
  * connection and sql.h over libpq (sql_pg.c), the schema (schema_pg.c).
- * No libpq type appears here; sql_pg.c and sql_pg_copy.c (COPY, the bulk
- * path) are the only files that include libpq-fe.h.
+ * No libpq type appears here; sql_pg.c, sql_pg_copy.c (COPY, the bulk
+ * path) and store_holder_pg.c (the lease holder's lock, on a connection
+ * of its own) are the only files that include libpq-fe.h.
  */
 #include "benchfarm/common.h"
 #include "store/sql.h"
@@ -28,6 +29,19 @@ struct bf_err;
  * with a password.
  */
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err);
+/*
+ * A connection to location made as bf_sql_pg__connect makes the store's
+ * (the same parameters and session settings, notices quiet), for a
+ * session of its own (the lease holder's lock, store_holder_pg.c);
+ * NULL with err set as bf_sql_pg__connect sets it, naming the store by
+ * shown. bf_sql_pg__reset_conn makes a connection of these again after
+ * it was lost (PQreset, then the session settings): false when either
+ * failed.
+ */
+struct pg_conn;
+struct pg_conn *bf_sql_pg__open_conn(const char *location, const char *shown,
+                                     struct bf_err *err);
+bool bf_sql_pg__reset_conn(struct pg_conn *conn);
 /* Roll back what is open, close; a NULL store->pg is ok. */
 void bf_sql_pg__disconnect(struct bf_store *store);
 
@@ -43,7 +57,6 @@ int bf_sql_pg__write_end(struct bf_store *store, int token, int rc,
                          struct bf_err *err);
 /* The connection, libpq's PGconn (struct pg_conn), for sql_pg_copy.c,
  * which runs COPY on it inside the transactions of sql_pg.c. */
-struct pg_conn;
 struct pg_conn *bf_sql_pg__conn(struct bf_store *store);
 /* Whether a transaction (bf_store_begin or a write) is open. */
 bool bf_sql_pg__in_transaction(const struct bf_store *store);
@@ -60,6 +73,10 @@ int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err);
 void bf_sql_pg__unlock(struct bf_store *store, int64_t key);
 int bf_sql_pg__lock_held(struct bf_store *store, int64_t key,
                          struct bf_err *err);
+
+/* The connection of this process's lease holder lock on store's
+ * location (store_holder_pg.c; NULL when none was made), for tests. */
+struct pg_conn *bf_store__pg_holder_conn(const struct bf_store *store);
 
 /* A row of a PostgreSQL result (the row is a bf_sql_row whose res is
  * set). */
@@ -117,11 +134,14 @@ bool bf_sql_pg__starts_with(const char *sql, const char *keyword);
  * BEGIN, never a write (see the function).
  */
 bool bf_sql_pg__safe_to_repeat(const char *sql);
-/* msg (NULL: "unknown error") into buf without trailing newlines or
- * spaces; buf. */
-const char *bf_sql_pg__trimmed(char *buf, size_t size, const char *msg);
-/* Every occurrence of what in buf replaced by "***", in place. */
-void bf_sql_pg__mask_all(char *buf, size_t size, const char *what);
+/*
+ * msg (NULL: "unknown error") into buf as it may be shown: every
+ * occurrence of password (NULL or "": none) replaced by "***", trailing
+ * newlines and spaces removed, and only then cut to size, so that no
+ * part of a password survives the cut; buf.
+ */
+const char *bf_sql_pg__shown(char *buf, size_t size, const char *msg,
+                             const char *password);
 
 /*
  * schema_pg.c: create or migrate the schema to BF_STORE_SCHEMA_VERSION

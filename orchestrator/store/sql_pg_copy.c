@@ -91,24 +91,25 @@ static bool put(PGconn *conn, struct bf_buf *b)
 	return ok;
 }
 
-/* The COPY's error: the server's message and SQLSTATE, or a lost
- * connection. Never libpq's connection text (it can quote the
- * location's password). */
+/* The COPY's error: the server's message and SQLSTATE, the store's
+ * busy message for a lock timeout, or a lost connection. Never libpq's
+ * connection text (it can quote the location's password). */
 static int copy_error(struct bf_store *store, PGconn *conn, PGresult *res,
                       struct bf_err *err, const char *what)
 {
-	const char *msg;
+	const char *msg, *state;
 
 	if (PQstatus(conn) == CONNECTION_BAD)
 		return bf_err_set(err, BF_ESYS,
 		                  "%s: lost the connection to the store '%s'",
 		                  what, store->shown);
 	msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
-	return bf_err_set(
-	        err,
-	        bf_sql_pg__map_state(
-	                res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL),
-	        "%s: %s", what, msg ? msg : "COPY failed");
+	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	/* a lock timeout says what every other statement's says */
+	if (state && !strcmp(state, "55P03"))
+		return bf_sql_pg__busy(err, what, store->shown);
+	return bf_err_set(err, bf_sql_pg__map_state(state), "%s: %s", what,
+	                  msg ? msg : "COPY failed");
 }
 
 int bf_sql_pg_copy(struct bf_store *store, const char *table, const char *cols,

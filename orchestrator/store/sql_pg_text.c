@@ -14,36 +14,28 @@
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 
-/* libpq's message without its trailing newline. */
-const char *bf_sql_pg__trimmed(char *buf, size_t size, const char *msg)
+const char *bf_sql_pg__shown(char *buf, size_t size, const char *msg,
+                             const char *password)
 {
-	size_t n;
+	struct bf_buf b = BF_BUF_INIT;
+	size_t n = password ? strlen(password) : 0;
+	const char *p = msg ? msg : "unknown error";
 
-	snprintf(buf, size, "%s", msg ? msg : "unknown error");
-	n = strlen(buf);
-	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return buf;
-}
-
-/* buf with every occurrence of what replaced by "***", in place. */
-void bf_sql_pg__mask_all(char *buf, size_t size, const char *what)
-{
-	size_t n = strlen(what), o = 0;
-	char out[BF_ERR_SIZE];
-	const char *p = buf;
-
-	while (*p && o + 4 < sizeof(out)) {
-		if (!strncmp(p, what, n)) {
-			memcpy(out + o, "***", 3);
-			o += 3;
+	/* masked whole before anything is cut: a cut first could leave
+	 * the start of a password that straddles it */
+	while (*p) {
+		if (n && !strncmp(p, password, n)) {
+			bf_buf_add(&b, "***", 3);
 			p += n;
 		} else {
-			out[o++] = *p++;
+			bf_buf_addch(&b, *p++);
 		}
 	}
-	out[o] = '\0';
-	snprintf(buf, size, "%s", out);
+	while (b.len && (b.buf[b.len - 1] == '\n' || b.buf[b.len - 1] == ' '))
+		b.buf[--b.len] = '\0';
+	snprintf(buf, size, "%s", b.len ? b.buf : "");
+	bf_buf_release(&b);
+	return buf;
 }
 
 char *bf_sql_pg__placeholders(const char *sql)

@@ -22,6 +22,7 @@
  */
 #include "store/store_int.h"
 
+#include "store/sql_pg.h"
 #include "store/store_handle.h"
 
 #include <libpq-fe.h>
@@ -32,12 +33,22 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 
+/*
+ * This process's holder connections. holder_mu guards the table, never
+ * network I/O: a call marks its entry busy, lets the mutex go while it
+ * checks, connects and locks (each bounded by the connection's
+ * connect_timeout, keepalives and lock_timeout, sql_pg.h), then takes
+ * it again to record the result. A second call for the same entry
+ * waits on holder_cv for the first; calls for other stores go on.
+ */
 static pthread_mutex_t holder_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t holder_cv = PTHREAD_COND_INITIALIZER;
 static struct {
 	char *location;
 	pid_t pid;
 	PGconn *conn;
 	int64_t key; /* the key whose lock conn holds; 0: none */
+	bool busy; /* a call works on conn without holder_mu */
 } holders[16];
 static size_t nholders;
 
@@ -90,58 +101,75 @@ static size_t holder_find(const char *location)
 	holders[nholders].pid = self;
 	holders[nholders].conn = NULL;
 	holders[nholders].key = 0;
+	holders[nholders].busy = false;
 	return nholders++;
 }
 
-/* Whether another entry of this process holds pg_key's lock. */
+/* Whether another entry of this process holds pg_key's lock (its
+ * connection was fine when its last call ended). */
 static bool held_by_self(size_t self, int64_t pg_key)
 {
 	for (size_t i = 0; i < nholders; i++)
 		if (i != self && holders[i].pid == getpid() &&
-		    holders[i].key == pg_key && holders[i].conn &&
-		    PQstatus(holders[i].conn) == CONNECTION_OK)
+		    holders[i].key == pg_key && holders[i].conn)
 			return true;
 	return false;
+}
+
+/* Make conn (*conn, NULL: none yet) usable and take pg_key's lock on
+ * it, without holder_mu: 1 taken, 0 held by another session, -1 failed
+ * (err set when it could not connect). */
+static int connect_and_lock(PGconn **conn, const struct bf_store *store,
+                            int64_t pg_key, struct bf_err *err)
+{
+	if (!*conn)
+		*conn = bf_sql_pg__open_conn(store->path, store->shown, err);
+	else if (!conn_alive(*conn) && !bf_sql_pg__reset_conn(*conn))
+		bf_err_set(err, BF_ESYS,
+		           "lost the connection to the store '%s' and cannot "
+		           "make it again",
+		           store->shown);
+	if (!*conn || PQstatus(*conn) != CONNECTION_OK)
+		return -1;
+	return try_lock(*conn, pg_key);
 }
 
 int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
                              struct bf_err *err)
 {
+	struct bf_err cerr = BF_ERR_INIT;
+	PGconn *conn;
 	size_t i;
 	int rc = 0, got;
+	bool had;
 
 	pthread_mutex_lock(&holder_mu);
 	i = holder_find(store->path);
 	if (i == BF_ARRAY_SIZE(holders)) {
-		rc = bf_err_set(err, BF_ESYS,
-		                "cannot take the lease lock on '%s': this "
-		                "process leases from too many stores",
-		                store->shown);
-		goto out;
+		pthread_mutex_unlock(&holder_mu);
+		return bf_err_set(err, BF_ESYS,
+		                  "cannot take the lease lock on '%s': this "
+		                  "process leases from too many stores",
+		                  store->shown);
 	}
-	if (holders[i].conn && holders[i].key == pg_key &&
-	    conn_alive(holders[i].conn))
-		goto out;
-	/* never opened, lost (a server restart), or not locked yet:
-	 * connect and lock (again) */
-	if (!holders[i].conn)
-		holders[i].conn = PQconnectdb(store->path);
-	else if (PQstatus(holders[i].conn) != CONNECTION_OK ||
-	         !conn_alive(holders[i].conn))
-		PQreset(holders[i].conn);
-	holders[i].key = 0;
-	/* libpq's own message can quote the location, password included:
-	 * it is not shown */
-	if (PQstatus(holders[i].conn) != CONNECTION_OK) {
-		rc = bf_err_set(err, BF_ESYS,
-		                "cannot connect to the store '%s' for its "
-		                "lease lock",
-		                store->shown);
-		goto out;
-	}
-	got = try_lock(holders[i].conn, pg_key);
+	while (holders[i].busy)
+		pthread_cond_wait(&holder_cv, &holder_mu);
+	holders[i].busy = true;
+	conn = holders[i].conn;
+	had = conn && holders[i].key == pg_key;
+	pthread_mutex_unlock(&holder_mu);
+
+	if (had && conn_alive(conn))
+		got = 1;
+	else /* never opened, lost (a server restart), or not locked
+	      * yet: connect and lock (again) */
+		got = connect_and_lock(&conn, store, pg_key, &cerr);
+
+	pthread_mutex_lock(&holder_mu);
+	holders[i].conn = conn;
+	holders[i].key = got == 1 ? pg_key : 0;
 	if (got == 1)
-		holders[i].key = pg_key;
+		;
 	else if (got == 0 && held_by_self(i, pg_key))
 		; /* another location of this process names the same
 		   * database, and its connection holds the lock */
@@ -151,11 +179,29 @@ int bf_store__pg_holder_lock(struct bf_store *store, int64_t pg_key,
 		        "the lease lock %lld on '%s' is held by another "
 		        "process",
 		        (long long)pg_key, store->shown);
-	else
+	else if (cerr.code) {
+		rc = bf_err_set(err, cerr.code, "%s", cerr.msg);
+		bf_err_prefix(err, "cannot take the lease lock %lld",
+		              (long long)pg_key);
+	} else
 		rc = bf_err_set(err, BF_ESYS,
 		                "cannot take the lease lock %lld on '%s'",
 		                (long long)pg_key, store->shown);
-out:
+	holders[i].busy = false;
+	pthread_cond_broadcast(&holder_cv);
 	pthread_mutex_unlock(&holder_mu);
 	return rc;
+}
+
+struct pg_conn *bf_store__pg_holder_conn(const struct bf_store *store)
+{
+	struct pg_conn *conn = NULL;
+
+	pthread_mutex_lock(&holder_mu);
+	for (size_t i = 0; i < nholders; i++)
+		if (holders[i].pid == getpid() &&
+		    !strcmp(holders[i].location, store->path))
+			conn = holders[i].conn;
+	pthread_mutex_unlock(&holder_mu);
+	return conn;
 }

@@ -24,7 +24,14 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <errno.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +39,8 @@
 #include "store/sql.h"
 #include "store/sql_pg.h"
 #include "store/store.h"
+#include "store/store_handle.h"
+#include "store/store_int.h"
 #include "unit/store/store_fixture.h"
 
 /* Generous: a lock timeout is 5 s; a hang without one is for ever. */
@@ -272,9 +281,214 @@ static void test_pg_locks__keepalives(void **state)
 	}
 }
 
+/* The lease holder's connection (a session of its own) gets the same
+ * parameters and session settings as the store's. */
+static void test_pg_locks__holder_session(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	const char *names[] = { "lock_timeout",
+		                "idle_in_transaction_session_timeout",
+		                "tcp_keepalives_idle",
+		                "tcp_keepalives_interval",
+		                "tcp_keepalives_count" };
+	PQconninfoOption *info;
+	PGconn *conn;
+	int seen = 0;
+
+	if (bf_store__pg_holder_lock(f->store, 4242, &err))
+		fail_msg("%s", err.msg);
+	conn = bf_store__pg_holder_conn(f->store);
+	assert_non_null(conn);
+	for (size_t i = 0; i < BF_ARRAY_SIZE(names); i++) {
+		char sql[96], *want;
+		PGresult *res;
+
+		snprintf(sql, sizeof(sql), "SELECT current_setting('%s')",
+		         names[i]);
+		want = store_text(f->store, sql);
+		res = PQexec(conn, sql);
+		assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+		if (strcmp(PQgetvalue(res, 0, 0), want))
+			fail_msg("holder's %s is %s, the store's %s", names[i],
+			         PQgetvalue(res, 0, 0), want);
+		PQclear(res);
+		free(want);
+	}
+	info = PQconninfo(conn);
+	for (const PQconninfoOption *o = info; o->keyword; o++) {
+		const char *want = !strcmp(o->keyword, "keepalives") ? "1"
+		                   : !strcmp(o->keyword, "connect_timeout")
+		                           ? "5"
+		                           : NULL;
+
+		if (!want)
+			continue;
+		seen++;
+		if (!o->val || strcmp(o->val, want))
+			fail_msg("holder's %s is %s, want %s", o->keyword,
+			         o->val ? o->val : "unset", want);
+	}
+	assert_int_equal(seen, 2);
+	PQconninfoFree(info);
+}
+
+/* A TCP listener on 127.0.0.1 that never answers (the kernel accepts
+ * connections into its backlog); its port in *port. */
+static int silent_listener(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t n = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(fd, 8) || getsockname(fd, (struct sockaddr *)&a, &n))
+		fail_msg("listener: %s", strerror(errno));
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+struct holder_call {
+	struct bf_store *store;
+	struct bf_err err;
+	int rc;
+	atomic_bool done;
+};
+
+static void *holder_call(void *arg)
+{
+	struct holder_call *c = arg;
+
+	c->rc = bf_store__pg_holder_lock(c->store, 4243, &c->err);
+	atomic_store(&c->done, true);
+	return NULL;
+}
+
+/*
+ * A server that never answers: the holder lock fails as a connection
+ * error once the default connect timeout passes, instead of waiting
+ * for ever; while one call waits so, another process-wide call for a
+ * reachable store goes through (the table's mutex is not held across
+ * the network).
+ */
+static void test_pg_locks__holder_unreachable(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store dead = { 0 };
+	struct holder_call c = { .store = &dead, .err = BF_ERR_INIT };
+	struct bf_err err = BF_ERR_INIT;
+	struct pollfd p;
+	char loc[128];
+	pthread_t t;
+	int port, fd = silent_listener(&port), peer;
+
+	snprintf(loc, sizeof(loc), "host=127.0.0.1 port=%d dbname=bf", port);
+	dead.path = loc;
+	dead.shown = loc;
+	alarm(HANG_GUARD_S);
+	c.rc = bf_store__pg_holder_lock(&dead, 4243, &c.err);
+	alarm(0);
+	assert_int_equal(c.rc, BF_ESYS);
+	if (!strstr(c.err.msg, "cannot connect to the store '") ||
+	    !strstr(c.err.msg, "timeout"))
+		fail_msg("message: %s", c.err.msg);
+	close(fd);
+
+	/* a long connect timeout: the second call's return, not a timer,
+	 * ends the wait of the first */
+	fd = silent_listener(&port);
+	snprintf(loc, sizeof(loc), "host=127.0.0.1 port=%d dbname=bf", port);
+	setenv("PGCONNECT_TIMEOUT", "600", 1);
+	alarm(HANG_GUARD_S);
+	assert_int_equal(pthread_create(&t, NULL, holder_call, &c), 0);
+	p = (struct pollfd){ fd, POLLIN, 0 };
+	assert_int_equal(poll(&p, 1, -1), 1); /* the call is connecting */
+	peer = accept(fd, NULL, NULL);
+	if (bf_store__pg_holder_lock(f->store, 4244, &err))
+		fail_msg("%s", err.msg);
+	assert_false(atomic_load(&c.done));
+	close(peer); /* the first call's server goes away */
+	pthread_join(t, NULL);
+	alarm(0);
+	unsetenv("PGCONNECT_TIMEOUT");
+	assert_int_equal(c.rc, BF_ESYS);
+	close(fd);
+}
+
+/* A password across the cut of a long message: masked before the cut,
+ * so no prefix of it is shown. */
+static void test_pg_locks__mask_before_cut(void **state)
+{
+	const char *pw = "Sup3rSecretPassw0rd";
+	char msg[700], buf[BF_ERR_SIZE];
+
+	(void)state;
+	for (size_t at = BF_ERR_SIZE - 15; at < BF_ERR_SIZE; at++) {
+		memset(msg, 'x', at);
+		snprintf(msg + at, sizeof(msg) - at, "%s and more\n", pw);
+		bf_sql_pg__shown(buf, sizeof(buf), msg, pw);
+		assert_null(strstr(buf, "Sup"));
+		/* what follows the x's is the start of "***", never of pw */
+		if (buf[at] != '\0' && buf[at] != '*')
+			fail_msg("cut at %zu shows '%s'", at, buf + at);
+	}
+	/* a short one: trailing newline gone, every occurrence masked */
+	bf_sql_pg__shown(buf, sizeof(buf),
+	                 "a Sup3rSecretPassw0rd b "
+	                 "Sup3rSecretPassw0rd\n",
+	                 pw);
+	assert_string_equal(buf, "a *** b ***");
+	bf_sql_pg__shown(buf, sizeof(buf), NULL, pw);
+	assert_string_equal(buf, "unknown error");
+}
+
+/* Another host holds the samples table locked while a batch is copied
+ * in: the COPY fails busy with the message of every other statement,
+ * stores nothing, and goes through once the table is let go. */
+static void test_pg_locks__copy_busy(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_err err = BF_ERR_INIT;
+	char bm_a[] = "BM_a", bm_b[] = "BM_b", metric[] = "real_time",
+	     side[] = "base";
+	struct bf_store_sample s[2] = {
+		{ .run_id = 1,
+		  .benchmark = bm_a,
+		  .metric = metric,
+		  .side = side,
+		  .value = 1.5 },
+		{ .run_id = 1,
+		  .benchmark = bm_b,
+		  .metric = metric,
+		  .side = side,
+		  .value = 2.5 },
+	};
+	struct bf_store *other = NULL;
+	int t, rc;
+
+	if (bf_store_open(&other, f->path, &err) ||
+	    bf_sql_write_begin(&t, other, &err) ||
+	    bf_sql_exec(other, "LOCK TABLE samples IN SHARE MODE", NULL, 0,
+	                NULL, NULL, NULL, &err, "lock samples"))
+		fail_msg("hold the table: %s", err.msg);
+	alarm(HANG_GUARD_S);
+	rc = bf_store_sample_add_many(f->store, s, 2, &err);
+	alarm(0);
+	assert_int_equal(rc, BF_EBUSY);
+	if (!strstr(err.msg, "cannot store 2 samples: the store '") ||
+	    !strstr(err.msg, "is busy: another host has held the rows") ||
+	    !strstr(err.msg, "run the command again later"))
+		fail_msg("message: %s", err.msg);
+	assert_int_equal(bf_sql_write_end(other, t, 0, &err), 0);
+	bf_store_close(other);
+	assert_int_equal(count(f->store, "samples"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pg_locks__mask_before_cut),
 		cmocka_unit_test_setup_teardown(test_pg_locks__row_held_is_busy,
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(
@@ -283,6 +497,12 @@ int main(void)
 		                                setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pg_locks__keepalives,
 		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pg_locks__copy_busy, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_pg_locks__holder_session,
+		                                setup, teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_pg_locks__holder_unreachable, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
