@@ -484,10 +484,10 @@ static void settle_devices(struct dispatch *d)
 {
 	struct bf_job *job = d->job;
 	int64_t now = (int64_t)time(NULL);
-	struct bf_err err = BF_ERR_INIT;
 
 	for (size_t i = 0; i < job->nworkers; i++) {
 		struct bf_worker *w = job->workers[i];
+		struct bf_err err = BF_ERR_INIT;
 
 		if (w->local || !w->leased)
 			continue;
