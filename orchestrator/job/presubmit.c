@@ -16,6 +16,7 @@
 #include "git/workspace.h"
 #include "job/compare.h"
 #include "job/dispatch.h"
+#include "job/heartbeat.h"
 #include "job/plan.h"
 #include "job/presubmit_int.h"
 #include "job/worker.h"
@@ -422,7 +423,9 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
                      struct bf_err *err_out)
 {
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_heartbeat *hb;
 	struct bf_job job;
+	char holder[128];
 	int ret;
 
 	memset(&job, 0, sizeof(job));
@@ -464,7 +467,17 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}
-	if ((ret = prepare_sides(&job, &err))) {
+	/*
+	 * The run says it is alive from its creation: through the build
+	 * and the pool's queue too, which can outlast a PostgreSQL
+	 * restart's grace (another host would then mark it aborted).
+	 */
+	bf_heartbeat_holder(holder, sizeof(holder), &job);
+	hb = bf_heartbeat_start(&job, holder, cfg->devices.lease_time_s);
+	ret = prepare_sides(&job, &err);
+	if (ret)
+		bf_heartbeat_stop(hb);
+	if (ret) {
 		if (job.record) {
 			bf_store_run_finish(store, job.run_id, "failed",
 			                    (int64_t)time(NULL), NULL);
@@ -489,6 +502,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		job.aborted = true;
 		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
 	}
+	bf_heartbeat_stop(hb);
 	if (job.record) {
 		ret = conclude_record(&job, &err);
 		goto out;
