@@ -2,7 +2,6 @@
 
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -479,18 +478,19 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 	return ret;
 }
 
-/* After the threads: leases back, health of the devices recorded. */
+/* After the threads: leases back, device health recorded (job->lock). */
 static void settle_devices(struct dispatch *d)
 {
 	struct bf_job *job = d->job;
 	int64_t now = (int64_t)time(NULL);
-	struct bf_err err = BF_ERR_INIT;
 
 	for (size_t i = 0; i < job->nworkers; i++) {
 		struct bf_worker *w = job->workers[i];
+		struct bf_err err = BF_ERR_INIT;
 
 		if (w->local || !w->leased)
 			continue;
+		w->leased = false; /* the heartbeat renews it no more */
 		/*
 		 * The run's result stands on this device's samples only
 		 * while the job still holds its lease.
@@ -550,42 +550,41 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	struct dispatch d;
 	struct worker_arg *args;
 	pthread_t *threads;
-	struct bf_heartbeat *hb;
 	size_t nthreads;
 	bool local = !job->o->device && !job->o->pool &&
 	             !strcmp(job->cfg->devices.pool, "local");
-	char host[64] = "host";
 	int ret = 0;
 
 	memset(&d, 0, sizeof(d));
 	d.job = job;
-	gethostname(host, sizeof(host) - 1);
-	snprintf(d.holder, sizeof(d.holder), "benchfarm@%s:%ld:run%lld", host,
-	         (long)getpid(), (long long)job->run_id);
+	bf_heartbeat_holder(d.holder, sizeof(d.holder), job);
 	build_units(&d);
+	/* as the job's heartbeat, under job->lock: workers, store */
+	pthread_mutex_lock(&job->lock);
 	if (local || (job->o->device && !strcmp(job->o->device, "local"))) {
 		job->workers = bf_xcalloc(1, sizeof(*job->workers));
 		job->workers[job->nworkers++] = bf_worker_new_local(job);
-	} else if ((ret = lease_pool(&d, d.nunits, err))) {
-		goto out;
+	} else {
+		ret = lease_pool(&d, d.nunits, err);
 	}
+	pthread_mutex_unlock(&job->lock);
+	if (ret)
+		goto out;
 	/* Spares leased later run in the thread of the device they replace. */
 	nthreads = job->nworkers;
 	args = bf_xcalloc(nthreads, sizeof(*args));
 	threads = bf_xcalloc(nthreads, sizeof(*threads));
-	/* a local job beats too: its run says it is alive (a PostgreSQL
-	 * restart leaves other hosts only that to go by) */
-	hb = bf_heartbeat_start(job, d.holder, job->cfg->devices.lease_time_s);
 	for (size_t i = 0; i < nthreads; i++) {
 		args[i] = (struct worker_arg){ &d, job->workers[i] };
 		pthread_create(&threads[i], NULL, worker_main, &args[i]);
 	}
 	for (size_t i = 0; i < nthreads; i++)
 		pthread_join(threads[i], NULL);
-	bf_heartbeat_stop(hb);
 	free(args);
 	free(threads);
+	pthread_mutex_lock(&job->lock);
 	settle_devices(&d);
+	pthread_mutex_unlock(&job->lock);
 	finish(&d);
 out:
 	for (size_t i = 0; i < d.nunits; i++)

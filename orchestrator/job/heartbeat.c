@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
@@ -133,6 +135,15 @@ struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
 		return NULL;
 	}
 	return hb;
+}
+
+void bf_heartbeat_holder(char *buf, size_t size, const struct bf_job *job)
+{
+	char host[64] = "host";
+
+	gethostname(host, sizeof(host) - 1);
+	snprintf(buf, size, "benchfarm@%s:%ld:run%lld", host, (long)getpid(),
+	         (long long)job->run_id);
 }
 
 void bf_heartbeat_stop(struct bf_heartbeat *hb)

@@ -23,6 +23,12 @@ struct bf_heartbeat;
 struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
                                         int ttl_s);
 
+/*
+ * The holder key of job's leases and queue tickets, into buf:
+ * benchfarm@HOST:PID:runRUN_ID.
+ */
+void bf_heartbeat_holder(char *buf, size_t size, const struct bf_job *job);
+
 /* Stop the thread and free hb. NULL is ok. */
 void bf_heartbeat_stop(struct bf_heartbeat *hb);
 

@@ -16,6 +16,7 @@
 #include "git/workspace.h"
 #include "job/compare.h"
 #include "job/dispatch.h"
+#include "job/heartbeat.h"
 #include "job/plan.h"
 #include "job/presubmit_int.h"
 #include "job/worker.h"
@@ -275,6 +276,7 @@ static int write_markdown(struct bf_job *job, const json_t *result,
 	md = bf_report_markdown_text(result, job->cfg->review.check_name,
 	                             job->cfg->review.link, err);
 	if (md && !path) {
+		free(*job->o->markdown_out); /* one written before, if any */
 		*job->o->markdown_out = md;
 		return BF_EXIT_OK;
 	}
@@ -289,13 +291,40 @@ static int write_markdown(struct bf_job *job, const json_t *result,
 
 /*
  * The run is over: stored as failed or complete, its result handed to
- * the caller (result_out) or dropped. Returns ret, the exit code.
+ * the caller (result_out) or dropped. Returns ret, the exit code; or
+ * BF_EXIT_INFRA when the store does not take the finish (the connection
+ * is lost, or another host already marked the run aborted): the result
+ * and reports, already written, are written again as an infrastructure
+ * failure, so that nothing says the run succeeded while the store says
+ * it did not end or was aborted.
  */
 static int finish_run(struct bf_job *job, json_t *result, int ret)
 {
-	bf_store_run_finish(job->store, job->run_id,
-	                    ret == BF_EXIT_INFRA ? "failed" : "complete",
-	                    (int64_t)time(NULL), NULL);
+	struct bf_err ferr = BF_ERR_INIT, err = BF_ERR_INIT;
+
+	if (bf_store_run_finish(job->store, job->run_id,
+	                        ret == BF_EXIT_INFRA ? "failed" : "complete",
+	                        (int64_t)time(NULL), &ferr)) {
+		char *why = bf_xasprintf(
+		        "store %s: run %lld could not be finished as %s: %s",
+		        bf_store_shown(job->store), (long long)job->run_id,
+		        ret == BF_EXIT_INFRA ? "failed" : "complete", ferr.msg);
+
+		bf_strlcpy(job->abort_msg, why, sizeof(job->abort_msg));
+		free(why);
+		note(job, BF_JOB_ERROR,
+		     "%s; its result is not valid, run the job again",
+		     job->abort_msg);
+		job->aborted = true;
+		job_fail(job, "run", NULL, NULL, job->abort_msg, NULL);
+		ret = BF_EXIT_INFRA;
+		json_decref(result);
+		result = job->record ? bf_job_record_json(job)
+		                     : bf_job_result_json(job);
+		write_json(job, result, &err);
+		if (!job->record)
+			write_markdown(job, result, &err);
+	}
 	if (job->o->result_out)
 		*job->o->result_out = result;
 	else
@@ -394,7 +423,9 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
                      struct bf_err *err_out)
 {
 	struct bf_err err = BF_ERR_INIT;
+	struct bf_heartbeat *hb;
 	struct bf_job job;
+	char holder[128];
 	int ret;
 
 	memset(&job, 0, sizeof(job));
@@ -436,7 +467,17 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}
-	if ((ret = prepare_sides(&job, &err))) {
+	/*
+	 * The run says it is alive from its creation: through the build
+	 * and the pool's queue too, which can outlast a PostgreSQL
+	 * restart's grace (another host would then mark it aborted).
+	 */
+	bf_heartbeat_holder(holder, sizeof(holder), &job);
+	hb = bf_heartbeat_start(&job, holder, cfg->devices.lease_time_s);
+	ret = prepare_sides(&job, &err);
+	if (ret)
+		bf_heartbeat_stop(hb);
+	if (ret) {
 		if (job.record) {
 			bf_store_run_finish(store, job.run_id, "failed",
 			                    (int64_t)time(NULL), NULL);
@@ -461,6 +502,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		job.aborted = true;
 		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
 	}
+	bf_heartbeat_stop(hb);
 	if (job.record) {
 		ret = conclude_record(&job, &err);
 		goto out;

@@ -1,5 +1,6 @@
 #include "job/wait.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -67,6 +68,10 @@ static int look(const struct bf_wait *w, int64_t *ticket, int64_t *ahead,
 	return !*ahead && w->try_lease(w->arg, busy);
 }
 
+/*
+ * Called under w->job->lock, which the job's heartbeat takes to use the
+ * store; let go while it sleeps between looks.
+ */
 int bf_wait_turn(const struct bf_wait *w, struct bf_err *err)
 {
 	struct bf_store *store = w->job->store;
@@ -117,7 +122,9 @@ int bf_wait_turn(const struct bf_wait *w, struct bf_err *err)
 		last_ahead = ahead;
 		last_busy = busy;
 		waited = true;
+		pthread_mutex_unlock(&w->job->lock);
 		nanosleep(&poll, NULL);
+		pthread_mutex_lock(&w->job->lock);
 	}
 	if (rc == 1) {
 		rc = 0;

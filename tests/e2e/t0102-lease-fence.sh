@@ -3,8 +3,11 @@
 # lease time of 3 s (devices.lease_time). A compare holds its lease past
 # the lease time while its benchmark runs (the heartbeat renews it). A
 # compare stopped (SIGSTOP) past its lease time loses the device to
-# another compare; when it goes on (SIGCONT) the store refuses its
-# samples, it exits 3 and the other compare's results are intact. A
+# another compare; when it goes on (SIGCONT) it exits 3, nothing of it is
+# stored and the other compare's results are intact: stopped in a warmup,
+# the check of its lease before the next run stops it; stopped in a
+# measured run, that run completes and the store refuses its samples
+# (the fenced write). A
 # compare SIGKILLed on another host (its process cannot be checked from
 # here) frees the device after the lease time, and the next compare,
 # waiting its turn, uses it. All of it on a SQLite store, then again on
@@ -31,15 +34,20 @@ sed -i -e 's/^devices: {pool: lab}$/devices: {pool: lab, lease_time: 3}/' \
 	"$R/bf.yaml"
 grep -q 'lease_time: 3' "$R/bf.yaml" && grep -q 'warmup: 1' "$R/bf.yaml" ||
 	t_fail "set the lease time and a warmup"
+# the same without the warmup: its first run is a measured one (a file
+# beside bf.yaml, not committed: the config is read from the work tree)
+sed 's/^runs: {repeats: 2, warmup: 1}$/runs: {repeats: 2, warmup: 0}/' \
+	"$R/bf.yaml" >"$R/measured.yaml"
+grep -q 'warmup: 0' "$R/measured.yaml" || t_fail "set no warmup"
 
-fence_checks() {
-	rm -f "$T"/?.json
-	sshd_add dev "$dev_port" "add the device" --labels lab --agent "$BFA" \
-		--workdir "$T/work"
-
-	# A: its benchmark blocks until go; it is stopped once it runs.
+# stopped_compare CONFIG: compare A (config CONFIG) runs the blocking
+# benchmark and is stopped (SIGSTOP) there past its lease time; compare
+# B takes the device and finishes; A's benchmark ends and A goes on
+# (SIGCONT). Sets run_a, tok_a, run_b, tok_b, n_b (B's samples), calls
+# (runs of the benchmark before A went on) and crc (A's exit code).
+stopped_compare() {
 	touch "$T/block"
-	"$BF" compare -c "$R/bf.yaml" --base main --patch main \
+	"$BF" compare -c "$1" --base main --patch main \
 		>"$T/a.out" 2>"$T/a.err" &
 	cpid=$!
 	if timeout 60 sh -c 'read x <"$1"' sh "$T/started"; then
@@ -48,6 +56,7 @@ fence_checks() {
 		t_fail "the benchmark never started: $(cat "$T/a.err")"
 	fi
 	tok_a=$(db "select token from leases")
+	run_a=$(db "select id from runs where status = 'running'")
 	# The heartbeat renews the lease while the benchmark runs, past the
 	# lease time (without it the lease would lapse 3 s after it was taken).
 	poll "the heartbeat renews the running job's lease past its lease time" \
@@ -72,29 +81,53 @@ fence_checks() {
 	wait "$cpid"
 	crc=$?
 	cpid=
-	# Its blocked warmup of one side is followed by the other side's:
-	# a worker that did not check its lease would run that one.
-	[ "$(wc -l <"$T/calls")" = "$calls" ] &&
-		t_ok "the stopped compare runs its benchmark no more" ||
-		t_fail "it ran its benchmark $(($(wc -l <"$T/calls") - calls)) more times after its lease was taken"
+}
+
+# stopped_outcome WHERE: what stopped_compare left: A exits 3 saying
+# (after WHERE: the step the store refused) its lease went to B's token,
+# nothing of run A is stored, B's run is intact.
+stopped_outcome() {
 	[ $crc = 3 ] && t_ok "the stopped compare exits 3" ||
 		t_fail "exit $crc (stderr: $(cat "$T/a.err"))"
 	grep_file "saying why" \
-		"stopped: a device's lease was lost (it keeps its health): device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
+		"stopped: a device's lease was lost (it keeps its health): $1device 'dev': its lease was taken by another job (token $tok_b > $tok_a); this job's results for it are not stored" \
 		"$T/a.err"
-	run_a=$(db "select id from runs where id <> $run_b")
-	[ "$(db "select count(*) from samples where run_id = $run_a")" = 0 ] &&
+	[ "$(db "select count(*) from samples where run_id = ${run_a:-0}")" = 0 ] &&
 		t_ok "nothing of the stopped compare's is stored" ||
-		t_fail "$(db "select count(*) from samples where run_id = $run_a") samples of the stopped compare"
-	[ "$(db "select status from runs where id = $run_a")" = failed ] &&
+		t_fail "$(db "select count(*) from samples where run_id = ${run_a:-0}") samples of the stopped compare"
+	[ "$(db "select status from runs where id = ${run_a:-0}")" = failed ] &&
 		t_ok "its run is failed, not complete" ||
-		t_fail "its run is $(db "select status from runs where id = $run_a")"
+		t_fail "its run is $(db "select status from runs where id = ${run_a:-0}")"
 	[ "$n_b" -gt 0 ] && [ "$(db "select count(*) from samples where run_id = $run_b")" = "$n_b" ] &&
 		[ "$(db "select status from runs where id = $run_b")" = complete ] &&
 		t_ok "the other compare's $n_b samples and result are intact" ||
 		t_fail "the other compare's run: $(db "select status, (select count(*) from samples where run_id = $run_b) from runs where id = $run_b")"
 	[ "$(db "select count(*) from leases")" = 0 ] &&
 		t_ok "no lease is left" || t_fail "$(db "select * from leases")"
+}
+
+fence_checks() {
+	rm -f "$T"/?.json
+	sshd_add dev "$dev_port" "add the device" --labels lab --agent "$BFA" \
+		--workdir "$T/work"
+
+	# Stopped in a warmup, which stores nothing: the check of its lease
+	# before the next run stops it.
+	stopped_compare "$R/bf.yaml"
+	# Its blocked warmup of one side is followed by the other side's:
+	# a worker that did not check its lease would run that one.
+	[ "$(wc -l <"$T/calls")" = "$calls" ] &&
+		t_ok "the stopped compare runs its benchmark no more" ||
+		t_fail "it ran its benchmark $(($(wc -l <"$T/calls") - calls)) more times after its lease was taken"
+	stopped_outcome ""
+
+	# Stopped in a measured run (no warmup): that run completes after
+	# SIGCONT and its samples go to a fenced write, which the store
+	# refuses (the lease's token is no longer the device's): were the
+	# write not fenced, they would be stored under run A. The message
+	# says it was that write the store refused.
+	stopped_compare "$R/measured.yaml"
+	stopped_outcome "recording the samples of 'micro': "
 
 	# SIGKILL, the holder on another host: the lease's host is set to one
 	# that is not this one, as a compare of another CI runner would have
