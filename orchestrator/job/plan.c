@@ -107,6 +107,15 @@ void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
 	free(order);
 }
 
+void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
+                        int repeats, int warmup, bool interleave, uint64_t seed)
+{
+	if (duet)
+		bf_plan_build_duet(plan, nbench, repeats, warmup, seed);
+	else
+		bf_plan_build(plan, nbench, repeats, warmup, interleave, seed);
+}
+
 void bf_plan_release(struct bf_plan *plan)
 {
 	if (!plan)

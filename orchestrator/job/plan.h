@@ -46,6 +46,10 @@ void bf_plan_build(struct bf_plan *plan, int nbench, int repeats, int warmup,
  */
 void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
                         int warmup, uint64_t seed);
+/* bf_plan_build_duet() when duet, else bf_plan_build(). */
+void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
+                        int repeats, int warmup, bool interleave,
+                        uint64_t seed);
 void bf_plan_release(struct bf_plan *plan);
 
 /* "base", "patch" or "both". */
