@@ -1,94 +1,32 @@
 /*
- * Paired comparison of the rounds of a duet: the Wilcoxon signed-rank
- * test and a bootstrap interval of the median ratio, on the per-round
- * log ratios of patch to base.
+ * Paired comparison of the rounds of a duet: the sign test and a
+ * bootstrap interval of the median ratio, on the per-round log ratios
+ * of patch to base.
  */
 #include "benchfarm/stats_paired.h"
 
 #include <math.h>
-#include <stdlib.h>
 
 #include "benchfarm/alloc.h"
 
-#define EXACT_MAX 60
-
-struct ranked {
-	double abs;
-	bool positive;
-};
-
-static int by_abs(const void *a, const void *b)
+double bf_stats_sign_test(const double *d, size_t n, double *positive)
 {
-	double x = ((const struct ranked *)a)->abs;
-	double y = ((const struct ranked *)b)->abs;
+	size_t m = 0, k = 0, lo;
+	double sum = 0;
 
-	return (x > y) - (x < y);
-}
-
-/*
- * P(W+ <= k) for n untied ranks 1..n, each positive with probability
- * 1/2: the count of subsets of 1..n summing to at most k, over 2^n.
- */
-static double exact_cdf(size_t n, double k)
-{
-	size_t max = n * (n + 1) / 2;
-	double *c = bf_xcalloc(max + 1, sizeof(*c)), sum = 0;
-
-	c[0] = 1;
-	for (size_t r = 1; r <= n; r++)
-		for (size_t s = max; s >= r; s--)
-			c[s] += c[s - r];
-	for (size_t s = 0; s <= max && (double)s <= k; s++)
-		sum += c[s];
-	free(c);
-	return sum / ldexp(1, (int)n);
-}
-
-double bf_stats_signed_rank(const double *d, size_t n, double *w_plus)
-{
-	struct ranked *r = bf_xcalloc(n ? n : 1, sizeof(*r));
-	double w = 0, ties = 0, mean, var, p;
-	size_t m = 0;
-	bool tied = false;
-
-	for (size_t i = 0; i < n; i++)
-		if (d[i] != 0)
-			r[m++] = (struct ranked){ fabs(d[i]), d[i] > 0 };
-	qsort(r, m, sizeof(*r), by_abs);
-	for (size_t i = 0; i < m;) {
-		size_t j = i;
-
-		while (j + 1 < m && r[j + 1].abs == r[i].abs)
-			j++;
-		/* ranks i+1..j+1 share their mean */
-		for (size_t k = i; k <= j; k++)
-			if (r[k].positive)
-				w += (double)(i + j + 2) / 2;
-		if (j > i) {
-			double t = (double)(j - i + 1);
-
-			tied = true;
-			ties += t * t * t - t;
-		}
-		i = j + 1;
+	for (size_t i = 0; i < n; i++) {
+		m += d[i] != 0;
+		k += d[i] > 0;
 	}
-	free(r);
-	*w_plus = w;
+	*positive = (double)k;
 	if (m == 0)
 		return 1;
-	mean = (double)m * (double)(m + 1) / 4;
-	if (!tied && m <= EXACT_MAX) {
-		double lo = w < mean ? w : 2 * mean - w;
-
-		p = 2 * exact_cdf(m, lo);
-	} else {
-		double dev = fabs(w - mean) - 0.5;
-
-		var = (double)m * (double)(m + 1) * (double)(2 * m + 1) / 24 -
-		      ties / 48;
-		p = var > 0 ? erfc((dev > 0 ? dev : 0) / sqrt(2 * var)) : 1;
-	}
-	return p > 1 ? 1 : p;
+	lo = k < m - k ? k : m - k;
+	/* P(X <= lo) for X ~ Binomial(m, 1/2), term by term in logs */
+	for (size_t i = 0; i <= lo; i++)
+		sum += exp(lgamma((double)m + 1) - lgamma((double)i + 1) -
+		           lgamma((double)(m - i) + 1) - (double)m * log(2));
+	return 2 * sum > 1 ? 1 : 2 * sum;
 }
 
 static int check(const double *x, size_t n, const char *side,
@@ -134,7 +72,7 @@ int bf_compare_paired(struct bf_compare_result *out, const double *base,
 	d = bf_xcalloc(n, sizeof(*d));
 	for (size_t i = 0; i < n; i++)
 		d[i] = log(patch[i] / base[i]);
-	out->p_value = out->p_adjusted = bf_stats_signed_rank(d, n, &out->u);
+	out->p_value = out->p_adjusted = bf_stats_sign_test(d, n, &out->u);
 	out->effect = exp(bf_stats_median(d, n)) - 1;
 	if (n < BF_COMPARE_MIN_SAMPLES) {
 		free(d);
