@@ -137,3 +137,31 @@ expect_exit 3 "duet on one core fails as infrastructure (exit 3)" \
 	taskset -c 0 "$BF" compare -c "$R/bf.yaml" --mode duet --seed 4
 grep_file "the error names the device and the cores" \
 	"device 'local': runs.mode: duet needs 2 cores.*may run on 1" "$ERR"
+
+# Over a real sshd device running the agent, leased from pool lab: the
+# rounds run on the device's two cores and both sides are stored under
+# the device's lease.
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+	sshd_setup
+	sshd_pool "for duet rounds" d1
+	P="$T/pool"
+	pool_repo "$P" <<X
+exec "$T/spin" 250 "$T/log"
+X
+	sed -i 's/^runs: .*/runs: {mode: duet, repeats: 10, warmup: 0}/' \
+		"$P/bf.yaml"
+	t_git -C "$P" commit -q -am "duet"
+	t_git -C "$P" checkout -q -b patch
+	sed -i 's/ 250 / 300 /' "$P/bench.sh"
+	t_git -C "$P" commit -q -am "20% more work"
+	rm -f "$T/log"
+	expect_exit 0 "d1: compare main against 20% more work in duet mode" \
+		"$BF" compare -c "$P/bf.yaml" --base main --patch patch \
+		--seed 5 --json "$T/pool.json"
+	jq_check "d1: regressed, measured on d1 in duet mode" \
+		'.results[0].verdict == "regressed" and .settings.run_mode == "duet" and ([.samples[].device] | unique) == ["d1"]' "$T/pool.json"
+	overlap "d1: each round's base and patch ran at the same time on two cores"
+	_id=$(jq '.run_id' "$T/pool.json")
+	sql_check "d1: 10 rounds stored, each with both sides" "10 10" \
+		"select group_concat(n, ' ') from (select count(*) as n from samples where run_id = $_id and device = 'd1' group by side)"
+fi
