@@ -104,6 +104,17 @@ jq_check "the result says duet and 12 rounds" \
 	'.settings.run_mode == "duet" and .settings.repeats == 12' "$T/r.json"
 grep_file "the markdown header says duet mode" \
 	"duet mode: 12 rounds of base and patch at the same time on two cores" "$OUT"
+cat >"$T/gerrit.yaml" <<X
+version: 1
+project: {repo: $R}
+benchmarks: [{name: spin, command: [sh, bench.sh]}]
+review: {gerrit: {host: 127.0.0.1, change: "1,1"}}
+X
+expect_exit 0 "the Gerrit review renders" "$BF" report -c "$T/gerrit.yaml" \
+	--no-post -f gerrit -i "$T/r.json" --output-dir "$T/gerrit"
+jq_check "the Gerrit message says 12 duet rounds" \
+	'.message | contains("12 duet rounds (base and patch at once) on ")' \
+	"$T/gerrit/gerrit-review.json"
 check "13 rounds (1 warmup) logged 26 runs" test "$(wc -l <"$T/log")" -eq 26
 overlap "each round's base and patch ran at the same time on two cores"
 _id=$(jq '.run_id' "$T/r.json")
