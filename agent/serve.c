@@ -15,6 +15,7 @@ static const struct bf_req requests[] = {
 	{ "info", bf_req_info, 0 },
 	{ "check", bf_req_check, 0 },
 	{ "run", bf_req_run, 0 },
+	{ "duet", bf_req_duet, 0 },
 	{ "instrument", bf_req_instrument, 0 },
 	{ "shutdown", req_shutdown, BF_REQ_ENDS_SESSION },
 };

@@ -31,6 +31,9 @@ int bf_agent_serve(int in_fd, int out_fd, struct bf_agent_ctx *ctx);
 /* Handlers, one file each. */
 int bf_req_run(int out_fd, const json_t *req, int64_t id,
                struct bf_agent_ctx *ctx);
+/* "duet": two run requests at once, each on its own core (req_duet.c). */
+int bf_req_duet(int out_fd, const json_t *req, int64_t id,
+                struct bf_agent_ctx *ctx);
 int bf_req_info(int out_fd, const json_t *req, int64_t id,
                 struct bf_agent_ctx *ctx);
 int bf_req_check(int out_fd, const json_t *req, int64_t id,

@@ -15,6 +15,7 @@ CORE_OBJS += core/src/stats.o
 CORE_OBJS += core/src/stats_mwu.o
 CORE_OBJS += core/src/stats_verdict.o
 CORE_OBJS += core/src/stats_seq.o
+CORE_OBJS += core/src/stats_paired.o
 CORE_OBJS += core/src/proto.o
 CORE_OBJS += core/src/fs.o
 CORE_OBJS += core/src/index.o

@@ -22,7 +22,8 @@
 static const char usage_text[] =
         "usage: benchfarm compare -c CONFIG [--base REV] [--patch REV] "
         "[--allow-same]\n"
-        "                         [--repeats N|auto]\n"
+        "                         [--repeats N|auto] "
+        "[--mode interleaved|duet]\n"
         "                         [--device NAME | --pool LABEL] [--wait "
         "SECONDS]\n"
         "                         [--json FILE]"
@@ -59,6 +60,12 @@ static const char usage_text[] =
         "                         runs.min_repeats and runs.max_repeats "
         "(default:\n"
         "                         runs.repeats)\n"
+        "        --mode MODE      interleaved: one run at a time; duet: "
+        "base and\n"
+        "                         patch at the same time on two cores, "
+        "judged on\n"
+        "                         their per-round ratios (default: "
+        "runs.mode)\n"
         "        --warmup N       discarded runs per side (default: "
         "runs.warmup)\n"
         "        --device NAME    run on this registered device (or "
@@ -118,6 +125,7 @@ enum {
 	OPT_MIN_EFFECT,
 	OPT_WARMUP,
 	OPT_ALLOW_SAME,
+	OPT_MODE,
 	OPT_WAIT,
 };
 
@@ -185,6 +193,7 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "alpha", required_argument, NULL, OPT_ALPHA },
 		{ "min-effect", required_argument, NULL, OPT_MIN_EFFECT },
+		{ "mode", required_argument, NULL, OPT_MODE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -225,6 +234,17 @@ static int parse_opts(struct bf_presubmit_opts *o, int argc, char **argv)
 			break;
 		case OPT_TRACE:
 			o->trace_bench = optarg;
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "interleaved") &&
+			    strcmp(optarg, "duet"))
+				return bf_cmd_fail(
+				        BF_EXIT_USAGE, "compare",
+				        "--mode: '%s' is not a mode: "
+				        "use 'interleaved' or 'duet'",
+				        optarg);
+			o->mode = strcmp(optarg, "duet") ? BF_MODE_INTERLEAVED
+			                                 : BF_MODE_DUET;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -187,9 +187,12 @@ static void add_setup(struct bf_buf *b, const json_t *result)
 		            (long long)json_integer_value(
 		                    json_object_get(set, "max_repeats")));
 	else
-		bf_buf_addf(b, ", %lld runs per side on ",
+		bf_buf_addf(b, ", %lld %s on ",
 		            (long long)json_integer_value(
-		                    json_object_get(set, "repeats")));
+		                    json_object_get(set, "repeats")),
+		            strcmp(bf_json_str_or(set, "run_mode", ""), "duet")
+		                    ? "runs per side"
+		                    : "duet rounds (base and patch at once)");
 	start = b->len;
 	json_array_foreach(devices, i, dev)
 	{

@@ -203,6 +203,13 @@ struct bf_cfg {
 		int min_repeats, max_repeats;
 		int warmup;
 		bool interleave;
+		/*
+		 * runs.mode: duet: each round runs base and patch at the
+		 * same time on two cores of one device, judged on the
+		 * per-round ratios (stats_paired.h); false: "interleaved",
+		 * one run at a time.
+		 */
+		bool duet;
 		uint64_t seed; /* 0 = choose one and record it */
 		int retries;
 		int samples_max; /* samples one run may send */

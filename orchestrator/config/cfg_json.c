@@ -95,6 +95,7 @@ static json_t *runs_json(const struct bf_cfg *cfg)
 	set(o, "max_repeats", json_integer(cfg->runs.max_repeats));
 	set(o, "warmup", json_integer(cfg->runs.warmup));
 	set(o, "interleave", json_boolean(cfg->runs.interleave));
+	set(o, "mode", json_string(cfg->runs.duet ? "duet" : "interleaved"));
 	if (cfg->runs.seed <= INT64_MAX) {
 		set(o, "seed", json_integer((json_int_t)cfg->runs.seed));
 	} else {

@@ -290,7 +290,25 @@ static int load_repeats(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 	                         path);
 }
 
+/* runs.mode: "interleaved" (one run at a time) or "duet" (two at once). */
+static int load_mode(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                     const char *path)
+{
+	struct bf_cfg *cfg = obj;
+	const char *v =
+	        node->type == YAML_SCALAR_NODE ? bf_cfg__scalar(node) : "";
+
+	if (strcmp(v, "interleaved") && strcmp(v, "duet"))
+		return bf_cfg__error(ld, node,
+		                     "'%s' must be 'interleaved' or 'duet', "
+		                     "not '%s'",
+		                     path, v);
+	cfg->runs.duet = !strcmp(v, "duet");
+	return 0;
+}
+
 static const struct bf_cfg__field runs_fields[] = {
+	BF_CFG__FN_KEY("mode", 0, 0, load_mode),
 	BF_CFG__FN_KEY("repeats", 0, 0, load_repeats),
 	BF_CFG__INT_KEY("min_repeats", OFF(runs.min_repeats),
 	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),
@@ -428,6 +446,15 @@ static int check_adaptive(struct bf_cfg__ld *ld, yaml_node_t *runs,
 
 	if (!cfg->runs.adaptive || !runs)
 		return 0;
+	if (cfg->runs.duet) {
+		at = bf_cfg__find_key(ld, runs, "mode");
+		return bf_cfg__error(
+		        ld, at ? at : runs,
+		        "'runs.mode: duet' takes a fixed number of "
+		        "rounds: set 'runs.repeats' to a number, "
+		        "not 'auto' (adaptive repeats are not "
+		        "available in duet mode)");
+	}
 	if (cfg->runs.max_repeats < cfg->runs.min_repeats) {
 		at = bf_cfg__find_key(ld, runs, "max_repeats");
 		return bf_cfg__error(ld, at ? at : runs,

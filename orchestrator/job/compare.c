@@ -7,6 +7,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/sample.h"
+#include "benchfarm/stats_paired.h"
 #include "config/cfg.h"
 #include "job/plan.h"
 
@@ -216,7 +217,8 @@ void bf_comparison_add_error(struct bf_comparison *c, const struct bf_cfg *cfg,
 	                             "code", code, "message", message));
 }
 
-static void judge_one(struct bf_series *s, const struct bf_compare_opts *o)
+static void judge_one(struct bf_series *s, const struct bf_compare_opts *o,
+                      bool paired)
 {
 	struct bf_compare_opts opts = *o;
 	struct bf_err err = BF_ERR_INIT;
@@ -227,8 +229,22 @@ static void judge_one(struct bf_series *s, const struct bf_compare_opts *o)
 		return;
 	}
 	opts.higher_is_better = s->higher_is_better;
-	if (bf_compare_samples(&s->result, s->side[0].v, s->side[0].n,
-	                       s->side[1].v, s->side[1].n, &opts, &err)) {
+	if (paired && s->side[0].n != s->side[1].n) {
+		s->error = bf_xasprintf("duet rounds do not pair up: %zu base "
+		                        "and %zu patch values (a side's output "
+		                        "left the series out of some rounds)",
+		                        s->side[0].n, s->side[1].n);
+		return;
+	}
+	if (paired) {
+		if (bf_compare_paired(&s->result, s->side[0].v, s->side[1].v,
+		                      s->side[0].n, &opts, &err)) {
+			s->error = bf_xstrdup(err.msg);
+			return;
+		}
+	} else if (bf_compare_samples(&s->result, s->side[0].v, s->side[0].n,
+	                              s->side[1].v, s->side[1].n, &opts,
+	                              &err)) {
 		s->error = bf_xstrdup(err.msg);
 		return;
 	}
@@ -247,7 +263,7 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 	        min_effect >= 0 ? min_effect : cfg->presubmit.min_effect;
 	opts.seed = seed;
 	for (size_t i = 0; i < c->n; i++) {
-		judge_one(&c->series[i], &opts);
+		judge_one(&c->series[i], &opts, c->paired);
 		if (c->series[i].judged)
 			all[k++] = c->series[i].result;
 	}

@@ -54,6 +54,12 @@ struct bf_comparison {
 	 * the last look taken (-1: none) and why its runs stopped.
 	 */
 	struct bf_seq_design *design; /* NULL: a fixed number of runs */
+	/*
+	 * Duet mode: both sides of a round are added together, only when
+	 * both worked, so side[0].v[i] and side[1].v[i] are one round's
+	 * pair, judged on their ratios (bf_compare_paired).
+	 */
+	bool paired;
 	double seq_min_effect;
 	int *last_look; /* [bench] */
 	enum bf_seq_decision *stop; /* [bench]; BF_SEQ_OPEN: not stopped */

@@ -5,19 +5,27 @@
 
 const char *bf_side_name(int side)
 {
-	return side == BF_SIDE_BASE ? "base" : "patch";
+	return side == BF_SIDE_BASE    ? "base"
+	       : side == BF_SIDE_PATCH ? "patch"
+	                               : "both";
 }
 
-static void push(struct bf_plan *plan, size_t *alloc, int bench, int side,
-                 int repeat, bool warmup)
+static void push_step(struct bf_plan *plan, size_t *alloc,
+                      struct bf_plan_step step)
 {
 	if (plan->n == *alloc) {
 		*alloc = *alloc ? *alloc * 2 : 64;
 		plan->steps = bf_xreallocarray(plan->steps, *alloc,
 		                               sizeof(*plan->steps));
 	}
-	plan->steps[plan->n++] =
-	        (struct bf_plan_step){ bench, side, repeat, warmup };
+	plan->steps[plan->n++] = step;
+}
+
+static void push(struct bf_plan *plan, size_t *alloc, int bench, int side,
+                 int repeat, bool warmup)
+{
+	push_step(plan, alloc,
+	          (struct bf_plan_step){ bench, side, repeat, warmup, false });
 }
 
 /* A random permutation of 0..n-1 (Fisher-Yates). */
@@ -70,6 +78,42 @@ void bf_plan_build(struct bf_plan *plan, int nbench, int repeats, int warmup,
 		}
 	}
 	free(order);
+}
+
+void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
+                        int warmup, uint64_t seed)
+{
+	int *order = bf_xcalloc((size_t)(nbench ? nbench : 1), sizeof(int));
+	struct bf_rng rng;
+	size_t alloc = 0;
+	bool swapped = false;
+
+	plan->steps = NULL;
+	plan->n = 0;
+	bf_rng_seed(&rng, seed);
+	for (int w = 0; w < warmup; w++)
+		for (int b = 0; b < nbench; b++)
+			push_step(plan, &alloc,
+			          (struct bf_plan_step){ b, BF_SIDE_BOTH, w,
+			                                 true, w % 2 == 1 });
+	for (int r = 0; r < repeats; r++) {
+		swapped = r % 2 == 0 ? bf_rng_below(&rng, 2) == 1 : !swapped;
+		shuffle(order, nbench, &rng);
+		for (int i = 0; i < nbench; i++)
+			push_step(plan, &alloc,
+			          (struct bf_plan_step){ order[i], BF_SIDE_BOTH,
+			                                 r, false, swapped });
+	}
+	free(order);
+}
+
+void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
+                        int repeats, int warmup, bool interleave, uint64_t seed)
+{
+	if (duet)
+		bf_plan_build_duet(plan, nbench, repeats, warmup, seed);
+	else
+		bf_plan_build(plan, nbench, repeats, warmup, interleave, seed);
 }
 
 void bf_plan_release(struct bf_plan *plan)

@@ -13,6 +13,7 @@
 enum bf_side_id {
 	BF_SIDE_BASE = 0,
 	BF_SIDE_PATCH = 1,
+	BF_SIDE_BOTH = 2, /* a duet round: base and patch at once */
 };
 
 struct bf_plan_step {
@@ -20,6 +21,7 @@ struct bf_plan_step {
 	int side; /* enum bf_side_id */
 	int repeat; /* repeat index, or warmup index when warmup */
 	bool warmup; /* result discarded */
+	bool swapped; /* a duet round: base on the second core, patch first */
 };
 
 struct bf_plan {
@@ -33,9 +35,24 @@ struct bf_plan {
  */
 void bf_plan_build(struct bf_plan *plan, int nbench, int repeats, int warmup,
                    bool interleave, uint64_t seed);
+
+/*
+ * Duet mode: each round is one step (side BF_SIDE_BOTH) running base and
+ * patch at the same time on two cores; warmup rounds first, then
+ * repeats rounds of every benchmark, the benchmarks in a random order
+ * each round. Which side gets which core comes in balanced blocks like
+ * interleaving's order (even rounds draw, odd rounds mirror), so that a
+ * faster core falls on both sides alike. Same seed, same plan.
+ */
+void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
+                        int warmup, uint64_t seed);
+/* bf_plan_build_duet() when duet, else bf_plan_build(). */
+void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
+                        int repeats, int warmup, bool interleave,
+                        uint64_t seed);
 void bf_plan_release(struct bf_plan *plan);
 
-/* "base" or "patch". */
+/* "base", "patch" or "both". */
 const char *bf_side_name(int side);
 
 #endif /* BF_PLAN_H */

@@ -403,6 +403,14 @@ static int start_adaptive(struct bf_job *job, struct bf_err *err)
 	double min_effect = job->o->min_effect >= 0 ? job->o->min_effect
 	                                            : cfg->presubmit.min_effect;
 
+	if (job->duet) {
+		bf_err_set(err, BF_EINVAL,
+		           "%s: adaptive repeats (repeats: auto) are not "
+		           "available in duet mode: give a number of repeats "
+		           "or use --mode interleaved",
+		           cfg->path);
+		return BF_EXIT_USAGE;
+	}
 	if (!cfg->runs.interleave) {
 		bf_err_set(err, BF_EINVAL,
 		           "%s: adaptive repeats (--repeats auto) decide after "
@@ -444,6 +452,8 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	              : job.adaptive ? cfg->runs.max_repeats
 	                             : cfg->runs.repeats;
 	job.adaptive &= !o->record;
+	job.duet = !o->record &&
+	           (o->mode ? o->mode == BF_MODE_DUET : cfg->runs.duet);
 	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
 	job.record = o->record;
 	job.seed = o->seed_set           ? o->seed
@@ -454,6 +464,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.checks = json_array();
 	pthread_mutex_init(&job.lock, NULL);
 	pthread_cond_init(&job.cond, NULL);
+	job.cmp.paired = job.duet;
 	if (job.adaptive && (ret = start_adaptive(&job, &err))) {
 		note(&job, BF_JOB_ERROR, "%s", err.msg);
 		goto out;

@@ -92,7 +92,11 @@ struct bf_presubmit_opts {
 	 * leased; -1: devices.wait.
 	 */
 	int wait_s;
+	/* compare --mode: 0: runs.mode; else BF_MODE_INTERLEAVED or _DUET */
+	int mode;
 };
+
+enum { BF_MODE_INTERLEAVED = 1, BF_MODE_DUET = 2 };
 
 /* bf_presubmit_opts.repeats: repeats: auto, whatever the config says. */
 #define BF_REPEATS_AUTO (-1)
@@ -101,7 +105,7 @@ struct bf_presubmit_opts {
 	{                                                                    \
 		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
 		        NULL, 0, -1, 0, false, -1, -1, NULL, NULL, false,    \
-		        NULL, NULL, NULL, NULL, NULL, -1                     \
+		        NULL, NULL, NULL, NULL, NULL, -1, 0                  \
 	}
 
 /*

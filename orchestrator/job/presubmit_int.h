@@ -30,6 +30,7 @@ struct bf_job {
 	int repeats, warmup; /* repeats: max_repeats when adaptive */
 	bool adaptive; /* repeats: auto (cmp.design is set) */
 	bool record; /* postsubmit: side 1 only, no verdict */
+	bool duet; /* runs.mode: duet (--mode): rounds of both at once */
 	int reconnects; /* agent connections re-opened */
 	int moved_units; /* benchmarks given to another device */
 	bool aborted; /* infrastructure failure stopped the plan */

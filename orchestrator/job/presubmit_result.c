@@ -70,6 +70,9 @@ static json_t *settings_json(const struct bf_job *job)
 	        cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION ? "regression"
 	                                                        : "never");
 
+	/* how the rounds ran: one run at a time, or base and patch at once */
+	json_object_set_new(o, "run_mode",
+	                    json_string(job->duet ? "duet" : "interleaved"));
 	/* adaptive: repeats is the most; these the least and the most */
 	if (job->adaptive) {
 		json_object_set_new(o, "min_repeats",

@@ -212,8 +212,8 @@ static json_t *env_json(const struct bf_worker *w, int side,
 	return env;
 }
 
-static json_t *run_request(const struct bf_worker *w,
-                           const struct bf_plan_step *st)
+json_t *bf_worker__run_request(const struct bf_worker *w,
+                               const struct bf_plan_step *st)
 {
 	const struct bf_job *job = w->job;
 	const struct bf_cfg_benchmark *b = &job->cfg->benchmarks[st->bench];
@@ -297,45 +297,49 @@ int bf_worker_fence_end(struct bf_worker *w, int txn, int rc,
 	return bf_store_fence_end(w->job->store, txn, rc, err);
 }
 
-/*
- * Every raw sample of one measured run, in one transaction fenced by
- * the device's lease. The history
- * (job->record: run, backfill) does not keep a metric the benchmark's
- * metrics: list leaves out: nothing may judge it. A compare keeps them
- * all, as its result's samples has them.
- */
-static int store_samples(struct bf_worker *w, const struct bf_plan_step *st,
-                         const struct bf_samples *s, struct bf_err *err)
+int bf_worker__store_runs(struct bf_worker *w, const struct bf_plan_step *st,
+                          const struct bf_samples *s, int nruns,
+                          struct bf_err *err)
 {
 	struct bf_job *job = w->job;
-	const struct bf_cfg_benchmark *b = &job->cfg->benchmarks[st->bench];
 	struct bf_store_sample *rows;
-	size_t n = 0;
+	size_t n = 0, total = 0;
 	int txn = 0, ret = 0;
 
-	if (!s->n)
+	for (int r = 0; r < nruns; r++)
+		total += s[r].n;
+	if (!total)
 		return 0;
-	rows = bf_xcalloc(s->n, sizeof(*rows));
-	for (size_t k = 0; k < s->n; k++) {
-		size_t i = n;
-		bool higher;
+	rows = bf_xcalloc(total, sizeof(*rows));
+	for (int r = 0; r < nruns; r++) {
+		const struct bf_cfg_benchmark *b =
+		        &job->cfg->benchmarks[st[r].bench];
 
-		if (job->record && !bf_cfg_metric_wanted(b, s->v[k].metric,
-		                                         s->v[k].unit, &higher))
-			continue;
-		n++;
-		rows[i].run_id = job->run_id;
-		rows[i].benchmark = s->v[k].benchmark;
-		rows[i].metric = s->v[k].metric;
-		rows[i].unit = s->v[k].unit;
-		rows[i].side = (char *)(job->record ? "commit"
-		                                    : bf_side_name(st->side));
-		rows[i].commit_id = job->side[st->side].commit;
-		rows[i].device = w->name;
-		rows[i].suite = job->cfg->benchmarks[st->bench].name;
-		rows[i].repeat_idx = st->repeat;
-		rows[i].iter_idx = s->v[k].iteration;
-		rows[i].value = s->v[k].value;
+		for (size_t k = 0; k < s[r].n; k++) {
+			const struct bf_sample *x = &s[r].v[k];
+			size_t i = n;
+			bool higher;
+
+			if (job->record &&
+			    !bf_cfg_metric_wanted(b, x->metric, x->unit,
+			                          &higher))
+				continue;
+			n++;
+			rows[i].run_id = job->run_id;
+			rows[i].benchmark = x->benchmark;
+			rows[i].metric = x->metric;
+			rows[i].unit = x->unit;
+			rows[i].side =
+			        (char *)(job->record
+			                         ? "commit"
+			                         : bf_side_name(st[r].side));
+			rows[i].commit_id = job->side[st[r].side].commit;
+			rows[i].device = w->name;
+			rows[i].suite = b->name;
+			rows[i].repeat_idx = st[r].repeat;
+			rows[i].iter_idx = x->iteration;
+			rows[i].value = x->value;
+		}
 	}
 	if (n && !(ret = bf_worker_fence_begin(w, &txn, err))) {
 		ret = bf_store_sample_add_many(job->store, rows, n, err);
@@ -370,9 +374,10 @@ static bool counter_kept(const struct bf_cfg_benchmark *b, const char *metric)
 	return false;
 }
 
-static int add_counters(struct bf_worker *w, struct bf_samples *s,
-                        const json_t *final, const struct bf_cfg_benchmark *b,
-                        struct bf_err *err)
+int bf_worker__add_counters(struct bf_worker *w, struct bf_samples *s,
+                            const json_t *final,
+                            const struct bf_cfg_benchmark *b,
+                            struct bf_err *err)
 {
 	struct bf_samples got = BF_SAMPLES_INIT;
 	struct bf_buf why = BF_BUF_INIT;
@@ -406,7 +411,7 @@ static int record_run(struct bf_worker *w, const struct bf_plan_step *st,
 		        json_number_value(json_object_get(final, "wall_s"));
 		if (st->warmup)
 			return 0;
-		ret = store_samples(w, st, s, err);
+		ret = bf_worker__store_runs(w, st, s, 1, err);
 		if (!ret) {
 			size_t n = json_array_size(job->cmp.samples);
 
@@ -458,12 +463,14 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 	bool reuploaded = false;
 	int attempt, ret = 0;
 
+	if (st->side == BF_SIDE_BOTH)
+		return bf_worker__run_duet(w, st, err);
 	for (attempt = 0; attempt <= w->job->cfg->runs.retries; attempt++) {
 		struct bf_worker_run r = {
 			BF_SAMPLES_INIT, (size_t)w->job->cfg->runs.samples_max,
 			0, BF_ERR_INIT
 		};
-		json_t *req = run_request(w, st), *final = NULL;
+		json_t *req = bf_worker__run_request(w, st), *final = NULL;
 		double t0 = bf_now_monotonic();
 
 		/*
@@ -484,7 +491,7 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			                           b->timeout_s + 30,
 			                           bf_worker_on_event, &r, err);
 		if (!ret)
-			ret = add_counters(w, &r.s, final, b, err);
+			ret = bf_worker__add_counters(w, &r.s, final, b, err);
 		if (ret == BF_ETOOBIG && r.err.code) {
 			/* the benchmark's error: recorded, not retried */
 			*err = r.err;

@@ -12,6 +12,7 @@
 #include "store/store.h"
 
 struct bf_agentconn;
+struct bf_cfg_benchmark;
 struct bf_err;
 struct bf_job;
 struct bf_ssh;
@@ -104,6 +105,33 @@ int bf_worker_connect(struct bf_worker *w, struct bf_err *err);
  * big, changed since it was checked) sets w->job_fault.
  */
 int bf_worker__upload_artifacts(struct bf_worker *w, struct bf_err *err);
+
+/*
+ * Every raw sample of nruns measured runs (st[i] and s[i]) in one
+ * transaction fenced by the device's lease. The history (job->record:
+ * run, backfill) does not keep a metric the benchmark's metrics: list
+ * leaves out: nothing may judge it. A compare keeps them all, as its
+ * result's samples has them.
+ */
+int bf_worker__store_runs(struct bf_worker *w, const struct bf_plan_step *st,
+                          const struct bf_samples *s, int nruns,
+                          struct bf_err *err);
+/* The "run" request of one side's step (st->side base or patch). */
+json_t *bf_worker__run_request(const struct bf_worker *w,
+                               const struct bf_plan_step *st);
+/* A run's counters from its final answer into s, as metrics keep them. */
+int bf_worker__add_counters(struct bf_worker *w, struct bf_samples *s,
+                            const json_t *final,
+                            const struct bf_cfg_benchmark *b,
+                            struct bf_err *err);
+/*
+ * A duet round (st->side BF_SIDE_BOTH, worker_duet.c): both sides at
+ * once on two cores, recorded together or not at all; returns as
+ * bf_worker_run_step(). A device with fewer than 2 cores sets
+ * w->job_fault and fails with BF_EINVAL naming it.
+ */
+int bf_worker__run_duet(struct bf_worker *w, const struct bf_plan_step *st,
+                        struct bf_err *err);
 
 /*
  * Run the device checks before a measurement block (presubmit_check.c):

@@ -62,6 +62,7 @@ tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJ
 UNIT_TESTS += tests/unit/stats/test_stats
 UNIT_TESTS += tests/unit/stats/test_stats_verdict
 UNIT_TESTS += tests/unit/stats/test_stats_seq
+UNIT_TESTS += tests/unit/stats/test_stats_paired
 UNIT_TESTS += tests/unit/detect_stepfit/test_detect_jetpack
 UNIT_TESTS += tests/unit/detect_pooled/test_detect_pooled
 UNIT_TESTS += tests/unit/detect_corpus/test_detect_corpus

@@ -157,6 +157,31 @@ static void test_cfg__repeats_auto(void **state)
 	assert_non_null(strstr(err.msg, "must be between 2 and 10000"));
 }
 
+/*
+ * runs.mode: interleaved (the default) or duet; duet takes a fixed
+ * number of rounds, so repeats: auto with it is refused at the mode.
+ */
+static void test_cfg__mode(void **state)
+{
+	struct bf_cfg cfg;
+
+	(void)state;
+	load_ok(&cfg, HEAD);
+	assert_false(cfg.runs.duet);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "runs: {mode: duet}\n");
+	assert_true(cfg.runs.duet);
+	bf_cfg_release(&cfg);
+	load_ok(&cfg, HEAD "runs: {mode: interleaved}\n");
+	assert_false(cfg.runs.duet);
+	bf_cfg_release(&cfg);
+	expect_error(HEAD "runs: {mode: duo}\n", "t.yaml:7:14: ",
+	             "'runs.mode' must be 'interleaved' or 'duet', not 'duo'");
+	expect_error(HEAD "runs:\n  mode: duet\n  repeats: auto\n",
+	             "t.yaml:8:9: ",
+	             "'runs.mode: duet' takes a fixed number of rounds");
+}
+
 static void test_cfg__unknown_format(void **state)
 {
 	(void)state;
@@ -523,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_cfg__string_where_number_belongs),
 		cmocka_unit_test(test_cfg__repeat_count_out_of_range),
 		cmocka_unit_test(test_cfg__repeats_auto),
+		cmocka_unit_test(test_cfg__mode),
 		cmocka_unit_test(test_cfg__unknown_format),
 		cmocka_unit_test(test_cfg__measure),
 		cmocka_unit_test(test_cfg__duplicate_benchmark_names),

@@ -340,6 +340,48 @@ static void test_plan__release_twice_and_side_names(void **state)
 	assert_string_equal(bf_side_name(BF_SIDE_PATCH), "patch");
 }
 
+/*
+ * Duet: one step per round holding both sides, warmup rounds first,
+ * every benchmark once per round, the cores' sides swapped in balanced
+ * pairs of rounds (one round each way in rounds 2k, 2k+1), same seed
+ * same plan.
+ */
+static void test_plan__duet_rounds(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		struct bf_plan p, q;
+		int seen[3][6] = { { 0 } };
+
+		bf_plan_build_duet(&p, 3, 6, 2, seed);
+		assert_int_equal(p.n, 3 * 2 + 3 * 6);
+		for (size_t i = 0; i < p.n; i++) {
+			const struct bf_plan_step *st = &p.steps[i];
+
+			assert_int_equal(st->side, BF_SIDE_BOTH);
+			assert_true(st->warmup == (i < 6));
+			if (st->warmup)
+				continue;
+			/* rounds in order, each benchmark once a round */
+			assert_int_equal(st->repeat, (int)(i - 6) / 3);
+			seen[st->bench][st->repeat]++;
+		}
+		for (int b = 0; b < 3; b++)
+			for (int r = 0; r < 6; r++)
+				assert_int_equal(seen[b][r], 1);
+		for (int r = 0; r < 6; r += 2)
+			assert_true(p.steps[6 + 3 * r].swapped !=
+			            p.steps[6 + 3 * (r + 1)].swapped);
+		bf_plan_build_duet(&q, 3, 6, 2, seed);
+		assert_true(plans_equal(&p, &q));
+		for (size_t i = 0; i < p.n; i++)
+			assert_true(p.steps[i].swapped == q.steps[i].swapped);
+		bf_plan_release(&p);
+		bf_plan_release(&q);
+	}
+	assert_string_equal(bf_side_name(BF_SIDE_BOTH), "both");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_plan__zero_repeats_only_warmups),
 		cmocka_unit_test(test_plan__odd_repeats),
 		cmocka_unit_test(test_plan__release_twice_and_side_names),
+		cmocka_unit_test(test_plan__duet_rounds),
 	};
 
 	return cmocka_run_group_tests_name("plan", tests, NULL, NULL);

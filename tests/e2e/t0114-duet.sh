@@ -1,0 +1,178 @@
+#!/bin/sh
+# Duet mode (runs.mode: duet, --mode) on the local machine: each round
+# runs base and patch at the same time, each pinned to its own core. The
+# benchmark, a C program built here, spins a fixed amount of work (the
+# patch 20% more), reports the time it took, and logs its own start and
+# end (CLOCK_MONOTONIC) and sched_getcpu(): the test checks that the two
+# sides of every round overlapped in time on different cores, that the
+# 20% is found regressed and the A/A comparison gives no verdict, that
+# the report says duet, that repeats: auto is refused with it, and that
+# a machine the compare may use only one core of refuses duet (exit 3,
+# naming the device and the cores).
+. "$(dirname "$0")/lib.sh"
+need_cc
+
+cat >"$T/spin.c" <<'X'
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * CPU time, not wall time: this machine is shared, and the time another
+ * process holds the one core a side is pinned to falls on that side
+ * alone, by far more than 20%; the CPU time it spins is its own.
+ */
+static long long cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long long n = atoll(argv[1]) * 600000LL, start = now(), end;
+	long long c0 = cpu(), c1;
+	volatile unsigned long x = 0;
+	FILE *log;
+
+	for (long long i = 0; i < n; i++)
+		x += (unsigned long)i * 7;
+	c1 = cpu();
+	end = now();
+	log = fopen(argv[2], "a");
+	fprintf(log, "%s %lld %lld %d\n", argv[1], start, end, sched_getcpu());
+	fclose(log);
+	printf("spin %lld ns\n", c1 - c0);
+	return 0;
+}
+X
+cc -O1 -o "$T/spin" "$T/spin.c"
+
+R="$T/repo"
+mkdir -p "$R"
+t_git -C "$R" init -q -b main
+echo 250 >"$R/work"
+cat >"$R/bench.sh" <<X
+exec "$T/spin" "\$(cat work)" "$T/log"
+X
+cat >"$R/bf.yaml" <<'X'
+version: 1
+project: {repo: ., target_branch: main}
+benchmarks:
+  - {name: spin, command: [sh, bench.sh], format: lines}
+checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
+runs: {mode: duet, repeats: 12, warmup: 1}
+presubmit: {alpha: 0.05, min_effect: 0.02}
+X
+t_git -C "$R" add -A
+t_git -C "$R" commit -q -m base
+t_git -C "$R" checkout -q -b patch
+echo 300 >"$R/work"
+t_git -C "$R" commit -q -am "20% more work"
+
+# overlap WHAT: every round's two log lines (a round ends before the
+# next starts) overlap in time and name two different cpus.
+overlap() {
+	if awk 'NR % 2 == 1 { s = $2; e = $3; c = $4; next }
+		{ if (!($2 < e && s < $3) || $4 == c) bad++; rounds++ }
+		END { exit !(rounds > 0 && !bad && NR % 2 == 0) }' "$T/log"; then
+		t_ok "$1"
+	else
+		sed 's/^/#   log: /' "$T/log" | head -30
+		t_fail "$1"
+	fi
+}
+
+rm -f "$T/log"
+expect_exit 1 "20% more work in the patch fails the compare (exit 1)" \
+	"$BF" compare -c "$R/bf.yaml" --json "$T/r.json" --seed 1
+jq_check "spin regressed by about 20%" \
+	'.results[0].verdict == "regressed" and .results[0].effect > 0.10 and .results[0].effect < 0.30' "$T/r.json"
+jq_check "the result says duet and 12 rounds" \
+	'.settings.run_mode == "duet" and .settings.repeats == 12' "$T/r.json"
+grep_file "the markdown header says duet mode" \
+	"duet mode: 12 rounds of base and patch at the same time on two cores" "$OUT"
+cat >"$T/gerrit.yaml" <<X
+version: 1
+project: {repo: $R}
+benchmarks: [{name: spin, command: [sh, bench.sh]}]
+review: {gerrit: {host: 127.0.0.1, change: "1,1"}}
+X
+expect_exit 0 "the Gerrit review renders" "$BF" report -c "$T/gerrit.yaml" \
+	--no-post -f gerrit -i "$T/r.json" --output-dir "$T/gerrit"
+jq_check "the Gerrit message says 12 duet rounds" \
+	'.message | contains("12 duet rounds (base and patch at once) on ")' \
+	"$T/gerrit/gerrit-review.json"
+check "13 rounds (1 warmup) logged 26 runs" test "$(wc -l <"$T/log")" -eq 26
+overlap "each round's base and patch ran at the same time on two cores"
+_id=$(jq '.run_id' "$T/r.json")
+sql_check "12 base runs stored" 12 \
+	"select count(*) from samples where run_id = $_id and side = 'base'"
+sql_check "12 patch runs stored" 12 \
+	"select count(*) from samples where run_id = $_id and side = 'patch'"
+
+# A/A: the same commit on both sides, by --mode on an interleaved config.
+sed -i 's/mode: duet, //' "$R/bf.yaml"
+for seed in 2 3; do
+	rm -f "$T/log"
+	expect_exit 0 "A/A seed $seed passes" \
+		"$BF" compare -c "$R/bf.yaml" --mode duet --base patch \
+		--patch patch --allow-same --seed $seed --json "$T/aa.json"
+	jq_check "A/A seed $seed: no regressed or improved verdict" \
+		'.settings.run_mode == "duet" and (.results[0].verdict == "same" or .results[0].verdict == "unknown")' "$T/aa.json"
+	overlap "A/A seed $seed: the rounds overlapped on two cores"
+done
+
+expect_exit 2 "--mode duet with --repeats auto is refused (exit 2)" \
+	"$BF" compare -c "$R/bf.yaml" --mode duet --repeats auto
+grep_file "it says adaptive repeats are not available in duet mode" \
+	"not available in duet mode" "$ERR"
+expect_exit 2 "--mode other is refused (exit 2)" \
+	"$BF" compare -c "$R/bf.yaml" --mode solo
+grep_file "it names the modes" "use 'interleaved' or 'duet'" "$ERR"
+
+# One core allowed: the agent (a child of the compare) may use cpu 0 only.
+expect_exit 3 "duet on one core fails as infrastructure (exit 3)" \
+	taskset -c 0 "$BF" compare -c "$R/bf.yaml" --mode duet --seed 4
+grep_file "the error names the device and the cores" \
+	"device 'local': runs.mode: duet needs 2 cores.*may run on 1" "$ERR"
+
+# Over a real sshd device running the agent, leased from pool lab: the
+# rounds run on the device's two cores and both sides are stored under
+# the device's lease.
+if command -v sshd >/dev/null 2>&1 || [ -x /usr/sbin/sshd ]; then
+	sshd_setup
+	sshd_pool "for duet rounds" d1
+	P="$T/pool"
+	pool_repo "$P" <<X
+exec "$T/spin" 250 "$T/log"
+X
+	sed -i 's/^runs: .*/runs: {mode: duet, repeats: 10, warmup: 0}/' \
+		"$P/bf.yaml"
+	t_git -C "$P" commit -q -am "duet"
+	t_git -C "$P" checkout -q -b patch
+	sed -i 's/ 250 / 300 /' "$P/bench.sh"
+	t_git -C "$P" commit -q -am "20% more work"
+	rm -f "$T/log"
+	expect_exit 0 "d1: compare main against 20% more work in duet mode" \
+		"$BF" compare -c "$P/bf.yaml" --base main --patch patch \
+		--seed 5 --json "$T/pool.json"
+	jq_check "d1: regressed, measured on d1 in duet mode" \
+		'.results[0].verdict == "regressed" and .settings.run_mode == "duet" and ([.samples[].device] | unique) == ["d1"]' "$T/pool.json"
+	overlap "d1: each round's base and patch ran at the same time on two cores"
+	_id=$(jq '.run_id' "$T/pool.json")
+	sql_check "d1: 10 rounds stored, each with both sides" "10 10" \
+		"select group_concat(n, ' ') from (select count(*) as n from samples where run_id = $_id and device = 'd1' group by side)"
+fi
