@@ -28,6 +28,7 @@ CORE_OBJS += core/src/detect_skia.o
 CORE_OBJS += core/src/detect_skia_mwu.o
 CORE_OBJS += core/src/detect_perfherder.o
 CORE_OBJS += core/src/detect_edivisive.o
+CORE_OBJS += core/src/stats_beta.o
 CORE_OBJS += core/src/detect_pooled.o
 CORE_OBJS += core/src/numfile.o
 CORE_OBJS += core/src/report_run.o

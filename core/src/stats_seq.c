@@ -5,6 +5,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/stats.h"
 
 /* Not in POSIX (XSI extensions). */
 #define SQRT2   1.41421356237309504880
@@ -47,59 +48,9 @@ double bf_stats_norm_quantile(double p)
 	return 0.5 * (lo + hi);
 }
 
-/* Continued fraction of the incomplete beta (modified Lentz). */
-static double beta_cf(double a, double b, double x)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-
-	d = fabs(d) < tiny ? tiny : d;
-	d = 1 / d;
-	h = d;
-	for (int m = 1; m <= 1000; m++) {
-		double m2 = 2.0 * m;
-		double aa = m * (b - m) * x / ((a + m2 - 1) * (a + m2));
-		double del;
-
-		d = 1 + aa * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1));
-		d = 1 + aa * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + aa / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		del = d * c;
-		h *= del;
-		if (fabs(del - 1) < 1e-15)
-			break;
-	}
-	return h;
-}
-
-/* The regularized incomplete beta function I_x(a, b). */
-static double beta_inc(double a, double b, double x)
-{
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
-	            b * log1p(-x));
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_cf(a, b, x) / a;
-	return 1 - front * beta_cf(b, a, 1 - x) / b;
-}
-
 double bf_stats_t_sf(double x, double df)
 {
-	double tail = 0.5 * beta_inc(df / 2, 0.5, df / (df + x * x));
+	double tail = 0.5 * bf_stats_beta_inc(df / 2, 0.5, df / (df + x * x));
 
 	return x >= 0 ? tail : 1 - tail;
 }

@@ -243,4 +243,11 @@ enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
 void bf_compare_apply_fdr(struct bf_compare_result *results, size_t n,
                           const struct bf_compare_opts *opts);
 
+/*
+ * The regularized incomplete beta function I_x(a, b), for a, b > 0 and
+ * x in [0, 1] (stats_beta.c): the tails of Student's t (E-divisive's
+ * test, the sequential boundaries of adaptive repeats) come from it.
+ */
+double bf_stats_beta_inc(double a, double b, double x);
+
 #endif /* BF_STATS_H */
