@@ -413,6 +413,15 @@ each_store() {
 	T_PASS=
 }
 
+# alive_again "what" ID: poll until run ID, still running, has said it
+# is alive again: its alive_at has moved past the value it has now (its
+# job's heartbeat beat).
+alive_again() {
+	_first=$(db "select alive_at from runs where id = ${2:-0}")
+	poll "$1" "select count(*) = 1 from runs where id = ${2:-0}
+		 and status = 'running' and alive_at > ${_first:-0}"
+}
+
 # poll "what" SQL: wait (at most 60 s, looking every 0.1 s) until SQL on
 # the store prints 1: the state a test waits for, not a guessed delay.
 poll() {

@@ -66,12 +66,10 @@ build_alive_checks() {
 	else
 		t_fail "its build never started: $(cat "$T/a.err")"
 	fi
-	first=$(db "select alive_at from runs where status = 'running'")
-	[ -n "$first" ] && t_ok "its run is running, alive at $first" ||
+	id=$(db "select id from runs where status = 'running'")
+	[ -n "$id" ] && t_ok "its run $id is running" ||
 		t_fail "no running run"
-	poll "while it builds, its heartbeat says it is alive again" \
-		"select count(*) = 1 from runs where status = 'running'
-		 and alive_at > ${first:-0}"
+	alive_again "while it builds, its heartbeat says it is alive again" "$id"
 	timeout 5 sh -c ': >"$1"' sh "$T/build_go"
 	wait "$apid"
 	rc=$?
@@ -99,10 +97,8 @@ queue_alive_checks() {
 	poll "another compare waits in the pool's queue" \
 		"select count(*) = 1 from waiters"
 	run_w=$(db "select max(id) from runs where status = 'running'")
-	first=$(db "select alive_at from runs where id = ${run_w:-0}")
-	poll "while it waits, its heartbeat says its run $run_w is alive again" \
-		"select count(*) = 1 from runs where id = ${run_w:-0}
-		 and status = 'running' and alive_at > ${first:-0}"
+	alive_again "while it waits, its heartbeat says its run $run_w is alive again" \
+		"$run_w"
 	timeout 5 sh -c ': >"$1"' sh "$T/go"
 	wait "$hpid"
 	hrc=$?
