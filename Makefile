@@ -8,6 +8,8 @@
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
 #   make bench-pg        the PostgreSQL store's benchmarks only
+#   make bench-noise     record the noise study's corpus again (an hour,
+#                        on a machine doing nothing else) and replay it
 #   make include-check   each program includes only its own and core's headers
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds
 #   make vendor-check    re-fetch third_party/uplot from npm, verify its SHA-256
@@ -162,6 +164,13 @@ bench-pg: deps
 	$(Q)BF_BUILD=$(B) sh bench/lease_contend.sh
 	$(Q)BF_BUILD=$(B) sh bench/lab_day.sh
 
+# The noise study: record real comparisons quiet and beside a noisy
+# neighbour, then replay them (make bench replays the committed corpus).
+bench-noise: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)BF_BUILD=$(B) sh bench/noise/record.sh
+	$(Q)BF_BUILD=$(B) sh bench/noise/replay.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 0755 $(BENCHFARM) $(AGENT) $(DESTDIR)$(PREFIX)/bin/
@@ -186,7 +195,7 @@ headercheck:
 clean:
 	rm -rf build
 
-.PHONY: all deps tests check memcheck check-e2e demo bench bench-pg install format format-check include-check headercheck clean
+.PHONY: all deps tests check memcheck check-e2e demo bench bench-pg bench-noise install format format-check include-check headercheck clean
 .SECONDARY:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
