@@ -78,7 +78,8 @@ static int disk(const char *dir)
 		if (lseek(fd, 0, SEEK_SET) < 0)
 			break;
 		for (int i = 0; i < 8 && !stop; i++)
-			if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+			if (write(fd, buf, sizeof(buf)) !=
+			    (ssize_t)sizeof(buf)) {
 				perror(path);
 				close(fd);
 				return 1;

@@ -18,7 +18,10 @@
 # doing nothing else: whatever else runs is noise the corpus keeps.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "$SRC/${BF_BUILD:-build/default}" && pwd)
+case ${BF_BUILD:=build/default} in
+/*) B=$BF_BUILD ;;
+*) B=$SRC/$BF_BUILD ;;
+esac
 N=60
 OUT=$SRC/bench/noise/corpus.json
 while getopts n:o: o; do

@@ -47,11 +47,19 @@
 static const double min_effects[] = { 0.02, 0.01 };
 #define N_MIN_EFFECTS 2
 
-enum method { FIXED10, FIXED30, ADAPTIVE, DUET10, DUET30, DUET_SAME, N_METHODS };
+enum method {
+	FIXED10,
+	FIXED30,
+	ADAPTIVE,
+	DUET10,
+	DUET30,
+	DUET_SAME,
+	N_METHODS
+};
 
 static const char *const method_names[N_METHODS] = {
-	"fixed 10", "fixed 30", "adaptive", "duet 10", "duet 30",
-	"duet same time",
+	"fixed 10", "fixed 30", "adaptive",
+	"duet 10",  "duet 30",  "duet same time",
 };
 
 struct series {
@@ -146,8 +154,8 @@ static void judge(struct tally *t, long trial, bool paired, const double *b,
 	             : bf_compare_samples(&r, b, n, p, n, &o, &err);
 	for (int e = 0; e < N_MIN_EFFECTS; e++) {
 		o.min_effect = min_effects[e];
-		count(&t[e], trial, ret ? BF_VERDICT_UNKNOWN
-		                        : bf_compare_verdict(&r, &o),
+		count(&t[e], trial,
+		      ret ? BF_VERDICT_UNKNOWN : bf_compare_verdict(&r, &o),
 		      (int)n, ret ? NAN : r.ci_high - r.ci_low);
 	}
 }
@@ -214,8 +222,7 @@ static void tallies_init(struct tally *t, long trials, bool widths)
 	for (int e = 0; e < N_MIN_EFFECTS; e++) {
 		memset(&t[e], 0, sizeof(t[e]));
 		if (widths)
-			t[e].width = bf_xcalloc((size_t)trials,
-			                        sizeof(double));
+			t[e].width = bf_xcalloc((size_t)trials, sizeof(double));
 	}
 }
 
@@ -231,8 +238,7 @@ static void replay_interleaved(const struct opts *o, const char *cond,
                                const struct bf_seq_design *d,
                                struct bf_rng *rng)
 {
-	struct tally f10[N_MIN_EFFECTS], f30[N_MIN_EFFECTS],
-	        ad[N_MIN_EFFECTS];
+	struct tally f10[N_MIN_EFFECTS], f30[N_MIN_EFFECTS], ad[N_MIN_EFFECTS];
 	double b[30], p[30];
 
 	tallies_init(f10, o->trials, true);
@@ -263,8 +269,7 @@ static void replay_duet(const struct opts *o, const char *cond, double shift,
                         const struct series *s, size_t same_time,
                         struct bf_rng *rng)
 {
-	struct tally d10[N_MIN_EFFECTS], d30[N_MIN_EFFECTS],
-	        dst[N_MIN_EFFECTS];
+	struct tally d10[N_MIN_EFFECTS], d30[N_MIN_EFFECTS], dst[N_MIN_EFFECTS];
 	double b[SAME_TIME_MAX], p[SAME_TIME_MAX];
 	size_t m = same_time > 30 ? same_time : 30;
 
@@ -318,7 +323,8 @@ static int replay_cell(const struct opts *o, const json_t *cells,
                        const json_t *cell, const struct bf_seq_design *d,
                        struct bf_rng *rng)
 {
-	const char *cond = json_string_value(json_object_get(cell, "condition"));
+	const char *cond =
+	        json_string_value(json_object_get(cell, "condition"));
 	const char *patch = json_string_value(json_object_get(cell, "patch"));
 	const char *mode = json_string_value(json_object_get(cell, "mode"));
 	double shift = json_number_value(json_object_get(cell, "shift"));
@@ -333,11 +339,12 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 	if (duet) {
 		const json_t *il = find_cell(cells, cond, patch, "interleaved");
 		double k = il ? 2 * 30 * per_run_s(il, false) /
-		                        per_run_s(cell, true)
+		                           per_run_s(cell, true)
 		              : 30;
 
-		same_time = k < 3 ? 3 : k > SAME_TIME_MAX ? SAME_TIME_MAX
-		                                          : (size_t)lround(k);
+		same_time = k < 3               ? 3
+		            : k > SAME_TIME_MAX ? SAME_TIME_MAX
+		                                : (size_t)lround(k);
 	}
 	json_array_foreach(json_object_get(cell, "series"), i, sj)
 	{
@@ -418,8 +425,10 @@ int main(int argc, char **argv)
 	json_array_foreach(cells, i, cell)
 	{
 		if (replay_cell(&o, cells, cell, &d, &rng)) {
-			fprintf(stderr, "replay: %s: cell %zu lacks condition, "
-			        "patch or mode\n", argv[optind], i);
+			fprintf(stderr,
+			        "replay: %s: cell %zu lacks condition, "
+			        "patch or mode\n",
+			        argv[optind], i);
 			json_decref(corpus);
 			return 1;
 		}

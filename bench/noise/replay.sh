@@ -10,7 +10,10 @@
 # The conditions are replayed in parallel, one process per CPU.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "$SRC/${BF_BUILD:-build/default}" && pwd)
+case ${BF_BUILD:=build/default} in
+/*) B=$BF_BUILD ;;
+*) B=$SRC/$BF_BUILD ;;
+esac
 T=1000
 OUT=$SRC/bench/noise/replay.tsv
 while getopts t:o: o; do

@@ -108,5 +108,6 @@ check "unpaired, the same drift hides the 5% from fixed 30" \
 	test "$(row drift 0.05 "fixed 30" 8)" -lt 40
 check "duet same time takes fixed 30's device time in rounds (60)" \
 	test "$(row quiet 0.1 "duet same time" 12)" = 60.00
-expect_exit 2 "replay.sh names a corpus it cannot read" \
+expect_exit 2 "replay.sh refuses a corpus it cannot read" \
 	sh "$N/replay.sh" -t 5 -o "$T/x.tsv" "$T/missing.json"
+grep_file "... and names it" "cannot read the corpus '$T/missing.json'" "$ERR"
