@@ -51,6 +51,7 @@ enum method {
 	FIXED10,
 	FIXED30,
 	ADAPTIVE,
+	ADAPTIVE_UNIT, /* adaptive, the runs every series of a run needs */
 	DUET10,
 	DUET30,
 	DUET_SAME,
@@ -58,7 +59,7 @@ enum method {
 };
 
 static const char *const method_names[N_METHODS] = {
-	"fixed 10", "fixed 30", "adaptive",
+	"fixed 10", "fixed 30", "adaptive",       "adaptive, whole run",
 	"duet 10",  "duet 30",  "duet same time",
 };
 
@@ -72,6 +73,16 @@ struct tally {
 	long verdicts[4]; /* by enum bf_verdict */
 	long runs;
 	double *width; /* per trial, NAN when undefined */
+};
+
+/*
+ * Adaptive repeats stop a benchmark's runs when every series its runs
+ * print is decided: per trial, the most runs any series took, and
+ * whether any series said regressed (1), improved (2), or not same (4).
+ */
+struct unit {
+	int *runs[N_MIN_EFFECTS];
+	unsigned char *flags[N_MIN_EFFECTS];
 };
 
 struct opts {
@@ -109,6 +120,16 @@ static void draw_blocks(struct bf_rng *rng, const struct series *s, size_t len,
 			p[k] = s->patch[start + j];
 		}
 	}
+}
+
+/*
+ * The generator of trial t of cell c: every series of a cell draws the
+ * same blocks, as one run prints them all.
+ */
+static void trial_rng(struct bf_rng *rng, uint64_t seed, size_t c, long t)
+{
+	bf_rng_seed(rng, seed * 0x9e3779b97f4a7c15u ^ ((uint64_t)c << 32) ^
+	                         (uint64_t)t);
 }
 
 static void count(struct tally *t, long trial, enum bf_verdict v, int runs,
@@ -235,17 +256,19 @@ static void tallies_free(struct tally *t)
 /* Interleaved: fixed 10, fixed 30 and adaptive on the same draws. */
 static void replay_interleaved(const struct opts *o, const char *cond,
                                double shift, const struct series *s,
-                               const struct bf_seq_design *d,
-                               struct bf_rng *rng)
+                               const struct bf_seq_design *d, size_t c,
+                               struct unit *u)
 {
 	struct tally f10[N_MIN_EFFECTS], f30[N_MIN_EFFECTS], ad[N_MIN_EFFECTS];
 	double b[30], p[30];
+	struct bf_rng rng;
 
 	tallies_init(f10, o->trials, true);
 	tallies_init(f30, o->trials, true);
 	tallies_init(ad, o->trials, false);
 	for (long t = 0; t < o->trials; t++) {
-		draw_blocks(rng, s, o->block, 30, b, p);
+		trial_rng(&rng, o->seed, c, t);
+		draw_blocks(&rng, s, o->block, 30, b, p);
 		judge(f10, t, false, b, p, 10, (uint64_t)t);
 		judge(f30, t, false, b, p, 30, (uint64_t)t);
 		for (int e = 0; e < N_MIN_EFFECTS; e++) {
@@ -254,6 +277,12 @@ static void replay_interleaved(const struct opts *o, const char *cond,
 			        adaptive(d, b, p, min_effects[e], &runs);
 
 			count(&ad[e], t, v, runs, NAN);
+			if (runs > u->runs[e][t])
+				u->runs[e][t] = runs;
+			u->flags[e][t] |= v == BF_VERDICT_REGRESSED  ? 1
+			                  : v == BF_VERDICT_IMPROVED ? 2
+			                  : v != BF_VERDICT_SAME     ? 4
+			                                             : 0;
 		}
 	}
 	print(cond, shift, FIXED10, s, f10, o->trials, cell_shift(s, false));
@@ -266,9 +295,9 @@ static void replay_interleaved(const struct opts *o, const char *cond,
 
 /* Duet: 10 rounds, 30 rounds, and same_time rounds. */
 static void replay_duet(const struct opts *o, const char *cond, double shift,
-                        const struct series *s, size_t same_time,
-                        struct bf_rng *rng)
+                        const struct series *s, size_t same_time, size_t c)
 {
+	struct bf_rng rng;
 	struct tally d10[N_MIN_EFFECTS], d30[N_MIN_EFFECTS], dst[N_MIN_EFFECTS];
 	double b[SAME_TIME_MAX], p[SAME_TIME_MAX];
 	size_t m = same_time > 30 ? same_time : 30;
@@ -277,7 +306,8 @@ static void replay_duet(const struct opts *o, const char *cond, double shift,
 	tallies_init(d30, o->trials, true);
 	tallies_init(dst, o->trials, true);
 	for (long t = 0; t < o->trials; t++) {
-		draw_blocks(rng, s, o->block, m, b, p);
+		trial_rng(&rng, o->seed, c, t);
+		draw_blocks(&rng, s, o->block, m, b, p);
 		judge(d10, t, true, b, p, 10, (uint64_t)t);
 		judge(d30, t, true, b, p, 30, (uint64_t)t);
 		judge(dst, t, true, b, p, same_time, (uint64_t)t);
@@ -319,10 +349,33 @@ static double per_run_s(const json_t *cell, bool duet)
 	       (duet ? n : 2 * n);
 }
 
+/* The whole run's adaptive line: most runs, and any series' verdict. */
+static void print_unit(const char *cond, double shift, struct unit *u,
+                       long trials)
+{
+	static const struct series all = { "(all)", "(all)", NULL, NULL, 0 };
+	struct tally t[N_MIN_EFFECTS];
+
+	tallies_init(t, trials, false);
+	for (int e = 0; e < N_MIN_EFFECTS; e++)
+		for (long k = 0; k < trials; k++) {
+			unsigned f = u->flags[e][k];
+
+			count(&t[e], k,
+			      f & 1   ? BF_VERDICT_REGRESSED
+			      : f & 2 ? BF_VERDICT_IMPROVED
+			      : f & 4 ? BF_VERDICT_UNKNOWN
+			              : BF_VERDICT_SAME,
+			      u->runs[e][k], NAN);
+		}
+	print(cond, shift, ADAPTIVE_UNIT, &all, t, trials, NAN);
+}
+
 static int replay_cell(const struct opts *o, const json_t *cells,
                        const json_t *cell, const struct bf_seq_design *d,
-                       struct bf_rng *rng)
+                       size_t c)
 {
+	struct unit u;
 	const char *cond =
 	        json_string_value(json_object_get(cell, "condition"));
 	const char *patch = json_string_value(json_object_get(cell, "patch"));
@@ -346,6 +399,10 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 		            : k > SAME_TIME_MAX ? SAME_TIME_MAX
 		                                : (size_t)lround(k);
 	}
+	for (int e = 0; e < N_MIN_EFFECTS; e++) {
+		u.runs[e] = bf_xcalloc((size_t)o->trials, sizeof(int));
+		u.flags[e] = bf_xcalloc((size_t)o->trials, 1);
+	}
 	json_array_foreach(json_object_get(cell, "series"), i, sj)
 	{
 		struct series s;
@@ -360,12 +417,19 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 		s.n = nb < np ? nb : np;
 		if (s.name && s.metric && s.n >= 2) {
 			if (duet)
-				replay_duet(o, cond, shift, &s, same_time, rng);
+				replay_duet(o, cond, shift, &s, same_time, c);
 			else
-				replay_interleaved(o, cond, shift, &s, d, rng);
+				replay_interleaved(o, cond, shift, &s, d, c,
+				                   &u);
 		}
 		free(b);
 		free(p);
+	}
+	if (!duet)
+		print_unit(cond, shift, &u, o->trials);
+	for (int e = 0; e < N_MIN_EFFECTS; e++) {
+		free(u.runs[e]);
+		free(u.flags[e]);
 	}
 	return 0;
 }
@@ -375,7 +439,6 @@ int main(int argc, char **argv)
 	struct opts o = { 1000, 1, 5, NULL };
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_seq_design d;
-	struct bf_rng rng;
 	json_t *corpus = NULL;
 	const json_t *cells;
 	size_t i;
@@ -418,13 +481,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	bf_seq_design_boundaries(&d, 0.05);
-	bf_rng_seed(&rng, o.seed);
 	printf("condition\tshift\tmethod\tmin_effect\tname\tmetric\ttrials"
 	       "\tregressed\timproved\tsame\tunknown\truns\twidth"
 	       "\tmeasured_shift\n");
 	json_array_foreach(cells, i, cell)
 	{
-		if (replay_cell(&o, cells, cell, &d, &rng)) {
+		if (replay_cell(&o, cells, cell, &d, i)) {
 			fprintf(stderr,
 			        "replay: %s: cell %zu lacks condition, "
 			        "patch or mode\n",

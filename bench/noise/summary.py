@@ -47,7 +47,8 @@ def main():
     conds = sorted({r["condition"] for r in rows},
                    key=lambda c: ["quiet", "cpu", "mem", "disk"].index(c)
                    if c in ("quiet", "cpu", "mem", "disk") else 9)
-    methods = ["fixed 10", "fixed 30", "adaptive", "duet 10", "duet 30",
+    methods = ["fixed 10", "fixed 30", "adaptive", "adaptive, whole run",
+               "duet 10", "duet 30",
                "duet same time"]
     metrics = sorted({r["metric"] for r in rows})
     shifts = sorted({r["shift"] for r in rows})

@@ -32,9 +32,10 @@ jq_check "each cell keeps its shift and its device time" \
 	     and .benchmark_s > 0)' "$T/corpus.json"
 expect_exit 0 "replay.sh replays it" \
 	sh "$N/replay.sh" -t 10 -o "$T/replay.tsv" "$T/corpus.json"
-# 4 shifts x 8 series x (3 interleaved + 3 duet methods) x 2 min_effects
+# 4 shifts x (8 series x (3 interleaved + 3 duet methods) + 1 whole
+# run) x 2 min_effects
 check "the replay has a line per shift, series, method and min_effect" \
-	test "$(tail -n +2 "$T/replay.tsv" | wc -l)" -eq 384
+	test "$(tail -n +2 "$T/replay.tsv" | wc -l)" -eq 392
 check "each line's verdicts add up to its trials" \
 	awk -F'\t' 'NR > 1 && $8 + $9 + $10 + $11 != $7 { exit 1 }' \
 	"$T/replay.tsv"
