@@ -6,8 +6,9 @@
 # warmup, the instructions one 3 times and no warmup, the store holds
 # exactly those runs, the result JSON and the reports say so, and the
 # 1% is still found. Then a benchmark's own repeats: and warmup:,
-# runs.repeats for the rest, --repeats and --warmup for every one, and
-# the error of a benchmark's own repeats beside repeats: auto.
+# runs.repeats for the rest, duet rounds per benchmark, --repeats and
+# --warmup for every one, and the error of a benchmark's own repeats
+# beside repeats: auto.
 . "$(dirname "$0")/lib.sh"
 need_cc
 need_valgrind
@@ -130,6 +131,18 @@ jq_check "the result says 3 and 2, 5 and 0; 2 x 5 + 2 x 5 runs made" \
 	 .devices[0].steps == 20' "$T/own.json"
 grep_file "the markdown: the runs' count on a tie, the other by benchmark" \
 	", 5 runs per side (3 for checksum) interleaved on " "$OUT"
+
+# --- duet: a round holds a benchmark while it has rounds left ------------
+expect_exit 0 "duet A/A with the benchmarks' own counts" \
+	"$BF" compare -c "$T/own.yaml" --mode duet --base patch --patch patch \
+	--seed 7 --json "$T/duet.json"
+runs_check "3 duet rounds of the timed one stored" "$T/duet.json" checksum 3
+runs_check "5 duet rounds of the instructions one stored" "$T/duet.json" loop 5
+jq_check "the result says duet, 3 and 5 rounds" \
+	'.settings.run_mode == "duet" and
+	 [.settings.benchmarks[] | .repeats] == [3, 5]' "$T/duet.json"
+grep_file "the markdown says the rounds of each" \
+	", duet mode: 5 rounds (3 for checksum) of base and patch" "$OUT"
 
 # --- the command line sets every benchmark's ------------------------------
 expect_exit 0 "--repeats 2 --warmup 0 set every benchmark's" \
