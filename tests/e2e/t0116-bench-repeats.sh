@@ -7,7 +7,7 @@
 # exactly those runs, the result JSON and the reports say so, and the
 # 1% is still found. Then a benchmark's own repeats: and warmup:,
 # runs.repeats for the rest, duet rounds per benchmark, --repeats and
-# --warmup for every one, and the error of a benchmark's own repeats
+# --warmup for every one, the history's runs, and the error of a benchmark's own repeats
 # beside repeats: auto.
 . "$(dirname "$0")/lib.sh"
 need_cc
@@ -155,6 +155,16 @@ jq_check "the result says 2 and 0 for both, 8 runs made" \
 	 .devices[0].steps == 8' "$T/cli.json"
 grep_file "one count: the markdown says it alone" \
 	", 2 runs per side interleaved on " "$OUT"
+
+# --- the history: run records each benchmark's runs -----------------------
+expect_exit 0 "run records main" "$BF" run -c "$R/bf.yaml" --commit main \
+	--json "$T/run.json"
+sql_check "run stores 10 runs of the timed one and 3 of the instructions one" \
+	"checksum|10
+loop|3" \
+	"select suite, count(distinct repeat_idx) from samples
+	 where run_id = $(jq '.run_id' "$T/run.json") and side = 'commit'
+	 group by suite order by suite"
 
 # --- its own repeats beside repeats: auto ---------------------------------
 sed 's/^runs: {repeats: 5}$/runs: {repeats: auto}/' "$T/own.yaml" >"$T/auto.yaml"
