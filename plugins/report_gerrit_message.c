@@ -168,14 +168,18 @@ static void add_commit(struct bf_buf *b, const json_t *side)
 
 /*
  * "    base X -> patch Y, N runs per side on DEVICES.\n" ("M to N runs
- * per side (adaptive)" with adaptive repeats)
+ * per side (adaptive)" with adaptive repeats, "M to N runs per side by
+ * benchmark" when the benchmarks' counts differ)
  */
 static void add_setup(struct bf_buf *b, const json_t *result)
 {
 	const json_t *devices = json_object_get(result, "devices"), *dev;
 	const json_t *set = json_object_get(result, "settings");
+	bool duet = !strcmp(bf_json_str_or(set, "run_mode", ""), "duet");
+	struct bf_rep_repeats r;
 	size_t i, start;
 
+	bf_rep_repeats(&r, set);
 	bf_buf_addstr(b, "    base ");
 	add_commit(b, json_object_get(result, "base"));
 	bf_buf_addstr(b, " -> patch ");
@@ -186,13 +190,14 @@ static void add_setup(struct bf_buf *b, const json_t *result)
 		                    json_object_get(set, "min_repeats")),
 		            (long long)json_integer_value(
 		                    json_object_get(set, "max_repeats")));
+	else if (r.lo != r.hi)
+		bf_buf_addf(b, ", %lld to %lld %s by benchmark on ", r.lo, r.hi,
+		            duet ? "duet rounds (base and patch at once)"
+		                 : "runs per side");
 	else
-		bf_buf_addf(b, ", %lld %s on ",
-		            (long long)json_integer_value(
-		                    json_object_get(set, "repeats")),
-		            strcmp(bf_json_str_or(set, "run_mode", ""), "duet")
-		                    ? "runs per side"
-		                    : "duet rounds (base and patch at once)");
+		bf_buf_addf(b, ", %lld %s on ", r.most,
+		            duet ? "duet rounds (base and patch at once)"
+		                 : "runs per side");
 	start = b->len;
 	json_array_foreach(devices, i, dev)
 	{

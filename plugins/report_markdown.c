@@ -266,19 +266,20 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 		bf_md_name(b, bf_json_str_or(patch, "subject", ""));
 		bf_buf_addch(b, ')');
 	}
-	if (!strcmp(bf_json_str_or(set, "run_mode", ""), "duet"))
-		bf_buf_addf(
-		        b,
-		        ", duet mode: %lld rounds of base and patch at the "
-		        "same time on two cores, judged on their ratios, on ",
-		        integer(set, "repeats"));
-	else if (!strcmp(bf_json_str_or(set, "mode", "fixed"), "adaptive"))
+	if (!strcmp(bf_json_str_or(set, "run_mode", ""), "duet")) {
+		bf_buf_addstr(b, ", duet mode: ");
+		bf_md_repeats(b, set, "rounds");
+		bf_buf_addstr(b, " of base and patch at the same time on two "
+		                 "cores, judged on their ratios, on ");
+	} else if (!strcmp(bf_json_str_or(set, "mode", "fixed"), "adaptive")) {
 		bf_buf_addf(b,
 		            ", adaptive repeats (%lld to %lld runs per side)",
 		            integer(set, "min_repeats"),
 		            integer(set, "max_repeats"));
-	else
-		bf_buf_addf(b, ", %lld runs per side", integer(set, "repeats"));
+	} else {
+		bf_buf_addstr(b, ", ");
+		bf_md_repeats(b, set, "runs per side");
+	}
 	if (strcmp(bf_json_str_or(set, "run_mode", ""), "duet"))
 		bf_buf_addf(b, "%s on ",
 		            json_is_false(json_object_get(set, "interleave"))

@@ -28,6 +28,13 @@ void bf_md_value(struct bf_buf *b, double v, const char *unit);
 void bf_md_percent(struct bf_buf *b, double f);
 /* o's string at key as a name, "?" when absent, then " | ": one cell. */
 void bf_md_cell(struct bf_buf *b, const json_t *o, const char *key);
+/*
+ * A comparison's runs per side: "10 runs per side" (unit "runs per
+ * side" or "rounds"), the count most benchmarks have, then the others'
+ * by benchmark when its settings' "benchmarks" differ: " (3 for loop, 5
+ * for parse)".
+ */
+void bf_md_repeats(struct bf_buf *b, const json_t *settings, const char *unit);
 
 /*
  * The compare results whose verdict ranks within [lo, hi] (0 regressed,

@@ -7,6 +7,7 @@
 
 #include "benchfarm/json.h"
 #include "benchfarm/text.h"
+#include "report_util.h"
 
 /*
  * The markdown reporter's text: every string from the result document
@@ -117,4 +118,27 @@ void bf_md_cell(struct bf_buf *b, const json_t *o, const char *key)
 {
 	bf_md_name(b, bf_json_str_or(o, key, "?"));
 	bf_buf_addstr(b, " | ");
+}
+
+void bf_md_repeats(struct bf_buf *b, const json_t *settings, const char *unit)
+{
+	const json_t *list = json_object_get(settings, "benchmarks"), *a;
+	struct bf_rep_repeats r;
+	bool first = true;
+	size_t i;
+
+	bf_rep_repeats(&r, settings);
+	bf_buf_addf(b, "%lld %s", r.most, unit);
+	json_array_foreach(list, i, a)
+	{
+		long long v = json_integer_value(json_object_get(a, "repeats"));
+
+		if (v == r.most)
+			continue;
+		bf_buf_addf(b, "%s%lld for ", first ? " (" : ", ", v);
+		bf_md_name(b, bf_json_str_or(a, "benchmark", "?"));
+		first = false;
+	}
+	if (!first)
+		bf_buf_addch(b, ')');
 }

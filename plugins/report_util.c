@@ -321,3 +321,29 @@ void bf_rep_detect_over(struct bf_buf *b, const json_t *result)
 		            (long long)json_integer_value(
 		                    json_object_get(result, "commits")));
 }
+
+void bf_rep_repeats(struct bf_rep_repeats *r, const json_t *settings)
+{
+	const json_t *list = json_object_get(settings, "benchmarks"), *a, *x;
+	size_t i, k, n, best = 0;
+
+	r->most = json_integer_value(json_object_get(settings, "repeats"));
+	r->lo = r->hi = r->most;
+	/* on a tie, the runs' own count */
+	json_array_foreach(list, k, x) best +=
+	        json_integer_value(json_object_get(x, "repeats")) == r->most;
+	json_array_foreach(list, i, a)
+	{
+		long long v = json_integer_value(json_object_get(a, "repeats"));
+
+		r->lo = i && r->lo < v ? r->lo : v;
+		r->hi = i && r->hi > v ? r->hi : v;
+		n = 0;
+		json_array_foreach(list, k, x) n +=
+		        json_integer_value(json_object_get(x, "repeats")) == v;
+		if (n > best) {
+			best = n;
+			r->most = v;
+		}
+	}
+}

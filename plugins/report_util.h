@@ -139,6 +139,19 @@ char *bf_rep_bisect_title(const json_t *result);
 const char *bf_rep_bisect_conclusion(const json_t *result);
 
 /*
+ * The runs per side of a comparison (duet: rounds), from its settings'
+ * "benchmarks" (each benchmark's "repeats": they differ when the config
+ * gives them per benchmark): most, the count the most benchmarks have
+ * (on a tie settings.repeats, the runs' count, when it is one of them,
+ * else the earliest), and the least and the largest.
+ * All are settings.repeats for a result without the list.
+ */
+struct bf_rep_repeats {
+	long long most, lo, hi;
+};
+void bf_rep_repeats(struct bf_rep_repeats *r, const json_t *settings);
+
+/*
  * A detect result's "over N commits" words: the commits that have
  * measurements ("measured"), which is what the detectors saw, else the
  * branch's length ("commits") for results that predate "measured".

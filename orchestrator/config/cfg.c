@@ -117,6 +117,8 @@ void bf_cfg__benchmark_init(struct bf_cfg_benchmark *b)
 	bf_argv_init(&b->env);
 	b->format = BF_FORMAT_GBENCH;
 	b->timeout_s = BF_CFG_BENCHMARK_TIMEOUT_DEFAULT;
+	b->repeats = BF_CFG_DEFAULT_REPEATS;
+	b->warmup = BF_CFG_DEFAULT_WARMUP;
 }
 
 void bf_cfg_init(struct bf_cfg *cfg)

@@ -109,6 +109,14 @@ struct bf_cfg_benchmark {
 	enum bf_measure measure; /* measure: */
 	bool counters; /* counters: keep the run's perf counters as metrics */
 	int timeout_s;
+	/*
+	 * Measured runs per side (duet: rounds) and discarded runs before
+	 * them, as the loader resolved them: the entry's repeats: and
+	 * warmup:, else runs.repeats and runs.warmup when the file sets
+	 * them, else 3 and 0 under measure: instructions and the runs'
+	 * defaults for the rest. repeats is unused when runs.adaptive.
+	 */
+	int repeats, warmup;
 	struct bf_cfg_metric
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
 	size_t nmetrics;
@@ -262,7 +270,10 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_MAX_REPEATS 30
 #define BF_CFG_MIN_MIN_REPEATS     4
 #define BF_CFG_MAX_MAX_REPEATS     250
-/* when every benchmark has measure: instructions (deterministic counts) */
+/*
+ * A benchmark with measure: instructions (deterministic counts), and
+ * runs.repeats and runs.warmup when every benchmark has it.
+ */
 #define BF_CFG_INSTRUCTIONS_REPEATS  3
 #define BF_CFG_INSTRUCTIONS_WARMUP   0
 #define BF_CFG_DEFAULT_ALPHA         0.05
@@ -279,6 +290,7 @@ struct bf_cfg {
 #define BF_CFG_DEFAULT_REPORT        "markdown"
 /* Bounds the loader enforces (configs/README.md). */
 #define BF_CFG_MAX_REPEATS 10000
+#define BF_CFG_MAX_WARMUP  1000
 #define BF_CFG_MAX_SAMPLES 10000000 /* runs.samples_max */
 #define BF_CFG_MAX_TIMEOUT BF_RUN_TIMEOUT_MAX /* seconds: one week */
 /*
@@ -335,7 +347,8 @@ int bf_cfg_load_string(struct bf_cfg *cfg, const char *name, const char *text,
 
 /*
  * The effective config as pretty JSON text (every key, defaults
- * included, in file order), for `benchfarm config check`. Keys are the
+ * included, in file order; a benchmark's repeats and warmup only where
+ * they differ from the runs'), for `benchfarm config check`. Keys are the
  * YAML key names; an unset workdir is null; a seed above INT64_MAX is
  * written as a decimal string. Never returns NULL (aborts when out of
  * memory, like bf_x*). Caller frees with free().

@@ -10,10 +10,10 @@
  * libyaml nodes never leave the module. A file calls only files listed
  * after it here, so calls go one way: cfg_load.c (the file, libyaml's
  * parser), cfg_schema.c (the keys), cfg_detector.c (a detector's
- * keys), cfg_table.c (a mapping by its table), cfg_words.c (words of a
- * fixed set), cfg_walk.c (nodes, typed getters), cfg_suggest.c
- * (did-you-mean), cfg.c (defaults, release, names). cfg_json.c (the
- * config as JSON) calls only cfg.c.
+ * keys), cfg_runs.c (the rules of the counts of runs), cfg_table.c (a mapping
+ * by its table), cfg_words.c (words of a fixed set), cfg_walk.c (nodes, typed
+ * getters), cfg_suggest.c (did-you-mean), cfg.c (defaults, release, names).
+ * cfg_json.c (the config as JSON) calls only cfg.c.
  */
 
 /* Size of a key's dotted path in messages ("benchmarks[0].metrics.x"). */
@@ -180,6 +180,18 @@ int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
  * defaults); a table's BF_CFG__FN. 0 or BF_EINVAL.
  */
 bf_cfg__load_fn bf_cfg__load_detector;
+
+/*
+ * The counts of runs (cfg_runs.c). bf_cfg__load_bench_repeats: a
+ * benchmark's repeats: (a number, not auto) into its int member, a
+ * table's BF_CFG__FN. bf_cfg__runs_rules, once every key is loaded:
+ * the measure: instructions defaults of runs.repeats and runs.warmup,
+ * each benchmark's repeats and warmup resolved (configs/README.md),
+ * and the rules of runs.repeats: auto. 0 or BF_EINVAL.
+ */
+bf_cfg__load_fn bf_cfg__load_bench_repeats;
+int bf_cfg__runs_rules(struct bf_cfg__ld *ld, yaml_node_t *root,
+                       struct bf_cfg *cfg);
 
 /*
  * Walking and typed getters (cfg_walk.c), tables (cfg_table.c), words

@@ -55,7 +55,12 @@ static json_t *detector_json(const struct bf_cfg_detector *d)
 	return det;
 }
 
-static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
+/*
+ * A benchmark's repeats and warmup are shown where they differ from the
+ * runs' (its own key, or measure: instructions' defaults).
+ */
+static json_t *benchmark_json(const struct bf_cfg *cfg,
+                              const struct bf_cfg_benchmark *b)
 {
 	json_t *o = json_object();
 	json_t *metrics = json_object();
@@ -71,6 +76,10 @@ static json_t *benchmark_json(const struct bf_cfg_benchmark *b)
 	set(o, "measure", bf_json_str_or_null(bf_measure_name(b->measure)));
 	set(o, "counters", json_boolean(b->counters));
 	set(o, "timeout", json_integer(b->timeout_s));
+	if (!cfg->runs.adaptive && b->repeats != cfg->runs.repeats)
+		set(o, "repeats", json_integer(b->repeats));
+	if (b->warmup != cfg->runs.warmup)
+		set(o, "warmup", json_integer(b->warmup));
 	for (size_t i = 0; i < b->nmetrics; i++) {
 		m = json_object();
 		set(m, "better",
@@ -178,7 +187,7 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 
 	for (size_t i = 0; i < cfg->nbenchmarks; i++)
 		json_array_append_new(benchmarks,
-		                      benchmark_json(&cfg->benchmarks[i]));
+		                      benchmark_json(cfg, &cfg->benchmarks[i]));
 	set(devices, "pool", bf_json_str_or_null(cfg->devices.pool));
 	set(devices, "lease_time", json_integer(cfg->devices.lease_time_s));
 	set(devices, "wait", json_integer(cfg->devices.wait_s));

@@ -179,6 +179,8 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	                 "measure"),
 	BF_CFG__BOOL_KEY("counters", BOFF(counters)),
 	BF_CFG__INT_KEY("timeout", BOFF(timeout_s), 1, BF_CFG_MAX_TIMEOUT),
+	BF_CFG__FN_KEY("repeats", BOFF(repeats), 0, bf_cfg__load_bench_repeats),
+	BF_CFG__INT_KEY("warmup", BOFF(warmup), 0, BF_CFG_MAX_WARMUP),
 	BF_CFG__FN_KEY("metrics", 0, 0, load_metrics),
 	BF_CFG__FN_KEY("detector", BOFF(detector), 0, bf_cfg__load_detector),
 };
@@ -314,7 +316,7 @@ static const struct bf_cfg__field runs_fields[] = {
 	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),
 	BF_CFG__INT_KEY("max_repeats", OFF(runs.max_repeats),
 	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),
-	BF_CFG__INT_KEY("warmup", OFF(runs.warmup), 0, 1000),
+	BF_CFG__INT_KEY("warmup", OFF(runs.warmup), 0, BF_CFG_MAX_WARMUP),
 	BF_CFG__BOOL_KEY("interleave", OFF(runs.interleave)),
 	BF_CFG__U64_KEY("seed", OFF(runs.seed)),
 	BF_CFG__INT_KEY("retries", OFF(runs.retries), 0, 100),
@@ -433,69 +435,6 @@ int bf_cfg_parse_setting(void *out, const char *key, const char *text,
 	return bf_cfg__set_number(out, f, text, key, err);
 }
 
-/*
- * repeats: auto needs max_repeats >= min_repeats, and interleaving (it
- * decides after each interleaved block; without interleaving every
- * base run comes before every patch run). Said at the key that breaks
- * the rule.
- */
-static int check_adaptive(struct bf_cfg__ld *ld, yaml_node_t *runs,
-                          const struct bf_cfg *cfg)
-{
-	yaml_node_t *at;
-
-	if (!cfg->runs.adaptive || !runs)
-		return 0;
-	if (cfg->runs.duet) {
-		at = bf_cfg__find_key(ld, runs, "mode");
-		return bf_cfg__error(
-		        ld, at ? at : runs,
-		        "'runs.mode: duet' takes a fixed number of "
-		        "rounds: set 'runs.repeats' to a number, "
-		        "not 'auto' (adaptive repeats are not "
-		        "available in duet mode)");
-	}
-	if (cfg->runs.max_repeats < cfg->runs.min_repeats) {
-		at = bf_cfg__find_key(ld, runs, "max_repeats");
-		return bf_cfg__error(ld, at ? at : runs,
-		                     "'runs.max_repeats' (%d) must be at least "
-		                     "'runs.min_repeats' (%d)",
-		                     cfg->runs.max_repeats,
-		                     cfg->runs.min_repeats);
-	}
-	if (!cfg->runs.interleave) {
-		at = bf_cfg__find_key(ld, runs, "repeats");
-		return bf_cfg__error(ld, at ? at : runs,
-		                     "'runs.repeats: auto' decides after each "
-		                     "interleaved block: it needs "
-		                     "'runs.interleave: true'");
-	}
-	return 0;
-}
-
-/*
- * Counts under cachegrind do not vary from run to run: when every
- * benchmark has measure: instructions, runs.repeats and runs.warmup
- * not given default to 3 and 0.
- */
-static void instructions_defaults(struct bf_cfg__ld *ld, yaml_node_t *root,
-                                  struct bf_cfg *cfg)
-{
-	yaml_node_t *runs = bf_cfg__find_key(ld, root, "runs");
-
-	for (size_t i = 0; i < cfg->nbenchmarks; i++)
-		if (cfg->benchmarks[i].measure != BF_MEASURE_INSTRUCTIONS)
-			return;
-	if (!cfg->nbenchmarks)
-		return;
-	if (!runs || runs->type != YAML_MAPPING_NODE ||
-	    !bf_cfg__find_key(ld, runs, "repeats"))
-		cfg->runs.repeats = BF_CFG_INSTRUCTIONS_REPEATS;
-	if (!runs || runs->type != YAML_MAPPING_NODE ||
-	    !bf_cfg__find_key(ld, runs, "warmup"))
-		cfg->runs.warmup = BF_CFG_INSTRUCTIONS_WARMUP;
-}
-
 int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
                       struct bf_cfg *cfg)
 {
@@ -516,9 +455,6 @@ int bf_cfg__load_root(struct bf_cfg__ld *ld, yaml_node_t *root,
 	if (!ret)
 		ret = bf_cfg__load_map(ld, root, "", &root_table, cfg);
 	if (!ret)
-		instructions_defaults(ld, root, cfg);
-	if (!ret)
-		ret = check_adaptive(ld, bf_cfg__find_key(ld, root, "runs"),
-		                     cfg);
+		ret = bf_cfg__runs_rules(ld, root, cfg);
 	return ret;
 }

@@ -313,9 +313,8 @@ static void build_units(struct dispatch *d)
 			continue;
 		d->nunits++;
 		u->bench = (int)b;
-		bf_plan_build_mode(&u->plan, job->duet, 1, job->repeats,
-		                   job->warmup, job->cfg->runs.interleave,
-		                   job->seed + b);
+		bf_plan_build_mode(&u->plan, job->duet, 1, &job->runs[b],
+		                   job->cfg->runs.interleave, job->seed + b);
 		if (job->record)
 			keep_patch_side(&u->plan);
 		for (size_t i = 0; i < u->plan.n; i++)

@@ -42,78 +42,121 @@ static void shuffle(int *order, int n, struct bf_rng *rng)
 	}
 }
 
-void bf_plan_build(struct bf_plan *plan, int nbench, int repeats, int warmup,
-                   bool interleave, uint64_t seed)
+/* The most repeats (or warmups) any benchmark has. */
+static int most(const struct bf_plan_runs *runs, int nbench, bool warmup)
 {
-	int *order = bf_xcalloc((size_t)(nbench ? nbench : 1), sizeof(int));
+	int m = 0;
+
+	for (int b = 0; b < nbench; b++) {
+		int n = warmup ? runs[b].warmup : runs[b].repeats;
+
+		m = n > m ? n : m;
+	}
+	return m;
+}
+
+/*
+ * The benchmarks that have a repeat r into active, in a random order of
+ * them; their number. The order drawn is the one a plan of that many
+ * benchmarks draws, so equal counts give the plan of one common count.
+ */
+static int draw_active(int *active, int *order, const struct bf_plan_runs *runs,
+                       int nbench, int r, struct bf_rng *rng)
+{
+	int n = 0, *in = active + nbench;
+
+	for (int b = 0; b < nbench; b++)
+		if (r < runs[b].repeats)
+			in[n++] = b;
+	shuffle(order, n, rng);
+	for (int i = 0; i < n; i++)
+		active[i] = in[order[i]];
+	return n;
+}
+
+void bf_plan_build(struct bf_plan *plan, int nbench,
+                   const struct bf_plan_runs *runs, bool interleave,
+                   uint64_t seed)
+{
+	size_t cells = (size_t)(nbench ? nbench : 1);
+	int *order = bf_xcalloc(cells, sizeof(int));
+	int *active = bf_xcalloc(cells * 2, sizeof(int));
+	int nwarm = most(runs, nbench, true), nrep = most(runs, nbench, false);
 	struct bf_rng rng;
 	size_t alloc = 0;
-	int first = BF_SIDE_BASE;
+	int first = BF_SIDE_BASE, n;
 
 	plan->steps = NULL;
 	plan->n = 0;
 	bf_rng_seed(&rng, seed);
-	for (int w = 0; w < warmup; w++)
+	for (int w = 0; w < nwarm; w++)
 		for (int b = 0; b < nbench; b++)
-			for (int s = 0; s < 2; s++)
+			for (int s = 0; s < 2 && w < runs[b].warmup; s++)
 				push(plan, &alloc, b, (s + w) % 2, w, true);
-	if (!interleave) {
-		for (int s = 0; s < 2; s++)
-			for (int r = 0; r < repeats; r++)
-				for (int b = 0; b < nbench; b++)
+	for (int s = 0; !interleave && s < 2; s++)
+		for (int r = 0; r < nrep; r++)
+			for (int b = 0; b < nbench; b++)
+				if (r < runs[b].repeats)
 					push(plan, &alloc, b, s, r, false);
-		free(order);
-		return;
-	}
-	for (int r = 0; r < repeats; r++) {
+	for (int r = 0; interleave && r < nrep; r++) {
 		/* Even repeats draw the order; odd ones mirror it. */
 		if (r % 2 == 0)
 			first = (int)bf_rng_below(&rng, 2);
 		else
 			first = 1 - first;
-		shuffle(order, nbench, &rng);
-		for (int i = 0; i < nbench; i++) {
-			push(plan, &alloc, order[i], first, r, false);
-			push(plan, &alloc, order[i], 1 - first, r, false);
+		n = draw_active(active, order, runs, nbench, r, &rng);
+		for (int i = 0; i < n; i++) {
+			push(plan, &alloc, active[i], first, r, false);
+			push(plan, &alloc, active[i], 1 - first, r, false);
 		}
 	}
 	free(order);
+	free(active);
 }
 
-void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
-                        int warmup, uint64_t seed)
+void bf_plan_build_duet(struct bf_plan *plan, int nbench,
+                        const struct bf_plan_runs *runs, uint64_t seed)
 {
-	int *order = bf_xcalloc((size_t)(nbench ? nbench : 1), sizeof(int));
+	size_t cells = (size_t)(nbench ? nbench : 1);
+	int *order = bf_xcalloc(cells, sizeof(int));
+	int *active = bf_xcalloc(cells * 2, sizeof(int));
+	int nwarm = most(runs, nbench, true), nrep = most(runs, nbench, false);
 	struct bf_rng rng;
 	size_t alloc = 0;
 	bool swapped = false;
+	int n;
 
 	plan->steps = NULL;
 	plan->n = 0;
 	bf_rng_seed(&rng, seed);
-	for (int w = 0; w < warmup; w++)
+	for (int w = 0; w < nwarm; w++)
 		for (int b = 0; b < nbench; b++)
-			push_step(plan, &alloc,
-			          (struct bf_plan_step){ b, BF_SIDE_BOTH, w,
-			                                 true, w % 2 == 1 });
-	for (int r = 0; r < repeats; r++) {
+			if (w < runs[b].warmup)
+				push_step(plan, &alloc,
+				          (struct bf_plan_step){
+				                  b, BF_SIDE_BOTH, w, true,
+				                  w % 2 == 1 });
+	for (int r = 0; r < nrep; r++) {
 		swapped = r % 2 == 0 ? bf_rng_below(&rng, 2) == 1 : !swapped;
-		shuffle(order, nbench, &rng);
-		for (int i = 0; i < nbench; i++)
+		n = draw_active(active, order, runs, nbench, r, &rng);
+		for (int i = 0; i < n; i++)
 			push_step(plan, &alloc,
-			          (struct bf_plan_step){ order[i], BF_SIDE_BOTH,
-			                                 r, false, swapped });
+			          (struct bf_plan_step){ active[i],
+			                                 BF_SIDE_BOTH, r, false,
+			                                 swapped });
 	}
 	free(order);
+	free(active);
 }
 
 void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
-                        int repeats, int warmup, bool interleave, uint64_t seed)
+                        const struct bf_plan_runs *runs, bool interleave,
+                        uint64_t seed)
 {
 	if (duet)
-		bf_plan_build_duet(plan, nbench, repeats, warmup, seed);
+		bf_plan_build_duet(plan, nbench, runs, seed);
 	else
-		bf_plan_build(plan, nbench, repeats, warmup, interleave, seed);
+		bf_plan_build(plan, nbench, runs, interleave, seed);
 }
 
 void bf_plan_release(struct bf_plan *plan)

@@ -30,25 +30,46 @@ struct bf_plan {
 };
 
 /*
- * Build the plan for nbench benchmarks, repeats measured runs and
- * warmup discarded runs per side. Same seed, same plan. Cannot fail.
+ * How many runs one benchmark gets: repeats measured runs per side
+ * (duet: rounds), after warmup discarded ones. Benchmarks of one
+ * comparison may differ (a benchmark's repeats: and warmup: in the
+ * config).
  */
-void bf_plan_build(struct bf_plan *plan, int nbench, int repeats, int warmup,
-                   bool interleave, uint64_t seed);
+struct bf_plan_runs {
+	int repeats;
+	int warmup;
+};
+
+/*
+ * Build the plan for nbench benchmarks, benchmark b getting runs[b].
+ * Warmups come first, round by round, each benchmark's while it has
+ * any left. With interleaving, repeat r holds every benchmark that has
+ * more than r repeats, in a random order, each as an adjacent pair of
+ * runs; the pair's order is drawn for even r and mirrored for odd r,
+ * so that each benchmark's repeats 2k and 2k+1 run AB BA or BA AB: a
+ * benchmark with fewer repeats leaves the later blocks and keeps its
+ * own balanced. Without it every base run comes first. Same seed, same
+ * plan; benchmarks that all have one count get the plan they had when
+ * the count was the comparison's. Cannot fail.
+ */
+void bf_plan_build(struct bf_plan *plan, int nbench,
+                   const struct bf_plan_runs *runs, bool interleave,
+                   uint64_t seed);
 
 /*
  * Duet mode: each round is one step (side BF_SIDE_BOTH) running base and
- * patch at the same time on two cores; warmup rounds first, then
- * repeats rounds of every benchmark, the benchmarks in a random order
- * each round. Which side gets which core comes in balanced blocks like
- * interleaving's order (even rounds draw, odd rounds mirror), so that a
- * faster core falls on both sides alike. Same seed, same plan.
+ * patch at the same time on two cores; warmup rounds first, then the
+ * measured rounds, round r holding every benchmark that has more than r
+ * rounds (runs[b].repeats), in a random order. Which side gets which
+ * core comes in balanced blocks like interleaving's order (even rounds
+ * draw, odd rounds mirror), so that a faster core falls on both sides
+ * alike. Same seed, same plan.
  */
-void bf_plan_build_duet(struct bf_plan *plan, int nbench, int repeats,
-                        int warmup, uint64_t seed);
+void bf_plan_build_duet(struct bf_plan *plan, int nbench,
+                        const struct bf_plan_runs *runs, uint64_t seed);
 /* bf_plan_build_duet() when duet, else bf_plan_build(). */
 void bf_plan_build_mode(struct bf_plan *plan, bool duet, int nbench,
-                        int repeats, int warmup, bool interleave,
+                        const struct bf_plan_runs *runs, bool interleave,
                         uint64_t seed);
 void bf_plan_release(struct bf_plan *plan);
 

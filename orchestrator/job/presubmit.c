@@ -41,6 +41,7 @@ static void job_release(struct bf_job *job)
 	json_decref(job->failure);
 	bf_gitrepo_free(job->repo);
 	free(job->digest);
+	free(job->runs);
 }
 
 /* Tell the caller (o->note); the first error is kept for err. */
@@ -394,6 +395,26 @@ static void keep_failure(struct bf_job *job)
 		*job->o->failure_out = json_incref(job->failure);
 }
 
+/*
+ * Each benchmark's runs: --repeats and --warmup set every benchmark's;
+ * adaptive repeats plan max_repeats for each; else the benchmark's own
+ * (the config resolved them: its keys, runs', measure's defaults).
+ */
+static void plan_runs(struct bf_job *job)
+{
+	const struct bf_cfg *cfg = job->cfg;
+	const struct bf_presubmit_opts *o = job->o;
+
+	job->runs = bf_xcalloc(cfg->nbenchmarks + 1, sizeof(*job->runs));
+	for (size_t b = 0; b < cfg->nbenchmarks; b++) {
+		job->runs[b].repeats = o->repeats > 0 || job->adaptive
+		                               ? job->repeats
+		                               : cfg->benchmarks[b].repeats;
+		job->runs[b].warmup =
+		        o->warmup >= 0 ? o->warmup : cfg->benchmarks[b].warmup;
+	}
+}
+
 /* repeats: auto: the comparison's sequential design. */
 static int start_adaptive(struct bf_job *job, struct bf_err *err)
 {
@@ -451,10 +472,11 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	job.repeats = o->repeats > 0 ? o->repeats
 	              : job.adaptive ? cfg->runs.max_repeats
 	                             : cfg->runs.repeats;
+	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
+	plan_runs(&job);
 	job.adaptive &= !o->record;
 	job.duet = !o->record &&
 	           (o->mode ? o->mode == BF_MODE_DUET : cfg->runs.duet);
-	job.warmup = o->warmup >= 0 ? o->warmup : cfg->runs.warmup;
 	job.record = o->record;
 	job.seed = o->seed_set           ? o->seed
 	           : cfg->runs.seed != 0 ? cfg->runs.seed

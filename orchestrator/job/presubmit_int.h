@@ -9,6 +9,7 @@
 #include "git/gitrepo.h"
 #include "git/workspace.h"
 #include "job/compare.h"
+#include "job/plan.h"
 #include "job/presubmit.h"
 
 /* The state of one presubmit job, shared by presubmit*.c. */
@@ -27,7 +28,13 @@ struct bf_job {
 	int64_t run_id;
 	char *digest;
 	uint64_t seed;
-	int repeats, warmup; /* repeats: max_repeats when adaptive */
+	/*
+	 * The runs' counts (--repeats, --warmup, runs.repeats: max_repeats
+	 * when adaptive), and what each benchmark of the config gets
+	 * (runs[b]: the options', else its own resolved by the config).
+	 */
+	int repeats, warmup;
+	struct bf_plan_runs *runs;
 	bool adaptive; /* repeats: auto (cmp.design is set) */
 	bool record; /* postsubmit: side 1 only, no verdict */
 	bool duet; /* runs.mode: duet (--mode): rounds of both at once */

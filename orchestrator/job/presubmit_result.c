@@ -53,6 +53,30 @@ static json_t *started_json(const struct bf_job *job)
 	return json_string(stamp);
 }
 
+/*
+ * What each benchmark measured gets: its repeats (runs per side, duet
+ * rounds; the most when adaptive) and warmup, which differ between
+ * benchmarks when the config gives them (their own keys, measure:
+ * instructions' defaults).
+ */
+static json_t *bench_runs_json(const struct bf_job *job)
+{
+	const struct bf_cfg *cfg = job->cfg;
+	const char *only = job->o->only_bench;
+	json_t *arr = json_array();
+
+	for (size_t b = 0; b < cfg->nbenchmarks; b++) {
+		if (only && strcmp(cfg->benchmarks[b].name, only))
+			continue;
+		json_array_append_new(arr,
+		                      json_pack("{s:s, s:i, s:i}", "benchmark",
+		                                cfg->benchmarks[b].name,
+		                                "repeats", job->runs[b].repeats,
+		                                "warmup", job->runs[b].warmup));
+	}
+	return arr;
+}
+
 static json_t *settings_json(const struct bf_job *job)
 {
 	const struct bf_cfg *cfg = job->cfg;
@@ -73,6 +97,7 @@ static json_t *settings_json(const struct bf_job *job)
 	/* how the rounds ran: one run at a time, or base and patch at once */
 	json_object_set_new(o, "run_mode",
 	                    json_string(job->duet ? "duet" : "interleaved"));
+	json_object_set_new(o, "benchmarks", bench_runs_json(job));
 	/* adaptive: repeats is the most; these the least and the most */
 	if (job->adaptive) {
 		json_object_set_new(o, "min_repeats",

@@ -88,6 +88,15 @@ need_cc() {
 	}
 }
 
+# need_valgrind: skip the whole script (one "ok 1 # skip") without
+# Valgrind, which runs the benchmarks that have measure: instructions.
+need_valgrind() {
+	command -v valgrind >/dev/null 2>&1 || {
+		echo "ok 1 # skip no valgrind"
+		exit 0
+	}
+}
+
 # t_atexit: what a script does before the devices are stopped, its
 # PostgreSQL databases dropped and $T removed, however it ends (the EXIT
 # trap, t_cleanup); nothing unless the script defines its own after

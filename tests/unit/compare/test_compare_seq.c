@@ -160,7 +160,7 @@ static void test_seq__plan_steps_that_look(void **state)
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_plan plan;
 
-	bf_plan_build(&plan, 1, 10, 1, true, 3);
+	bf_plan_build(&plan, 1, &(struct bf_plan_runs){ 10, 1 }, true, 3);
 	assert_int_equal(plan.n, 22);
 	add_runs(f, 0, "flat", "real_time", 100, 100.2, 1.0, 0, 6);
 	assert_false(bf_comparison_stops_after(c, 0, &plan, 13));

@@ -11,6 +11,35 @@
 #include "benchfarm/alloc.h"
 #include "job/plan.h"
 
+/* Every one of nbench benchmarks gets repeats and warmup. */
+static struct bf_plan_runs *same_runs(int nbench, int repeats, int warmup)
+{
+	struct bf_plan_runs *runs =
+	        bf_xcalloc((size_t)nbench + 1, sizeof(*runs));
+
+	for (int b = 0; b < nbench; b++)
+		runs[b] = (struct bf_plan_runs){ repeats, warmup };
+	return runs;
+}
+
+static void build(struct bf_plan *p, int nbench, int repeats, int warmup,
+                  bool interleave, uint64_t seed)
+{
+	struct bf_plan_runs *runs = same_runs(nbench, repeats, warmup);
+
+	bf_plan_build(p, nbench, runs, interleave, seed);
+	free(runs);
+}
+
+static void build_duet(struct bf_plan *p, int nbench, int repeats, int warmup,
+                       uint64_t seed)
+{
+	struct bf_plan_runs *runs = same_runs(nbench, repeats, warmup);
+
+	bf_plan_build_duet(p, nbench, runs, seed);
+	free(runs);
+}
+
 static bool plans_equal(const struct bf_plan *a, const struct bf_plan *b)
 {
 	if (a->n != b->n)
@@ -81,8 +110,8 @@ static void test_plan__same_seed_same_plan(void **state)
 
 	(void)state;
 	for (uint64_t seed = 0; seed < 20; seed++) {
-		bf_plan_build(&a, 4, 10, 2, true, seed);
-		bf_plan_build(&b, 4, 10, 2, true, seed);
+		build(&a, 4, 10, 2, true, seed);
+		build(&b, 4, 10, 2, true, seed);
 		assert_true(plans_equal(&a, &b));
 		bf_plan_release(&a);
 		bf_plan_release(&b);
@@ -96,7 +125,7 @@ static void test_plan__different_seed_different_order(void **state)
 
 	(void)state;
 	for (int i = 0; i < NSEEDS; i++)
-		bf_plan_build(&p[i], 5, 10, 1, true, (uint64_t)i * 7919 + 1);
+		build(&p[i], 5, 10, 1, true, (uint64_t)i * 7919 + 1);
 	for (int i = 0; i < NSEEDS; i++)
 		for (int j = i + 1; j < NSEEDS; j++)
 			if (plans_equal(&p[i], &p[j])) {
@@ -116,7 +145,7 @@ static void test_plan__benchmark_order_varies(void **state)
 	int prev_first = -1;
 
 	(void)state;
-	bf_plan_build(&p, 6, 20, 0, true, 42);
+	build(&p, 6, 20, 0, true, 42);
 	for (size_t i = 0; i < p.n; i += 12) {
 		bool in_order = true;
 
@@ -141,7 +170,7 @@ static void test_plan__warmups_first_and_marked(void **state)
 		struct bf_plan p;
 		size_t k;
 
-		bf_plan_build(&p, 3, 4, 2, modes[m], 9);
+		build(&p, 3, 4, 2, modes[m], 9);
 		k = first_measured(&p);
 		/* 3 benchmarks, 2 sides, 2 warmups each. */
 		assert_int_equal(k, 12);
@@ -157,7 +186,7 @@ static void test_plan__no_warmup(void **state)
 	struct bf_plan p;
 
 	(void)state;
-	bf_plan_build(&p, 2, 4, 0, true, 1);
+	build(&p, 2, 4, 0, true, 1);
 	assert_int_equal(first_measured(&p), 0);
 	check_counts(&p, 2, 4, 0);
 	bf_plan_release(&p);
@@ -171,9 +200,8 @@ static void test_plan__exact_repeats_per_side(void **state)
 			for (int il = 0; il < 2; il++) {
 				struct bf_plan p;
 
-				bf_plan_build(
-				        &p, nbench, repeats, 1, il,
-				        (uint64_t)(nbench * 100 + repeats));
+				build(&p, nbench, repeats, 1, il,
+				      (uint64_t)(nbench * 100 + repeats));
 				check_counts(&p, nbench, repeats, 1);
 				bf_plan_release(&p);
 			}
@@ -207,7 +235,7 @@ static void test_plan__interleave_pairs_adjacent(void **state)
 	for (uint64_t seed = 1; seed <= 30; seed++) {
 		struct bf_plan p;
 
-		bf_plan_build(&p, 4, 6, 1, true, seed);
+		build(&p, 4, 6, 1, true, seed);
 		check_interleaved(&p);
 		bf_plan_release(&p);
 	}
@@ -249,7 +277,7 @@ static void test_plan__interleave_balanced_blocks(void **state)
 	for (uint64_t seed = 0; seed < 40; seed++) {
 		struct bf_plan p;
 
-		bf_plan_build(&p, 3, 10, 0, true, seed);
+		build(&p, 3, 10, 0, true, seed);
 		check_balanced(&p, 3, 10);
 		seen[first_side(&p, 0, 0)] = true;
 		bf_plan_release(&p);
@@ -265,7 +293,7 @@ static void test_plan__no_interleave_base_then_patch(void **state)
 	size_t k;
 
 	(void)state;
-	bf_plan_build(&p, 3, 5, 1, false, 77);
+	build(&p, 3, 5, 1, false, 77);
 	check_counts(&p, 3, 5, 1);
 	k = first_measured(&p);
 	/* The first half of the measured runs is base, the rest patch. */
@@ -281,10 +309,10 @@ static void test_plan__zero_benchmarks(void **state)
 	struct bf_plan p;
 
 	(void)state;
-	bf_plan_build(&p, 0, 10, 2, true, 5);
+	build(&p, 0, 10, 2, true, 5);
 	assert_int_equal(p.n, 0);
 	bf_plan_release(&p);
-	bf_plan_build(&p, 0, 10, 2, false, 5);
+	build(&p, 0, 10, 2, false, 5);
 	assert_int_equal(p.n, 0);
 	bf_plan_release(&p);
 }
@@ -294,7 +322,7 @@ static void test_plan__zero_repeats_only_warmups(void **state)
 	struct bf_plan p;
 
 	(void)state;
-	bf_plan_build(&p, 2, 0, 1, true, 5);
+	build(&p, 2, 0, 1, true, 5);
 	assert_int_equal(p.n, 4);
 	for (size_t i = 0; i < p.n; i++)
 		assert_true(p.steps[i].warmup);
@@ -307,7 +335,7 @@ static void test_plan__odd_repeats(void **state)
 	for (uint64_t seed = 0; seed < 20; seed++) {
 		struct bf_plan p;
 
-		bf_plan_build(&p, 2, 5, 0, true, seed);
+		build(&p, 2, 5, 0, true, seed);
 		check_counts(&p, 2, 5, 0);
 		check_interleaved(&p);
 		/* Pairs (0,1) and (2,3) balanced; repeat 4 stands alone. */
@@ -318,7 +346,7 @@ static void test_plan__odd_repeats(void **state)
 	for (uint64_t seed = 0; seed < 5; seed++) {
 		struct bf_plan p;
 
-		bf_plan_build(&p, 3, 1, 0, true, seed);
+		build(&p, 3, 1, 0, true, seed);
 		check_counts(&p, 3, 1, 0);
 		check_interleaved(&p);
 		bf_plan_release(&p);
@@ -330,7 +358,7 @@ static void test_plan__release_twice_and_side_names(void **state)
 	struct bf_plan p;
 
 	(void)state;
-	bf_plan_build(&p, 1, 2, 0, true, 1);
+	build(&p, 1, 2, 0, true, 1);
 	bf_plan_release(&p);
 	assert_null(p.steps);
 	assert_int_equal(p.n, 0);
@@ -353,7 +381,7 @@ static void test_plan__duet_rounds(void **state)
 		struct bf_plan p, q;
 		int seen[3][6] = { { 0 } };
 
-		bf_plan_build_duet(&p, 3, 6, 2, seed);
+		build_duet(&p, 3, 6, 2, seed);
 		assert_int_equal(p.n, 3 * 2 + 3 * 6);
 		for (size_t i = 0; i < p.n; i++) {
 			const struct bf_plan_step *st = &p.steps[i];
@@ -372,7 +400,7 @@ static void test_plan__duet_rounds(void **state)
 		for (int r = 0; r < 6; r += 2)
 			assert_true(p.steps[6 + 3 * r].swapped !=
 			            p.steps[6 + 3 * (r + 1)].swapped);
-		bf_plan_build_duet(&q, 3, 6, 2, seed);
+		build_duet(&q, 3, 6, 2, seed);
 		assert_true(plans_equal(&p, &q));
 		for (size_t i = 0; i < p.n; i++)
 			assert_true(p.steps[i].swapped == q.steps[i].swapped);

@@ -64,6 +64,25 @@ static void test_gerrit__regressed_review_exactly(void **state)
 	json_decref(rv);
 }
 
+/* Benchmarks of different counts: the range, said as such. */
+static void test_gerrit__runs_per_side_by_benchmark(void **state)
+{
+	struct bf_report_opts o;
+	json_t *d = report_fixture("compare-clean"), *rv;
+
+	(void)state;
+	opts_init(&o);
+	json_object_set_new(json_object_get(d, "settings"), "benchmarks",
+	                    json_pack("[{s:s, s:i}, {s:s, s:i}]", "benchmark",
+	                              "a", "repeats", 10, "benchmark", "b",
+	                              "repeats", 3));
+	rv = review_of(d, &o);
+	assert_non_null(strstr(msg_of(rv), ", 3 to 10 runs per side by "
+	                                   "benchmark on pixel-7.\n"));
+	json_decref(rv);
+	json_decref(d);
+}
+
 static void test_gerrit__clean_review_exactly(void **state)
 {
 	struct bf_report_opts o;
@@ -470,6 +489,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_gerrit__regressed_review_exactly),
 		cmocka_unit_test(test_gerrit__clean_review_exactly),
+		cmocka_unit_test(test_gerrit__runs_per_side_by_benchmark),
 		cmocka_unit_test(test_gerrit__infra_review_exactly),
 		cmocka_unit_test(test_gerrit__votes),
 		cmocka_unit_test(

@@ -122,6 +122,55 @@ static void test_markdown__clean_says_no_regressions(void **state)
 	free(text);
 }
 
+/*
+ * The header's runs per side stay true when benchmarks have counts of
+ * their own (settings.benchmarks): the count most have (the runs' on a
+ * tie), then the others by benchmark, names escaped; in duet mode as
+ * rounds. One count for all is said alone, even if not the runs'.
+ */
+static void test_markdown__runs_per_side_by_benchmark(void **state)
+{
+	json_t *d = report_fixture("compare-clean");
+	json_t *set = json_object_get(d, "settings");
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char *text;
+
+	(void)state;
+	json_object_set_new(set, "benchmarks",
+	                    json_pack("[{s:s, s:i}, {s:s, s:i}, {s:s, s:i}]",
+	                              "benchmark", "a", "repeats", 6,
+	                              "benchmark", "lo*op", "repeats", 3,
+	                              "benchmark", "c", "repeats", 5));
+	text = render(d, &o);
+	assert_non_null(strstr(text, ", 6 runs per side (3 for lo\\*op, 5 "
+	                             "for c) interleaved on "));
+	free(text);
+	json_object_set_new(set, "run_mode", json_string("duet"));
+	text = render(d, &o);
+	assert_non_null(strstr(text, ", duet mode: 6 rounds (3 for lo\\*op, "
+	                             "5 for c) of base and patch at the same "
+	                             "time on two cores"));
+	free(text);
+	json_object_del(set, "run_mode");
+	/* a tie: the runs' count; one count: alone */
+	json_object_set_new(set, "benchmarks",
+	                    json_pack("[{s:s, s:i}, {s:s, s:i}]", "benchmark",
+	                              "a", "repeats", 3, "benchmark", "b",
+	                              "repeats", 6));
+	text = render(d, &o);
+	assert_non_null(
+	        strstr(text, ", 6 runs per side (3 for a) interleaved"));
+	free(text);
+	json_object_set_new(set, "benchmarks",
+	                    json_pack("[{s:s, s:i}, {s:s, s:i}]", "benchmark",
+	                              "a", "repeats", 3, "benchmark", "b",
+	                              "repeats", 3));
+	text = render(d, &o);
+	assert_non_null(strstr(text, ", 3 runs per side interleaved on "));
+	free(text);
+	json_decref(d);
+}
+
 static void test_markdown__infra_never_reads_as_no_regressions(void **state)
 {
 	char *text = render_fx("compare-infra");
@@ -402,6 +451,7 @@ int main(void)
 		cmocka_unit_test(
 		        test_markdown__regressions_and_improvements_are_open),
 		cmocka_unit_test(test_markdown__clean_says_no_regressions),
+		cmocka_unit_test(test_markdown__runs_per_side_by_benchmark),
 		cmocka_unit_test(
 		        test_markdown__infra_never_reads_as_no_regressions),
 		cmocka_unit_test(test_markdown__error_only_document),
