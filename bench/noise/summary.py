@@ -50,7 +50,7 @@ def main():
     methods = ["fixed 10", "fixed 30", "adaptive", "adaptive, whole run",
                "duet 10", "duet 30",
                "duet same time"]
-    metrics = sorted({r["metric"] for r in rows})
+    metrics = sorted({r["metric"] for r in rows if r["metric"] != "(all)"})
     shifts = sorted({r["shift"] for r in rows})
     for me in sorted({r["min_effect"] for r in rows}, reverse=True):
         print("\nmin_effect %g: A/A false verdicts and power (regressed) "
@@ -91,6 +91,33 @@ def main():
                     cells.append("%.1f" % (sum(r["runs"] for r in allr) /
                                            len(allr)))
                     print("| " + " | ".join(cells) + " |")
+    print("\nRuns per side, mean over the benchmarks, shifts and trials: "
+          "adaptive judged per series (a benchmark that prints one "
+          "series) and as a whole run (a benchmark stops when every series "
+          "its runs print is decided; its A/A column: any series with a "
+          "false verdict), against a fixed 30\n")
+    print("| condition | min_effect | adaptive, per series | fewer than 30 "
+          "| whole run | fewer than 30 | whole run, A/A any false |")
+    print("|---|---|---|---|---|---|---|")
+    for me in sorted({r["min_effect"] for r in rows}, reverse=True):
+        for c in conds:
+            per = [r["runs"] for r in rows if r["condition"] == c and
+                   r["method"] == "adaptive" and r["min_effect"] == me]
+            whole = [r for r in rows if r["condition"] == c and
+                     r["method"] == "adaptive, whole run" and
+                     r["min_effect"] == me]
+            if not per or not whole:
+                continue
+            pm = sum(per) / len(per)
+            wm = sum(r["runs"] for r in whole) / len(whole)
+            aa = [r for r in whole if r["shift"] == 0]
+            k = sum(r["regressed"] + r["improved"] for r in aa)
+            n = sum(r["trials"] for r in aa)
+            lo, hi = wilson(k, n)
+            print("| %s | %g | %.1f | %.0f%% | %.1f | %.0f%% | %s [%s, %s] |"
+                  % (c, me, pm, 100 * (1 - pm / 30), wm,
+                     100 * (1 - wm / 30), pct(k / n if n else 0), pct(lo),
+                     pct(hi)))
     print("\nInterval width on A/A (median over trials), duet against "
           "interleaved fixed 30 per benchmark; ratio < 0.5 meets the "
           "target\n")
