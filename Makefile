@@ -8,7 +8,7 @@
 #   make install PREFIX=DIR
 #   make format / format-check / headercheck / bench / clean
 #   make bench-pg        the PostgreSQL store's benchmarks only
-#   make bench-noise     record the noise study's corpus again (an hour,
+#   make bench-noise     record the noise study's corpus again (35 minutes,
 #                        on a machine doing nothing else) and replay it
 #   make include-check   each program includes only its own and core's headers
 #   make fuzz FUZZ_SECONDS=N   run every libFuzzer target N seconds

@@ -10,19 +10,22 @@
 # every series goes into the corpus, which bench/noise/replay.sh reads.
 #
 # Usage: bench/noise/record.sh [-n RUNS] [-o CORPUS] [CONDITION...]
-#   -n RUNS    runs per side (interleaved) and rounds (duet); default 60
+#   -n RUNS    runs per side (interleaved) and rounds (duet); default 80
 #   -o CORPUS  the corpus file; default bench/noise/corpus.json
 #   CONDITION  quiet, cpu, mem, disk (default: all four)
 #
-# It needs 2 CPUs and about an hour at the defaults. Run it on a machine
-# doing nothing else: whatever else runs is noise the corpus keeps.
+# It needs 2 CPUs and about 35 minutes at the defaults. Run it on a
+# machine doing nothing else: whatever else runs is noise the corpus
+# keeps. The disk writer writes in the work directory (NOISE_WORKDIR, or
+# one under TMPDIR): put that on a real disk, not a tmpfs, where fsync
+# does nothing.
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 case ${BF_BUILD:=build/default} in
 /*) B=$BF_BUILD ;;
 *) B=$SRC/$BF_BUILD ;;
 esac
-N=60
+N=80
 OUT=$SRC/bench/noise/corpus.json
 while getopts n:o: o; do
 	case $o in
@@ -125,6 +128,10 @@ for cond in $CONDS; do
 				--markdown /dev/null || rc=$?
 			t1=$(now)
 			[ $rc -le 1 ] || { echo "$0: compare exited $rc" >&2; exit 3; }
+			if [ -n "$NB" ] && ! kill -0 "$NB" 2>/dev/null; then
+				echo "$0: the $cond neighbour has died: the condition is not what it says" >&2
+				exit 3
+			fi
 			echo "$t0 $t1" >"$f.time"
 			mv "$f.tmp" "$f"
 		done

@@ -434,6 +434,15 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 	return 0;
 }
 
+/* A whole decimal number of at least min in *out; -1 on garbage. */
+static int num_arg(long long *out, const char *arg, long long min)
+{
+	char *end;
+
+	*out = strtoll(arg, &end, 10);
+	return end == arg || *end || *out < min ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { 1000, 1, 5, NULL };
@@ -443,18 +452,25 @@ int main(int argc, char **argv)
 	const json_t *cells;
 	size_t i;
 	json_t *cell;
+	long long v;
 	int c;
 
 	while ((c = getopt(argc, argv, "t:s:b:c:")) != -1) {
 		switch (c) {
 		case 't':
-			o.trials = strtol(optarg, NULL, 10);
+			if (num_arg(&v, optarg, 1))
+				goto usage;
+			o.trials = (long)v;
 			break;
 		case 's':
-			o.seed = strtoull(optarg, NULL, 10);
+			if (num_arg(&v, optarg, 0))
+				goto usage;
+			o.seed = (uint64_t)v;
 			break;
 		case 'b':
-			o.block = (size_t)strtoul(optarg, NULL, 10);
+			if (num_arg(&v, optarg, 1))
+				goto usage;
+			o.block = (size_t)v;
 			break;
 		case 'c':
 			o.condition = optarg;

@@ -4,7 +4,8 @@
 # machine"). The full per-series table goes to OUT.tsv.
 #
 # Usage: bench/noise/replay.sh [-t TRIALS] [-o OUT.tsv] [CORPUS]
-#   TRIALS   bootstrap trials per series and method (default 1000)
+#   TRIALS   bootstrap trials per series and method (default 2000; the
+#            replay is seeded, so the same corpus gives the same table)
 #   OUT.tsv  default bench/noise/replay.tsv
 #   CORPUS   default bench/noise/corpus.json (record.sh writes it)
 # The conditions are replayed in parallel, one process per CPU.
@@ -14,7 +15,7 @@ case ${BF_BUILD:=build/default} in
 /*) B=$BF_BUILD ;;
 *) B=$SRC/$BF_BUILD ;;
 esac
-T=1000
+T=2000
 OUT=$SRC/bench/noise/replay.tsv
 while getopts t:o: o; do
 	case $o in
@@ -29,12 +30,17 @@ CORPUS=${1:-$SRC/bench/noise/corpus.json}
 [ -f "$B/libbfcore.a" ] || { echo "$0: build first (make)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-noise-replay.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 \
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 \
 	-I"$SRC/core/include" -o "$W/replay" "$SRC/bench/noise/replay.c" \
 	"$B/libbfcore.a" $(pkg-config --libs jansson) -lm
 conds=$(python3 -c 'import json,sys
 print(" ".join(sorted({c["condition"] for c in json.load(open(sys.argv[1]))["cells"]})))' "$CORPUS")
 # One process per condition, at most one per CPU at a time.
+for c in $conds; do
+	case $c in
+	*[!a-z0-9_]*) echo "$0: $CORPUS: condition '$c' is not a plain name" >&2; exit 2 ;;
+	esac
+done
 jobs=$(nproc)
 pids=
 i=0
