@@ -52,6 +52,7 @@ enum method {
 	FIXED30,
 	ADAPTIVE,
 	ADAPTIVE_UNIT, /* adaptive, the runs every series of a run needs */
+	ADAPTIVE_BENCH, /* the same for one benchmark's series */
 	DUET10,
 	DUET30,
 	DUET_SAME,
@@ -59,8 +60,14 @@ enum method {
 };
 
 static const char *const method_names[N_METHODS] = {
-	"fixed 10", "fixed 30", "adaptive",       "adaptive, whole run",
-	"duet 10",  "duet 30",  "duet same time",
+	"fixed 10",
+	"fixed 30",
+	"adaptive",
+	"adaptive, whole run",
+	"adaptive, per benchmark",
+	"duet 10",
+	"duet 30",
+	"duet same time",
 };
 
 struct series {
@@ -81,9 +88,45 @@ struct tally {
  * whether any series said regressed (1), improved (2), or not same (4).
  */
 struct unit {
+	const char *name; /* NULL: every series of the run */
 	int *runs[N_MIN_EFFECTS];
 	unsigned char *flags[N_MIN_EFFECTS];
 };
+
+/*
+ * Units of a cell: [0] the whole run, then one per benchmark name, as
+ * if each benchmark of the program were a config entry of its own (run
+ * with --benchmark_filter): it stops when its own series are decided.
+ */
+#define MAX_UNITS 64
+
+static void unit_init(struct unit *u, const char *name, long trials)
+{
+	u->name = name;
+	for (int e = 0; e < N_MIN_EFFECTS; e++) {
+		u->runs[e] = bf_xcalloc((size_t)trials, sizeof(int));
+		u->flags[e] = bf_xcalloc((size_t)trials, 1);
+	}
+}
+
+static void unit_free(struct unit *u)
+{
+	for (int e = 0; e < N_MIN_EFFECTS; e++) {
+		free(u->runs[e]);
+		free(u->flags[e]);
+	}
+}
+
+/* A series' verdict v after runs, at min_effect e, into unit u. */
+static void unit_add(struct unit *u, int e, long t, enum bf_verdict v, int runs)
+{
+	if (runs > u->runs[e][t])
+		u->runs[e][t] = runs;
+	u->flags[e][t] |= v == BF_VERDICT_REGRESSED  ? 1
+	                  : v == BF_VERDICT_IMPROVED ? 2
+	                  : v != BF_VERDICT_SAME     ? 4
+	                                             : 0;
+}
 
 struct opts {
 	long trials;
@@ -257,7 +300,7 @@ static void tallies_free(struct tally *t)
 static void replay_interleaved(const struct opts *o, const char *cond,
                                double shift, const struct series *s,
                                const struct bf_seq_design *d, size_t c,
-                               struct unit *u)
+                               struct unit *whole, struct unit *bench)
 {
 	struct tally f10[N_MIN_EFFECTS], f30[N_MIN_EFFECTS], ad[N_MIN_EFFECTS];
 	double b[30], p[30];
@@ -277,12 +320,9 @@ static void replay_interleaved(const struct opts *o, const char *cond,
 			        adaptive(d, b, p, min_effects[e], &runs);
 
 			count(&ad[e], t, v, runs, NAN);
-			if (runs > u->runs[e][t])
-				u->runs[e][t] = runs;
-			u->flags[e][t] |= v == BF_VERDICT_REGRESSED  ? 1
-			                  : v == BF_VERDICT_IMPROVED ? 2
-			                  : v != BF_VERDICT_SAME     ? 4
-			                                             : 0;
+			unit_add(whole, e, t, v, runs);
+			if (bench)
+				unit_add(bench, e, t, v, runs);
 		}
 	}
 	print(cond, shift, FIXED10, s, f10, o->trials, cell_shift(s, false));
@@ -349,11 +389,12 @@ static double per_run_s(const json_t *cell, bool duet)
 	       (duet ? n : 2 * n);
 }
 
-/* The whole run's adaptive line: most runs, and any series' verdict. */
+/* A unit's adaptive line: most runs, and any series' verdict. */
 static void print_unit(const char *cond, double shift, struct unit *u,
                        long trials)
 {
-	static const struct series all = { "(all)", "(all)", NULL, NULL, 0 };
+	const struct series all = { u->name ? u->name : "(all)", "(all)", NULL,
+		                    NULL, 0 };
 	struct tally t[N_MIN_EFFECTS];
 
 	tallies_init(t, trials, false);
@@ -368,14 +409,29 @@ static void print_unit(const char *cond, double shift, struct unit *u,
 			              : BF_VERDICT_SAME,
 			      u->runs[e][k], NAN);
 		}
-	print(cond, shift, ADAPTIVE_UNIT, &all, t, trials, NAN);
+	print(cond, shift, u->name ? ADAPTIVE_BENCH : ADAPTIVE_UNIT, &all, t,
+	      trials, NAN);
+}
+
+/* The unit of benchmark name in units (adding it), or NULL when full. */
+static struct unit *unit_of(struct unit *units, int *n, const char *name,
+                            long trials)
+{
+	for (int i = 1; i < *n; i++)
+		if (!strcmp(units[i].name, name))
+			return &units[i];
+	if (*n == MAX_UNITS)
+		return NULL;
+	unit_init(&units[*n], name, trials);
+	return &units[(*n)++];
 }
 
 static int replay_cell(const struct opts *o, const json_t *cells,
                        const json_t *cell, const struct bf_seq_design *d,
                        size_t c)
 {
-	struct unit u;
+	struct unit units[MAX_UNITS];
+	int nunits = 1;
 	const char *cond =
 	        json_string_value(json_object_get(cell, "condition"));
 	const char *patch = json_string_value(json_object_get(cell, "patch"));
@@ -399,10 +455,7 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 		            : k > SAME_TIME_MAX ? SAME_TIME_MAX
 		                                : (size_t)lround(k);
 	}
-	for (int e = 0; e < N_MIN_EFFECTS; e++) {
-		u.runs[e] = bf_xcalloc((size_t)o->trials, sizeof(int));
-		u.flags[e] = bf_xcalloc((size_t)o->trials, 1);
-	}
+	unit_init(&units[0], NULL, o->trials);
 	json_array_foreach(json_object_get(cell, "series"), i, sj)
 	{
 		struct series s;
@@ -420,16 +473,17 @@ static int replay_cell(const struct opts *o, const json_t *cells,
 				replay_duet(o, cond, shift, &s, same_time, c);
 			else
 				replay_interleaved(o, cond, shift, &s, d, c,
-				                   &u);
+				                   &units[0],
+				                   unit_of(units, &nunits,
+				                           s.name, o->trials));
 		}
 		free(b);
 		free(p);
 	}
-	if (!duet)
-		print_unit(cond, shift, &u, o->trials);
-	for (int e = 0; e < N_MIN_EFFECTS; e++) {
-		free(u.runs[e]);
-		free(u.flags[e]);
+	for (int k = 0; k < nunits; k++) {
+		if (!duet)
+			print_unit(cond, shift, &units[k], o->trials);
+		unit_free(&units[k]);
 	}
 	return 0;
 }

@@ -47,7 +47,7 @@ def main():
     conds = sorted({r["condition"] for r in rows},
                    key=lambda c: ["quiet", "cpu", "mem", "disk"].index(c)
                    if c in ("quiet", "cpu", "mem", "disk") else 9)
-    methods = ["fixed 10", "fixed 30", "adaptive", "adaptive, whole run",
+    methods = ["fixed 10", "fixed 30", "adaptive",
                "duet 10", "duet 30",
                "duet same time"]
     metrics = sorted({r["metric"] for r in rows if r["metric"] != "(all)"})
@@ -95,10 +95,13 @@ def main():
           "adaptive judged per series (a benchmark that prints one "
           "series) and as a whole run (a benchmark stops when every series "
           "its runs print is decided; its A/A column: any series with a "
-          "false verdict), against a fixed 30\n")
+          "false verdict) and per benchmark (each benchmark of the program "
+          "a config entry of its own, stopping when its own series are "
+          "decided; mean over the benchmarks), against a fixed 30\n")
     print("| condition | min_effect | adaptive, per series | fewer than 30 "
-          "| whole run | fewer than 30 | whole run, A/A any false |")
-    print("|---|---|---|---|---|---|---|")
+          "| whole run | fewer than 30 | whole run, A/A any false "
+          "| per benchmark | fewer than 30 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for me in sorted({r["min_effect"] for r in rows}, reverse=True):
         for c in conds:
             per = [r["runs"] for r in rows if r["condition"] == c and
@@ -108,16 +111,21 @@ def main():
                      r["min_effect"] == me]
             if not per or not whole:
                 continue
+            bench = [r["runs"] for r in rows if r["condition"] == c and
+                     r["method"] == "adaptive, per benchmark" and
+                     r["min_effect"] == me]
+            bm = sum(bench) / len(bench) if bench else float("nan")
             pm = sum(per) / len(per)
             wm = sum(r["runs"] for r in whole) / len(whole)
             aa = [r for r in whole if r["shift"] == 0]
             k = sum(r["regressed"] + r["improved"] for r in aa)
             n = sum(r["trials"] for r in aa)
             lo, hi = wilson(k, n)
-            print("| %s | %g | %.1f | %.0f%% | %.1f | %.0f%% | %s [%s, %s] |"
+            print("| %s | %g | %.1f | %.0f%% | %.1f | %.0f%% | %s [%s, %s] "
+                  "| %.1f | %.0f%% |"
                   % (c, me, pm, 100 * (1 - pm / 30), wm,
                      100 * (1 - wm / 30), pct(k / n if n else 0), pct(lo),
-                     pct(hi)))
+                     pct(hi), bm, 100 * (1 - bm / 30)))
     print("\nInterval width on A/A (median over trials), duet against "
           "interleaved fixed 30 per benchmark; ratio < 0.5 meets the "
           "target\n")

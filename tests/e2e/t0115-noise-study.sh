@@ -33,14 +33,21 @@ jq_check "each cell keeps its shift and its device time" \
 expect_exit 0 "replay.sh replays it" \
 	sh "$N/replay.sh" -t 10 -o "$T/replay.tsv" "$T/corpus.json"
 # 4 shifts x (8 series x (3 interleaved + 3 duet methods) + 1 whole
-# run) x 2 min_effects
+# run + 4 benchmarks) x 2 min_effects
 check "the replay has a line per shift, series, method and min_effect" \
-	test "$(tail -n +2 "$T/replay.tsv" | wc -l)" -eq 392
+	test "$(tail -n +2 "$T/replay.tsv" | wc -l)" -eq 424
 check "each line's verdicts add up to its trials" \
 	awk -F'\t' 'NR > 1 && $8 + $9 + $10 + $11 != $7 { exit 1 }' \
 	"$T/replay.tsv"
 grep_file "the summary has the quiet condition's adaptive row" \
 	'^| quiet | adaptive | real_time |' "$OUT"
+# A benchmark stops when both its series have: its runs are the larger.
+check "each benchmark's adaptive runs are the most its two series took" \
+	awk -F'\t' 'NR > 1 && $3 == "adaptive" { k = $1 FS $2 FS $4 FS $5
+		if ($12 > most[k]) most[k] = $12 }
+	NR > 1 && $3 == "adaptive, per benchmark" { b[$1 FS $2 FS $4 FS $5] = $12 }
+	END { n = 0; for (k in b) { n++; if (b[k] + 0 < most[k] + 0) exit 1 }
+		exit n != 32 }' "$T/replay.tsv"
 
 # Known answers. cell COND PATCH SHIFT MODE BASE PATCH: one series of
 # 40 runs a side (interleaved: 0.5 s a run; duet: 0.5 s a round).
