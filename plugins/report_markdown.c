@@ -432,6 +432,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		bf_buf_addch(b, '\n');
 	}
 	add_disagreements(b, result);
+	bf_md_duet_cores(b, res);
 	if (rest) {
 		bf_buf_addf(b,
 		            "<details><summary>%zu other result%s (%zu same, "

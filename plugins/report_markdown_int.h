@@ -46,6 +46,12 @@ size_t bf_md_results_table(struct bf_buf *b, const json_t *results, int lo,
                            int hi);
 /* A detect result's alerts[] as a table; nothing when there are none. */
 void bf_md_alerts_table(struct bf_buf *b, const json_t *alerts);
+/*
+ * The duet series whose rounds show one core slower than the other
+ * ("duet_cores": "differ"), as a list with what it usually means;
+ * nothing when there are none.
+ */
+void bf_md_duet_cores(struct bf_buf *b, const json_t *results);
 /* A bisect result's probes[] as a table; nothing when there are none. */
 void bf_md_probes_table(struct bf_buf *b, const json_t *probes);
 

@@ -169,3 +169,39 @@ void bf_md_probes_table(struct bf_buf *b, const json_t *probes)
 		bf_buf_addstr(b, " |\n");
 	}
 }
+
+void bf_md_duet_cores(struct bf_buf *b, const json_t *results)
+{
+	const json_t *r, *c;
+	size_t i, n = 0;
+
+	json_array_foreach(results, i, r)
+	{
+		c = json_object_get(r, "duet_cores");
+		if (!json_is_true(json_object_get(c, "differ")))
+			continue;
+		if (!n++)
+			bf_buf_addstr(b,
+			              "### Duet: one core ran slower than the "
+			              "other\n\n");
+		bf_buf_addstr(b, "- **");
+		bf_md_name(b, bf_json_str_or(r, "benchmark", ""));
+		bf_buf_addstr(b, "** ");
+		bf_md_name(b, bf_json_str_or(r, "name", ""));
+		bf_buf_addch(b, ' ');
+		bf_md_name(b, bf_json_str_or(r, "metric", ""));
+		bf_buf_addstr(b, ": time on the second core ");
+		bf_md_percent(b, json_number_value(
+		                         json_object_get(c, "second_slower")));
+		bf_buf_addstr(b, " against the first\n");
+	}
+	if (n)
+		bf_buf_addstr(b,
+		              "\nEach round's ratio swings by that much with "
+		              "which side had which core, which hides "
+		              "smaller changes. Usually another process runs "
+		              "on one of the two cores (or the cores differ, "
+		              "as big and little cores do): give duet two "
+		              "cores nothing else uses, judge `cpu_time`, or "
+		              "measure interleaved.\n\n");
+}

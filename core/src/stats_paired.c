@@ -96,3 +96,40 @@ int bf_compare_paired(struct bf_compare_result *out, const double *base,
 	free(med);
 	return 0;
 }
+
+int bf_paired_core_effect(double *effect, double *p, const double *base,
+                          const double *patch, const bool *swapped, size_t n,
+                          struct bf_err *err)
+{
+	double *d[2];
+	size_t m[2] = { 0, 0 };
+	struct bf_mwu_result u;
+	int ret;
+
+	if (check(base, n, "base", err) || check(patch, n, "patch", err))
+		return BF_EINVAL;
+	d[0] = bf_xcalloc(n + 1, sizeof(double));
+	d[1] = bf_xcalloc(n + 1, sizeof(double));
+	for (size_t i = 0; i < n; i++) {
+		int g = swapped[i] ? 1 : 0;
+
+		d[g][m[g]++] = log(patch[i] / base[i]);
+	}
+	if (m[0] < 2 || m[1] < 2) {
+		ret = bf_err_set(
+		        err, BF_EINVAL,
+		        "%zu rounds with base on the first core and %zu "
+		        "with it on the second: at least 2 of each are "
+		        "needed to tell the cores apart",
+		        m[0], m[1]);
+	} else if (!(ret = bf_stats_mwu(&u, d[0], m[0], d[1], m[1], err))) {
+		*p = u.p;
+		*effect = exp((bf_stats_median(d[0], m[0]) -
+		               bf_stats_median(d[1], m[1])) /
+		              2) -
+		          1;
+	}
+	free(d[0]);
+	free(d[1]);
+	return ret;
+}

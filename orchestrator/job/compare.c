@@ -33,6 +33,7 @@ void bf_comparison_release(struct bf_comparison *c)
 		free(s->unit);
 		free(s->side[0].v);
 		free(s->side[1].v);
+		free(s->swapped.v);
 		free(s->error);
 	}
 	free(c->series);
@@ -205,6 +206,30 @@ void bf_comparison_add_run(struct bf_comparison *c, const struct bf_cfg *cfg,
 	free(vals);
 }
 
+void bf_comparison_add_round(struct bf_comparison *c, int bench, bool swapped)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct bf_series *s = &c->series[i];
+
+		if (s->bench != bench || s->swapped.n >= s->side[0].n)
+			continue;
+		if (s->swapped.n == s->swapped.alloc) {
+			s->swapped.alloc =
+			        s->swapped.alloc ? s->swapped.alloc * 2 : 16;
+			s->swapped.v = bf_xreallocarray(
+			        s->swapped.v, s->swapped.alloc, sizeof(bool));
+		}
+		s->swapped.v[s->swapped.n++] = swapped;
+	}
+}
+
+bool bf_series_cores_differ(const struct bf_series *s, double alpha,
+                            double min_effect)
+{
+	return s->cores && s->core_p < alpha &&
+	       fabs(s->core_effect) > min_effect;
+}
+
 void bf_comparison_add_error(struct bf_comparison *c, const struct bf_cfg *cfg,
                              int bench, int side, int repeat, const char *code,
                              const char *message)
@@ -242,6 +267,12 @@ static void judge_one(struct bf_series *s, const struct bf_compare_opts *o,
 			s->error = bf_xstrdup(err.msg);
 			return;
 		}
+		/* too few rounds of either kind: nothing to say of the cores */
+		s->cores = s->swapped.n == s->side[0].n &&
+		           !bf_paired_core_effect(&s->core_effect, &s->core_p,
+		                                  s->side[0].v, s->side[1].v,
+		                                  s->swapped.v, s->side[0].n,
+		                                  &err);
 	} else if (bf_compare_samples(&s->result, s->side[0].v, s->side[0].n,
 	                              s->side[1].v, s->side[1].n, &opts,
 	                              &err)) {
@@ -262,6 +293,8 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 	opts.min_effect =
 	        min_effect >= 0 ? min_effect : cfg->presubmit.min_effect;
 	opts.seed = seed;
+	c->alpha = opts.alpha;
+	c->min_effect = opts.min_effect;
 	for (size_t i = 0; i < c->n; i++) {
 		judge_one(&c->series[i], &opts, c->paired);
 		if (c->series[i].judged)
@@ -355,6 +388,15 @@ static json_t *series_json(const struct bf_comparison *c,
 	json_object_set_new(o, "patch", side_json(&r->patch, &s->side[1]));
 	if (c->design)
 		json_object_set_new(o, "sequential", bf_series_seq_json(c, s));
+	if (s->cores)
+		json_object_set_new(
+		        o, "duet_cores",
+		        json_pack("{s:o, s:o, s:b}", "second_slower",
+		                  bf_json_real_or_null(s->core_effect),
+		                  "p_value", bf_json_real_or_null(s->core_p),
+		                  "differ",
+		                  bf_series_cores_differ(s, c->alpha,
+		                                         c->min_effect)));
 	return o;
 }
 

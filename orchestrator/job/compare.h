@@ -37,6 +37,17 @@ struct bf_series {
 	/* adaptive repeats: its latest look, and whether it decided */
 	struct bf_seq_look seq;
 	bool seq_looked, seq_decided;
+	/*
+	 * Duet: per round, whether base ran on the second core; and how
+	 * much slower the second core ran (bf_paired_core_effect), with
+	 * its p-value, when cores is true.
+	 */
+	struct {
+		bool *v;
+		size_t n, alloc;
+	} swapped;
+	bool cores;
+	double core_effect, core_p;
 };
 
 struct bf_comparison {
@@ -60,6 +71,7 @@ struct bf_comparison {
 	 * pair, judged on their ratios (bf_compare_paired).
 	 */
 	bool paired;
+	double alpha, min_effect; /* as bf_comparison_judge() judged */
 	double seq_min_effect;
 	int *last_look; /* [bench] */
 	enum bf_seq_decision *stop; /* [bench]; BF_SEQ_OPEN: not stopped */
@@ -72,6 +84,21 @@ void bf_comparison_release(struct bf_comparison *c);
 void bf_comparison_add_run(struct bf_comparison *c, const struct bf_cfg *cfg,
                            int bench, int side, int repeat,
                            const struct bf_samples *s);
+
+/*
+ * Duet: after both sides of a round of bench were added, records which
+ * core each side had (swapped: base on the second) for every series of
+ * the round.
+ */
+void bf_comparison_add_round(struct bf_comparison *c, int bench, bool swapped);
+
+/*
+ * Whether series s's duet rounds show one core slower than the other by
+ * more than min_effect, at significance alpha: a neighbour on one core
+ * (or cores that differ), which swings every round's ratio by that much.
+ */
+bool bf_series_cores_differ(const struct bf_series *s, double alpha,
+                            double min_effect);
 
 /* Records a failed run: code and message as the agent or transport said. */
 void bf_comparison_add_error(struct bf_comparison *c, const struct bf_cfg *cfg,

@@ -55,6 +55,7 @@ static int record_pair(struct bf_worker *w, const struct bf_plan_step *side,
 			json_object_set_new(json_array_get(job->cmp.samples, k),
 			                    "device", json_string(w->name));
 	}
+	bf_comparison_add_round(&job->cmp, side[0].bench, side[0].swapped);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
 # 20% is found regressed and the A/A comparison gives no verdict, that
 # the report says duet, that repeats: auto is refused with it, and that
 # a machine the compare may use only one core of refuses duet (exit 3,
-# naming the device and the cores).
+# naming the device and the cores). With a busy loop pinned to the second
+# core, an A/A duet of wall time reports that core slower (the result's
+# duet_cores and the markdown), without a verdict.
 . "$(dirname "$0")/lib.sh"
 need_cc
 
@@ -54,7 +56,11 @@ int main(int argc, char **argv)
 	log = fopen(argv[2], "a");
 	fprintf(log, "%s %lld %lld %d\n", argv[1], start, end, sched_getcpu());
 	fclose(log);
-	printf("spin %lld ns\n", c1 - c0);
+	/* "wall" as a third argument: the wall time instead */
+	if (argc > 3)
+		printf("wall %lld ns\n", end - start);
+	else
+		printf("spin %lld ns\n", c1 - c0);
 	return 0;
 }
 X
@@ -100,6 +106,8 @@ expect_exit 1 "20% more work in the patch fails the compare (exit 1)" \
 	"$BF" compare -c "$R/bf.yaml" --json "$T/r.json" --seed 1
 jq_check "spin regressed by about 20%" \
 	'.results[0].verdict == "regressed" and .results[0].effect > 0.10 and .results[0].effect < 0.30' "$T/r.json"
+jq_check "spin's rounds tell the cores apart (duet_cores)" \
+	'.results[0].duet_cores | has("second_slower") and has("p_value") and has("differ")' "$T/r.json"
 jq_check "the result says duet and 12 rounds" \
 	'.settings.run_mode == "duet" and .settings.repeats == 12' "$T/r.json"
 grep_file "the markdown header says duet mode" \
@@ -134,6 +142,34 @@ for seed in 2 3; do
 		'.settings.run_mode == "duet" and (.results[0].verdict == "same" or .results[0].verdict == "unknown")' "$T/aa.json"
 	overlap "A/A seed $seed: the rounds overlapped on two cores"
 done
+
+# Neighbours on the second core: three busy loops pinned to cpu 1 share
+# it with whichever side the round puts there; in wall time that side
+# takes about four times as long (twice, even if other work loads cpu 0
+# as much as one of them), and the side that has it swaps every pair of
+# rounds.
+printf 'exec "%s" 250 "%s" wall\n' "$T/spin" "$T/log" >"$R/wall.sh"
+t_git -C "$R" add wall.sh
+t_git -C "$R" commit -q -m "wall time"
+sed 's/bench.sh/wall.sh/' "$R/bf.yaml" >"$T/wall.yaml"
+sed -i 's|project: {repo: .|project: {repo: '"$R"'|' "$T/wall.yaml"
+HOG=
+for _i in 1 2 3; do
+	taskset -c 1 sh -c 'while :; do :; done' &
+	HOG="$HOG $!"
+done
+t_atexit() { kill $HOG 2>/dev/null; }
+expect_exit 0 "A/A duet of wall time beside a busy second core passes" \
+	"$BF" compare -c "$T/wall.yaml" --mode duet --base patch \
+	--patch patch --allow-same --seed 6 --json "$T/hog.json"
+kill $HOG
+jq_check "the second core measured much slower, and said to differ" \
+	'.results[0].name == "wall" and .results[0].duet_cores.differ == true and .results[0].duet_cores.second_slower > 0.3' "$T/hog.json"
+jq_check "... with no regressed or improved verdict" \
+	'.results[0].verdict == "same" or .results[0].verdict == "unknown"' "$T/hog.json"
+grep_file "the markdown says one core ran slower" \
+	"### Duet: one core ran slower than the other" "$OUT"
+grep_file "... and what to do" "give duet two cores nothing else uses" "$OUT"
 
 expect_exit 2 "--mode duet with --repeats auto is refused (exit 2)" \
 	"$BF" compare -c "$R/bf.yaml" --mode duet --repeats auto

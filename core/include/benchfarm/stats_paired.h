@@ -39,4 +39,22 @@ int bf_compare_paired(struct bf_compare_result *out, const double *base,
  */
 double bf_stats_sign_test(const double *d, size_t n, double *positive);
 
+/*
+ * How much slower the second core ran than the first in a duet, from the
+ * rounds themselves. Rounds alternate which core each side gets
+ * (swapped[i]: round i ran base on the second core, patch on the
+ * first); with the second core k times slower, a round's log ratio
+ * log(patch / base) is the change plus log k when not swapped and minus
+ * log k when swapped. *effect is k - 1, estimated as
+ * exp((median of the unswapped log ratios - median of the swapped) / 2)
+ * - 1 (negative: the first core was slower); *p is the two-sided
+ * Mann-Whitney p-value of the two groups of log ratios (small: the
+ * cores differ, by a neighbour on one of them or by design, as big and
+ * little cores do). Fails with BF_EINVAL when a value is not > 0 or
+ * either group has fewer than 2 rounds.
+ */
+int bf_paired_core_effect(double *effect, double *p, const double *base,
+                          const double *patch, const bool *swapped, size_t n,
+                          struct bf_err *err);
+
 #endif /* BF_STATS_PAIRED_H */

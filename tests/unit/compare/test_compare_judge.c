@@ -156,6 +156,64 @@ static void test_compare__alpha_override(void **state)
 	                 BF_VERDICT_UNKNOWN);
 }
 
+/*
+ * Duet: add_round records each round's cores for the series of its
+ * benchmark; judged paired, a series whose ratios swing with the cores
+ * gets core_effect and, beyond min_effect at alpha, "differ" in its JSON;
+ * one whose ratios do not swing gets it too, not differing.
+ */
+static void test_compare__duet_cores(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res, *c;
+
+	f->c.paired = true;
+	for (int r = 0; r < 12; r++) {
+		bool swapped = (r / 2) % 2 == 1; /* balanced pairs of rounds */
+		/* the second core twice as slow in wall time, not in CPU */
+		double wall = swapped ? 0.5 : 2.0, jitter = 1 + 0.001 * r;
+		const struct metric base[] = { { "real_time", "ns", 100 },
+			                       { "cpu_time", "ns", 100 } };
+		const struct metric patch[] = {
+			{ "real_time", "ns", 100 * wall * jitter },
+			{ "cpu_time", "ns",
+			  100 * jitter * (r % 2 ? 1 : 0.999) },
+		};
+
+		add_row(f, 0, BF_SIDE_BASE, r, "b", base, 2);
+		add_row(f, 0, BF_SIDE_PATCH, r, "b", patch, 2);
+		bf_comparison_add_round(&f->c, 0, swapped);
+	}
+	assert_int_equal(find(f, 0, "b", "real_time")->swapped.n, 12);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
+	assert_true(find(f, 0, "b", "real_time")->cores);
+	assert_float_equal(find(f, 0, "b", "real_time")->core_effect, 1.0,
+	                   0.01);
+	res = bf_comparison_results_json(&f->c, &f->cfg);
+	c = json_object_get(result_of(res, "b", "real_time"), "duet_cores");
+	assert_true(json_is_true(json_object_get(c, "differ")));
+	assert_float_equal(num(c, "second_slower"), 1.0, 0.01);
+	assert_true(num(c, "p_value") < 0.05);
+	c = json_object_get(result_of(res, "b", "cpu_time"), "duet_cores");
+	assert_true(json_is_false(json_object_get(c, "differ")));
+	assert_true(fabs(num(c, "second_slower")) < 0.01);
+	json_decref(res);
+}
+
+/* Not paired: no cores in the JSON. */
+static void test_compare__no_cores_unpaired(void **state)
+{
+	struct fixture *f = *state;
+	json_t *res;
+
+	add_series(f, 0, "b", "real_time", "ns", 100, 100, 0.5, 6);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 1);
+	res = bf_comparison_results_json(&f->c, &f->cfg);
+	assert_null(json_object_get(result_of(res, "b", "real_time"),
+	                            "duet_cores"));
+	json_decref(res);
+}
+
 static void test_compare__empty_comparison(void **state)
 {
 	struct fixture *f = *state;
@@ -203,6 +261,8 @@ int main(void)
 		        teardown),
 		T(test_compare__alpha_override),
 		T(test_compare__empty_comparison),
+		T(test_compare__duet_cores),
+		T(test_compare__no_cores_unpaired),
 #undef T
 		cmocka_unit_test(test_compare__real_or_null),
 	};

@@ -128,6 +128,48 @@ static void test_paired__few_rounds_and_bad_values(void **state)
 	assert_non_null(strstr(err.msg, "base"));
 }
 
+/*
+ * The second core 10% slower than the first on every round, no change:
+ * unswapped rounds (patch on the second core) have ratios about 1.1,
+ * swapped ones (base on the second) about 1/1.1 = 0.909. effect =
+ * exp((median log unswapped - median log swapped) / 2) - 1 with the
+ * medians log(1.10) and log(0.909...): sqrt(1.10 / (1 / 1.1)) - 1 = 0.1;
+ * the groups apart, 3 against 3: exact Mann-Whitney p = 2 / C(6, 3).
+ */
+static void test_paired__core_effect_by_hand(void **state)
+{
+	const double base[] = { 100, 100, 100, 100, 100, 100 };
+	const double patch[] = { 109,        100 / 1.1, 110,
+		                 100 / 1.12, 111,       100 / 1.09 };
+	const bool swapped[] = { false, true, false, true, false, true };
+	/* the same rounds, all but one unswapped: too few to tell */
+	const bool lopsided[] = { false, false, false, false, false, true };
+	const double zero[] = { 100, 0, 100, 100, 100, 100 };
+	struct bf_err err = BF_ERR_INIT;
+	double effect, p;
+
+	(void)state;
+	assert_int_equal(bf_paired_core_effect(&effect, &p, base, patch,
+	                                       swapped, 6, &err),
+	                 0);
+	assert_float_equal(effect, (sqrt(1.10 * 1.10) - 1), 1e-12);
+	assert_float_equal(p, 2.0 / 20, 1e-12);
+	/* the first core slower: the same rounds with the sides swapped */
+	assert_int_equal(bf_paired_core_effect(&effect, &p, patch, base,
+	                                       swapped, 6, &err),
+	                 0);
+	assert_float_equal(effect, (1 / 1.1 - 1), 1e-12);
+	assert_int_equal(bf_paired_core_effect(&effect, &p, base, patch,
+	                                       lopsided, 6, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "5 rounds with base on the first core "
+	                                "and 1 with it on the second"));
+	assert_int_equal(bf_paired_core_effect(&effect, &p, zero, patch,
+	                                       swapped, 6, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "round 2: the base value 0"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_paired__regressed_by_hand),
 		cmocka_unit_test(test_paired__shared_noise_cancels),
 		cmocka_unit_test(test_paired__few_rounds_and_bad_values),
+		cmocka_unit_test(test_paired__core_effect_by_hand),
 	};
 
 	return cmocka_run_group_tests_name("stats_paired", tests, NULL, NULL);
