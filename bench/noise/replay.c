@@ -190,18 +190,12 @@ static enum bf_verdict adaptive(const struct bf_seq_design *d, const double *b,
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_seq_look l;
 
-	for (int k = 0; k < d->nlooks; k++) {
-		*runs = d->n[k];
-		if (bf_seq_look(&l, d, k, b, (size_t)d->n[k], p,
-		                (size_t)d->n[k], min_effect, &err))
-			return BF_VERDICT_UNKNOWN;
-		if (l.decision == BF_SEQ_DIFFERENT)
-			return l.low > 0 ? BF_VERDICT_REGRESSED
-			                 : BF_VERDICT_IMPROVED;
-		if (l.decision == BF_SEQ_SAME)
-			return BF_VERDICT_SAME;
-	}
-	return BF_VERDICT_UNKNOWN;
+	if (bf_seq_first_decision(&l, d, b, p, min_effect, &err))
+		return BF_VERDICT_UNKNOWN;
+	*runs = (int)l.nb;
+	if (l.decision == BF_SEQ_DIFFERENT)
+		return l.low > 0 ? BF_VERDICT_REGRESSED : BF_VERDICT_IMPROVED;
+	return l.decision == BF_SEQ_SAME ? BF_VERDICT_SAME : BF_VERDICT_UNKNOWN;
 }
 
 /* Judge n pairs as method m at every min_effect; tallies t[min_effect]. */

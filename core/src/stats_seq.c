@@ -321,3 +321,20 @@ int bf_seq_look(struct bf_seq_look *out, const struct bf_seq_design *d, int k,
 		        k == d->nlooks - 1 ? BF_SEQ_MAX_REACHED : BF_SEQ_OPEN;
 	return 0;
 }
+
+int bf_seq_first_decision(struct bf_seq_look *out,
+                          const struct bf_seq_design *d, const double *base,
+                          const double *patch, double min_effect,
+                          struct bf_err *err)
+{
+	int ret;
+
+	for (int k = 0; k < d->nlooks; k++) {
+		if ((ret = bf_seq_look(out, d, k, base, (size_t)d->n[k], patch,
+		                       (size_t)d->n[k], min_effect, err)))
+			return ret;
+		if (out->decision != BF_SEQ_OPEN)
+			break;
+	}
+	return 0;
+}

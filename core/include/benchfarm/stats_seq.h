@@ -115,4 +115,16 @@ int bf_seq_look(struct bf_seq_look *out, const struct bf_seq_design *d, int k,
                 const double *base, size_t nb, const double *patch, size_t np,
                 double min_effect, struct bf_err *err);
 
+/*
+ * The rule run over values already in hand, as a simulation or a replay
+ * of recorded runs has them: look k of d at the first d->n[k] values of
+ * base and patch (each holding at least the last look's count), k = 0,
+ * 1, ... until a look decides, or the last; that look into *out (out->nb
+ * is the runs per side it took). Fails as bf_seq_look() does.
+ */
+int bf_seq_first_decision(struct bf_seq_look *out,
+                          const struct bf_seq_design *d, const double *base,
+                          const double *patch, double min_effect,
+                          struct bf_err *err);
+
 #endif /* BF_STATS_SEQ_H */

@@ -264,6 +264,53 @@ static void simulate(struct sim *out, const struct bf_seq_design *d, int trials,
 }
 
 /*
+ * bf_seq_first_decision is the first decided look of bf_seq_look taken
+ * in order: a 10% shift with 0.1% noise decides "different" at the first
+ * look (6 runs); a shift of exactly the threshold never decides and
+ * ends at the last look, 30 runs, as the looks taken one by one do.
+ */
+static void test_seq__first_decision(void **state)
+{
+	struct bf_seq_design d;
+	struct bf_seq_look l, by_hand;
+	struct bf_err err = BF_ERR_INIT;
+	double base[30], slow[30], edge[30];
+
+	(void)state;
+	assert_int_equal(bf_seq_plan_looks(&d, 6, 30, 2, &err), 0);
+	bf_seq_design_boundaries(&d, 0.05);
+	for (int i = 0; i < 30; i++) {
+		base[i] = 100 * (1 + 0.001 * (i % 3 - 1));
+		slow[i] = 1.10 * base[i];
+		edge[i] = 1.02 * 100 * (1 + 0.001 * ((i + 1) % 3 - 1));
+	}
+	assert_int_equal(bf_seq_first_decision(&l, &d, base, slow, 0.02, &err),
+	                 0);
+	assert_int_equal(l.look, 0);
+	assert_int_equal(l.nb, 6);
+	assert_int_equal(l.decision, BF_SEQ_DIFFERENT);
+	assert_true(l.low > 0);
+	assert_int_equal(bf_seq_first_decision(&l, &d, base, edge, 0.02, &err),
+	                 0);
+	for (int k = 0; k < d.nlooks; k++) {
+		assert_int_equal(bf_seq_look(&by_hand, &d, k, base,
+		                             (size_t)d.n[k], edge,
+		                             (size_t)d.n[k], 0.02, &err),
+		                 0);
+		if (by_hand.decision != BF_SEQ_OPEN)
+			break;
+	}
+	assert_int_equal(l.decision, BF_SEQ_MAX_REACHED);
+	assert_int_equal(l.look, d.nlooks - 1);
+	assert_int_equal(l.nb, 30);
+	assert_int_equal(by_hand.look, l.look);
+	assert_float_equal(by_hand.low, l.low, 0);
+	base[3] = -1;
+	assert_int_equal(bf_seq_first_decision(&l, &d, base, slow, 0.02, &err),
+	                 BF_EINVAL);
+}
+
+/*
  * A/A and shifted series at 1% run-to-run noise, threshold 2%, default
  * design (6..30 by 2, alpha 0.05), 2000 trials each, seeded. A/A:
  * "different" stays under alpha (any "different" on A/A is false) and
@@ -349,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_seq__plan_looks),
 		cmocka_unit_test(test_seq__look_by_hand),
 		cmocka_unit_test(test_seq__trimmed_by_hand),
+		cmocka_unit_test(test_seq__first_decision),
 		cmocka_unit_test(test_seq__simulation),
 		cmocka_unit_test(test_seq__error_at_threshold),
 	};
