@@ -66,6 +66,7 @@ int bf_compare_paired(struct bf_compare_result *out, const double *base,
 	out->effect = out->ci_low = out->ci_high = NAN;
 	out->higher_is_better = opts->higher_is_better;
 	out->exact = false;
+	out->counted = false;
 	out->verdict = BF_VERDICT_UNKNOWN;
 	if (n == 0)
 		return 0;

@@ -100,6 +100,23 @@ const char *bf_verdict_name(enum bf_verdict v)
 	return "unknown";
 }
 
+/* A side's range relative to its median. */
+static double spread(const struct bf_summary *s)
+{
+	return (s->max - s->min) / fabs(s->median);
+}
+
+/* The sides' ranges apart by BF_COUNTED_GAP times the wider one. */
+static bool counted_apart(const struct bf_compare_result *r)
+{
+	double gap =
+	        fmax(r->patch.min - r->base.max, r->base.min - r->patch.max);
+	double range =
+	        fmax(r->base.max - r->base.min, r->patch.max - r->patch.min);
+
+	return gap > 0 && gap >= BF_COUNTED_GAP * range;
+}
+
 enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
                                    const struct bf_compare_opts *opts)
 {
@@ -116,10 +133,15 @@ enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
 		return BF_VERDICT_UNKNOWN;
 	if (r->exact && fabs(r->effect) < BF_EXACT_MIN_EFFECT)
 		return BF_VERDICT_SAME;
-	if (r->exact)
+	if (r->exact || (r->counted && counted_apart(r) &&
+	                 fabs(r->effect) >= BF_EXACT_MIN_EFFECT))
 		return (r->effect > 0) == r->higher_is_better
 		               ? BF_VERDICT_IMPROVED
 		               : BF_VERDICT_REGRESSED;
+	if (r->counted && fabs(r->effect) < BF_EXACT_MIN_EFFECT &&
+	    spread(&r->base) < BF_EXACT_MIN_EFFECT &&
+	    spread(&r->patch) < BF_EXACT_MIN_EFFECT)
+		return BF_VERDICT_SAME;
 	significant = r->p_adjusted < opts->alpha;
 	if (significant && lo > m)
 		return r->higher_is_better ? BF_VERDICT_IMPROVED
@@ -191,6 +213,7 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
 	out->u = out->p_value = out->p_adjusted = NAN;
 	out->effect = out->ci_low = out->ci_high = NAN;
 	out->higher_is_better = opts->higher_is_better;
+	out->counted = opts->counted;
 	out->verdict = BF_VERDICT_UNKNOWN;
 	out->exact =
 	        nb >= BF_COMPARE_MIN_SAMPLES && np >= BF_COMPARE_MIN_SAMPLES &&

@@ -296,7 +296,12 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 	c->alpha = opts.alpha;
 	c->min_effect = opts.min_effect;
 	for (size_t i = 0; i < c->n; i++) {
-		judge_one(&c->series[i], &opts, c->paired);
+		struct bf_compare_opts so = opts;
+
+		/* cachegrind's counts: the counted rule (BF_COUNTED_GAP) */
+		so.counted = cfg->benchmarks[c->series[i].bench].measure ==
+		             BF_MEASURE_INSTRUCTIONS;
+		judge_one(&c->series[i], &so, c->paired);
 		if (c->series[i].judged)
 			all[k++] = c->series[i].result;
 	}

@@ -165,6 +165,21 @@ const char *bf_verdict_name(enum bf_verdict v);
 #define BF_EXACT_SPREAD     1e-4
 #define BF_EXACT_MIN_EFFECT 1e-3
 
+/*
+ * Counted metrics (opts.counted: the counts of a deterministic
+ * measurement, such as instructions under cachegrind) that do vary a
+ * little from run to run, as a program with a random hash seed or
+ * address-dependent paths does: three runs a side can never make the U
+ * test significant. Their rule: a change of at least BF_EXACT_MIN_EFFECT
+ * is a verdict when the two sides' ranges lie apart by at least
+ * BF_COUNTED_GAP times the wider range (for three runs a side drawn
+ * alike, normal, uniform, exponential or lognormal, that happens in
+ * 0.14 to 0.35% of A/A comparisons); a change below it, with both sides'
+ * ranges below it too, is the same; anything else takes the ordinary
+ * rule.
+ */
+#define BF_COUNTED_GAP 2
+
 struct bf_compare_opts {
 	double alpha; /* significance level for the adjusted p-value */
 	double min_effect; /* smallest relative change worth reporting */
@@ -172,12 +187,14 @@ struct bf_compare_opts {
 	uint64_t seed; /* bootstrap RNG seed */
 	int resamples; /* bootstrap rounds */
 	double confidence; /* bootstrap interval level */
+	bool counted; /* counts of a deterministic measurement (BF_COUNTED_GAP)
+	               */
 };
 
 #define BF_COMPARE_OPTS_INIT                                  \
 	{                                                     \
 		0.05, 0.02, false, 0, BF_BOOTSTRAP_RESAMPLES, \
-		        BF_BOOTSTRAP_CONFIDENCE               \
+		        BF_BOOTSTRAP_CONFIDENCE, false        \
 	}
 
 struct bf_compare_result {
@@ -189,6 +206,7 @@ struct bf_compare_result {
 	double ci_low, ci_high; /* bootstrap interval of effect */
 	bool higher_is_better; /* the metric's direction, from the opts */
 	bool exact; /* judged as exact counts (BF_EXACT_SPREAD) */
+	bool counted; /* opts.counted: the counted rule (BF_COUNTED_GAP) */
 	enum bf_verdict verdict;
 };
 
@@ -226,7 +244,9 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
  * - unknown otherwise, and when a side has too few samples or a value
  *   is NaN;
  * - for exact counts (r->exact), regressed or improved by the sign of
- *   r->effect when it is at least BF_EXACT_MIN_EFFECT, else same.
+ *   r->effect when it is at least BF_EXACT_MIN_EFFECT, else same;
+ * - for counted values (r->counted) that are not exact, the rule of
+ *   BF_COUNTED_GAP first, then the rules above.
  * Cannot fail.
  */
 enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
