@@ -106,7 +106,12 @@ static double spread(const struct bf_summary *s)
 	return (s->max - s->min) / fabs(s->median);
 }
 
-/* The sides' ranges apart by BF_COUNTED_GAP times the wider one. */
+/*
+ * The sides' ranges apart by BF_COUNTED_GAP times the wider one, for
+ * counts whose medians are large enough that a step of 1 is within
+ * BF_EXACT_SPREAD (as for exact counts: 1247 cache misses against 1250
+ * is three misses, not a 0.24% change).
+ */
 static bool counted_apart(const struct bf_compare_result *r)
 {
 	double gap =
@@ -114,7 +119,9 @@ static bool counted_apart(const struct bf_compare_result *r)
 	double range =
 	        fmax(r->base.max - r->base.min, r->patch.max - r->patch.min);
 
-	return gap > 0 && gap >= BF_COUNTED_GAP * range;
+	return fabs(r->base.median) * BF_EXACT_SPREAD >= 1 &&
+	       fabs(r->patch.median) * BF_EXACT_SPREAD >= 1 && gap > 0 &&
+	       gap >= BF_COUNTED_GAP * range;
 }
 
 enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,

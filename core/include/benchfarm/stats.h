@@ -174,9 +174,10 @@ const char *bf_verdict_name(enum bf_verdict v);
  * is a verdict when the two sides' ranges lie apart by at least
  * BF_COUNTED_GAP times the wider range (for three runs a side drawn
  * alike, normal, uniform, exponential or lognormal, that happens in
- * 0.14 to 0.35% of A/A comparisons); a change below it, with both sides'
- * ranges below it too, is the same; anything else takes the ordinary
- * rule.
+ * 0.14 to 0.35% of A/A comparisons) and both medians are at least
+ * 1 / BF_EXACT_SPREAD (a count's step of 1 within the spread of exact
+ * counts); a change below it, with both sides' ranges below it too, is
+ * the same; anything else takes the ordinary rule.
  */
 #define BF_COUNTED_GAP 2
 

@@ -200,12 +200,23 @@ static void test_counted_aa_and_overlap(void **state)
 	const double near[] = { 1000700, 1000900, 1001100 };
 	const double wide_b[] = { 1000000, 1006000, 1010000 };
 	const double wide_p[] = { 1005000, 1011000, 1015000 };
+	const double few_b[] = { 1247, 1247, 1247 };
+	const double few_p[] = { 1250, 1250, 1250 };
 
 	(void)state;
 	assert_int_equal(judge_counted(b, aa, true).verdict, BF_VERDICT_SAME);
 	assert_int_equal(judge_counted(b, near, true).verdict, BF_VERDICT_SAME);
 	assert_int_equal(judge_counted(wide_b, wide_p, true).verdict,
 	                 judge_counted(wide_b, wide_p, false).verdict);
+	/*
+	 * Small counts: 1247 cache misses against 1250, each side exact, is
+	 * three misses, below a count's resolution: the ordinary rule, not
+	 * a 0.24% regression.
+	 */
+	assert_int_equal(judge_counted(few_b, few_p, true).verdict,
+	                 judge_counted(few_b, few_p, false).verdict);
+	assert_false(judge_counted(few_b, few_p, true).verdict ==
+	             BF_VERDICT_REGRESSED);
 	assert_false(judge_counted(wide_b, wide_p, true).verdict ==
 	             BF_VERDICT_REGRESSED);
 }
