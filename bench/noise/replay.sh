@@ -30,7 +30,11 @@ CORPUS=${1:-$SRC/bench/noise/corpus.json}
 [ -f "$B/libbfcore.a" ] || { echo "$0: build first (make)" >&2; exit 2; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/bf-noise-replay.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 \
+# A sanitizer build's library needs its runtime linked in.
+san=
+nm "$B/libbfcore.a" 2>/dev/null | grep -q ' U __asan_' && san="$san -fsanitize=address"
+nm "$B/libbfcore.a" 2>/dev/null | grep -q ' U __ubsan_' && san="$san -fsanitize=undefined"
+${CC:-cc} $san -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 \
 	-I"$SRC/core/include" -o "$W/replay" "$SRC/bench/noise/replay.c" \
 	"$B/libbfcore.a" $(pkg-config --libs jansson) -lm
 conds=$(python3 -c 'import json,sys
