@@ -297,7 +297,7 @@ static void replay_interleaved(const struct opts *o, const char *cond,
                                struct unit *whole, struct unit *bench)
 {
 	struct tally f10[N_MIN_EFFECTS], f30[N_MIN_EFFECTS], ad[N_MIN_EFFECTS];
-	double b[30], p[30];
+	double b[30], p[30], measured = cell_shift(s, false);
 	struct bf_rng rng;
 
 	tallies_init(f10, o->trials, true);
@@ -319,9 +319,9 @@ static void replay_interleaved(const struct opts *o, const char *cond,
 				unit_add(bench, e, t, v, runs);
 		}
 	}
-	print(cond, shift, FIXED10, s, f10, o->trials, cell_shift(s, false));
-	print(cond, shift, FIXED30, s, f30, o->trials, cell_shift(s, false));
-	print(cond, shift, ADAPTIVE, s, ad, o->trials, cell_shift(s, false));
+	print(cond, shift, FIXED10, s, f10, o->trials, measured);
+	print(cond, shift, FIXED30, s, f30, o->trials, measured);
+	print(cond, shift, ADAPTIVE, s, ad, o->trials, measured);
 	tallies_free(f10);
 	tallies_free(f30);
 	tallies_free(ad);
@@ -335,6 +335,7 @@ static void replay_duet(const struct opts *o, const char *cond, double shift,
 	struct tally d10[N_MIN_EFFECTS], d30[N_MIN_EFFECTS], dst[N_MIN_EFFECTS];
 	double b[SAME_TIME_MAX], p[SAME_TIME_MAX];
 	size_t m = same_time > 30 ? same_time : 30;
+	double measured = cell_shift(s, true);
 
 	tallies_init(d10, o->trials, true);
 	tallies_init(d30, o->trials, true);
@@ -346,9 +347,9 @@ static void replay_duet(const struct opts *o, const char *cond, double shift,
 		judge(d30, t, true, b, p, 30, (uint64_t)t);
 		judge(dst, t, true, b, p, same_time, (uint64_t)t);
 	}
-	print(cond, shift, DUET10, s, d10, o->trials, cell_shift(s, true));
-	print(cond, shift, DUET30, s, d30, o->trials, cell_shift(s, true));
-	print(cond, shift, DUET_SAME, s, dst, o->trials, cell_shift(s, true));
+	print(cond, shift, DUET10, s, d10, o->trials, measured);
+	print(cond, shift, DUET30, s, d30, o->trials, measured);
+	print(cond, shift, DUET_SAME, s, dst, o->trials, measured);
 	tallies_free(d10);
 	tallies_free(d30);
 	tallies_free(dst);

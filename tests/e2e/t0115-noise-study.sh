@@ -14,9 +14,13 @@ N=$BF_SRC/bench/noise
 BF_BUILD=$BF_BUILD_ABS
 export BF_BUILD
 
-# Recording: one condition, 3 runs per side, the default project.
-NOISE_WORKDIR="$T/rec" expect_exit 0 "record.sh records the quiet condition" \
+# Recording: one condition, 3 runs per side, the default project and
+# the default work directory (a new one under TMPDIR, kept: the raw
+# results stay there).
+TMPDIR="$T" expect_exit 0 "record.sh records the quiet condition" \
 	sh "$N/record.sh" -n 3 -o "$T/corpus.json" quiet
+check "its default work directory under TMPDIR keeps the 8 raw results" \
+	test "$(ls "$T"/bf-noise.*/raw/*.json | wc -l)" -eq 8
 jq_check "the corpus has one cell per patch and mode, all quiet" \
 	'[.cells[] | [.condition, .patch, .mode]] | sort ==
 	 [["quiet","aa","duet"],["quiet","aa","interleaved"],
