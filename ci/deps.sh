@@ -18,7 +18,7 @@ libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
 libxml2-utils chromium nodejs uftrace valgrind python3-jsonschema
-libclang-rt-14-dev cmark-gfm postgresql-15 libpq-dev"
+libclang-rt-14-dev cmark-gfm postgresql-15 libpq-dev libelf-dev"
 
 missing=
 for p in $PKGS; do

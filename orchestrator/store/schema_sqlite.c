@@ -202,6 +202,21 @@ const char *const bf_store__migrations[] = {
 	"ALTER TABLE waiters ADD COLUMN holder_key INTEGER;"
 	"ALTER TABLE waiters ADD COLUMN alive_at INTEGER;"
 	"ALTER TABLE runs ADD COLUMN alive_at INTEGER;",
+	/*
+	 * 11 -> 12: build identity. build_id is the identity of what the
+	 * run's measured side shipped (the patch of a compare, the commit
+	 * of a postsubmit run), base_build_id a compare's base's: "bytes:"
+	 * or "code:" and a SHA-256 (artifacts.h). measured_by is set on a
+	 * postsubmit run that was not measured because a complete run of
+	 * the same device class had measured the same build: that run's
+	 * samples stand for this one's commit. machine is what a device
+	 * said of the machine it runs on (JSON: machine-id, boot id,
+	 * hostname, CPU, kernel), to tell two devices that are one.
+	 */
+	"ALTER TABLE runs ADD COLUMN build_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN base_build_id TEXT;"
+	"ALTER TABLE runs ADD COLUMN measured_by INTEGER;"
+	"ALTER TABLE devices ADD COLUMN machine TEXT;",
 };
 
 _Static_assert(BF_ARRAY_SIZE(bf_store__migrations) == BF_STORE_SCHEMA_VERSION,

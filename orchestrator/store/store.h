@@ -32,7 +32,7 @@ struct bf_err;
 struct bf_store;
 
 /* Highest schema version this build knows (PRAGMA user_version). */
-#define BF_STORE_SCHEMA_VERSION 11
+#define BF_STORE_SCHEMA_VERSION 12
 
 /*
  * The database path to use: db_flag when non-NULL (from --db; must not
@@ -411,6 +411,20 @@ struct bf_store_run {
 	int64_t started_at; /* 0 on create = time(NULL) */
 	int64_t finished_at; /* 0 while running */
 	char *info; /* JSON text, not parsed here; may be NULL */
+	/*
+	 * The build identity of what the measured side shipped (the
+	 * patch's, or a postsubmit run's commit's) and a compare's
+	 * base's: "code:HEX" or "bytes:HEX" (artifacts.h); NULL when not
+	 * known (no build yet, or a store of an older benchfarm).
+	 */
+	char *build_id;
+	char *base_build_id;
+	/*
+	 * A postsubmit run recorded as the same build as an earlier
+	 * complete run of its device class: that run's id, whose samples
+	 * are this commit's point. 0: measured itself.
+	 */
+	int64_t measured_by;
 };
 
 /*
@@ -454,6 +468,51 @@ int bf_store_run_finish(struct bf_store *store, int64_t id, const char *status,
 int bf_store_run_failed_build(int64_t *id_out, struct bf_store *store,
                               const char *commit, const char *build_key,
                               struct bf_err *err);
+
+/*
+ * Set the build identities of run id (either may be NULL: left as it
+ * is). 0 or BF_ENOTFOUND.
+ */
+int bf_store_run_set_build(struct bf_store *store, int64_t id,
+                           const char *base_build_id, const char *build_id,
+                           struct bf_err *err);
+
+/*
+ * The newest complete postsubmit run (kind "run") on device class
+ * device that measured build_id itself (measured_by unset, and with
+ * samples): *id_out is its id and commit_out its commit, or *id_out 0
+ * when there is none. 0 or a store error.
+ */
+int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
+                            struct bf_store *store, const char *device,
+                            const char *build_id, struct bf_err *err);
+
+/*
+ * Record that run id was not measured: run by's samples (a complete
+ * run that measured the same build) are its commit's point. 0,
+ * BF_ENOTFOUND, or BF_EINVAL when by is not a complete measured run.
+ */
+int bf_store_run_set_measured_by(struct bf_store *store, int64_t id,
+                                 int64_t by, struct bf_err *err);
+
+/* One complete postsubmit run of a device class, for its history. */
+struct bf_store_build {
+	int64_t run_id;
+	const char *commit; /* borrowed for the call */
+	const char *build_id; /* NULL when not known */
+	int64_t measured_by; /* 0: measured itself */
+	int64_t started_at;
+};
+typedef int bf_store_build_fn(const struct bf_store_build *b, void *payload);
+
+/*
+ * Every complete postsubmit run of device class device, oldest first:
+ * fn is called once per run, and its non-zero return stops the walk
+ * and is returned. 0 or a store error.
+ */
+int bf_store_builds_foreach(struct bf_store *store, const char *device,
+                            bf_store_build_fn *fn, void *payload,
+                            struct bf_err *err);
 
 /* Replace the run's info JSON text (NULL clears). 0 or BF_ENOTFOUND. */
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,
@@ -539,8 +598,10 @@ int bf_store_samples_foreach(struct bf_store *store, int64_t run_id,
  * device, ordered by run, suite, benchmark, metric and repeat. In each
  * record commit_id is the run's commit, suite is the sample's suite or,
  * when it has none, its benchmark, iter_idx is 0 and a missing text is
- * ""; records are borrowed as for bf_store_samples_foreach(). Returns
- * 0, fn's non-zero value, or an error.
+ * ""; records are borrowed as for bf_store_samples_foreach(). A run
+ * recorded as the same build as another (measured_by) gets that run's
+ * samples under its own run id and commit. Returns 0, fn's non-zero
+ * value, or an error.
  */
 int bf_store_history_foreach(struct bf_store *store, const char *device,
                              bf_store_sample_fn *fn, void *payload,

@@ -68,7 +68,36 @@ struct copy {
 	struct bf_err *err;
 	int64_t run_src, run_dst; /* the run whose samples/checks move */
 	struct sample_batch *batch; /* samples not stored yet */
+	/* every run's source id and destination id, source ids rising */
+	struct run_map {
+		int64_t src, dst;
+	} *map;
+	size_t nmap;
 };
+
+static void map_add(struct copy *c, int64_t src, int64_t dst)
+{
+	c->map = bf_xrealloc(c->map, (c->nmap + 1) * sizeof(*c->map));
+	c->map[c->nmap++] = (struct run_map){ src, dst };
+}
+
+/* The destination id of source run src, 0 when it was not copied. */
+static int64_t map_get(const struct copy *c, int64_t src)
+{
+	size_t lo = 0, hi = c->nmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->map[mid].src == src)
+			return c->map[mid].dst;
+		if (c->map[mid].src < src)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
 
 /*
  * A row's columns as values to bind: types[i] is 'T' (text), 'I'
@@ -129,7 +158,7 @@ static int copy_device(const struct bf_sql_row *row, void *payload)
 	struct copy *c = payload;
 	struct bf_sql_val v[16];
 	int64_t changes = 0;
-	size_t n = row_vals(v, row, 0, "TTTITTTTTTTTIIT");
+	size_t n = row_vals(v, row, 0, "TTTITTTTTTTTIITT");
 	int rc;
 
 	rc = bf_sql_exec(
@@ -137,8 +166,8 @@ static int copy_device(const struct bf_sql_row *row, void *payload)
 	        "INSERT INTO devices (name, type, host, port, \"user\","
 	        " key_path, labels, agent_path, adb_serial, host_key_fp,"
 	        " health, health_reason, last_check_at, created_at, workdir,"
-	        " state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-	        " ?11, ?12, ?13, ?14, ?15, 'idle')"
+	        " machine, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+	        " ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'idle')"
 	        " ON CONFLICT (name) DO NOTHING",
 	        v, n, NULL, NULL, &changes, c->err,
 	        "cannot copy device '%s' into '%s'", bf_sql_text(row, 0),
@@ -333,12 +362,13 @@ static int run_children(struct copy *c, bool copy)
 
 /*
  * Columns 0..6: the key; 7..9: status, finished_at, info; 10: the
- * source's id.
+ * source's id; 11..13: build_id, base_build_id, measured_by (a source
+ * id, an earlier run's: the map gives its destination id).
  */
 static int copy_run(const struct bf_sql_row *row, void *payload)
 {
 	struct copy *c = payload;
-	struct bf_sql_val v[11];
+	struct bf_sql_val v[13];
 	int64_t rank = 0;
 	int rc;
 
@@ -361,17 +391,27 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 		                 "cannot look for run %lld in '%s'",
 		                 (long long)c->run_src, shown(c->dst));
 	if (rc || c->run_dst) {
-		if (!rc)
+		if (!rc) {
+			map_add(c, c->run_src, c->run_dst);
 			step(c, T_RUNS, false);
+		}
 		return rc ? rc : run_children(c, false);
 	}
 	row_vals(v, row, 0, "TITTTTITIT");
+	row_vals(v + 10, row, 11, "TT");
+	v[12] = bf_sql_is_null(row, 13)
+	                ? BF_SQL_V_NULL
+	                : BF_SQL_V_INT(map_get(c, bf_sql_int(row, 13)));
+	if (v[12].type == BF_SQL_INT && !v[12].i)
+		v[12] = BF_SQL_V_NULL; /* its measured run was not copied */
 	rc = bf_sql_exec(c->dst,
 	                 "INSERT INTO runs (kind, started_at, device,"
 	                 " base_commit, patch_commit, config_digest, seed,"
-	                 " status, finished_at, info) VALUES (?1, ?2, ?3, ?4,"
-	                 " ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
-	                 v, 10, get_i64, &c->run_dst, NULL, c->err,
+	                 " status, finished_at, info, build_id,"
+	                 " base_build_id, measured_by) VALUES (?1, ?2, ?3,"
+	                 " ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+	                 " RETURNING id",
+	                 v, 13, get_i64, &c->run_dst, NULL, c->err,
 	                 "cannot copy run %lld into '%s'",
 	                 (long long)c->run_src, shown(c->dst));
 	if (!rc && !c->run_dst)
@@ -379,8 +419,10 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 		        c->err, BF_ERROR,
 		        "cannot copy run %lld into '%s': no id came back",
 		        (long long)c->run_src, shown(c->dst));
-	if (!rc)
+	if (!rc) {
+		map_add(c, c->run_src, c->run_dst);
 		step(c, T_RUNS, true);
+	}
 	return rc ? rc : run_children(c, true);
 }
 
@@ -442,14 +484,16 @@ static int copy_all(struct copy *c)
 	                 "SELECT name, type, host, port, \"user\", key_path,"
 	                 " labels, agent_path, adb_serial, host_key_fp,"
 	                 " health, health_reason, last_check_at, created_at,"
-	                 " workdir FROM devices ORDER BY id",
+	                 " workdir, machine FROM devices ORDER BY id",
 	                 NULL, 0, copy_device, c, NULL, c->err,
 	                 "cannot read the devices of '%s'", shown(c->src));
 	if (!rc)
 		rc = bf_sql_exec(c->src,
 		                 "SELECT kind, started_at, device, base_commit,"
 		                 " patch_commit, config_digest, seed, status,"
-		                 " finished_at, info, id FROM runs ORDER BY id",
+		                 " finished_at, info, id, build_id,"
+		                 " base_build_id, measured_by FROM runs"
+		                 " ORDER BY id",
 		                 NULL, 0, copy_run, c, NULL, c->err,
 		                 "cannot read the runs of '%s'", shown(c->src));
 	if (!rc)
@@ -503,7 +547,9 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
                   struct bf_store *src, bf_store_copy_progress_fn *progress,
                   void *payload, struct bf_err *err)
 {
-	struct copy c = { src, dst, out, progress, payload, err, 0, 0, NULL };
+	struct copy c = { src,  dst, out, progress, payload,
+		          err,  0,   0,   NULL,     NULL,
+		          0 };
 	int token, i;
 	int rc = 0;
 
@@ -527,6 +573,7 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
 	for (i = 0; !rc && i < BF_STORE_COPY_TABLES; i++)
 		rc = count_rows(&out->t[i].dest_after, dst, i, err);
 	free(c.batch);
+	free(c.map);
 	read_end(src);
 	return bf_sql_write_end(dst, token, rc, err);
 }

@@ -14,7 +14,8 @@ static const char *const run_statuses[] = { "running", "complete", "failed",
 
 #define RUN_COLUMNS                                                          \
 	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
-	" device, seed, started_at, finished_at, info FROM runs"
+	" device, seed, started_at, finished_at, info, build_id,"     \
+	" base_build_id, measured_by FROM runs"
 
 #define RUN_ABORTED_INFO                                                      \
 	"{\"aborted\": \"the orchestrator stopped before finishing this run " \
@@ -35,6 +36,9 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 		BF_SQL_V_INT(run->seed),
 		BF_SQL_V_INT(started),
 		BF_SQL_V_TEXT(run->info),
+		BF_SQL_V_TEXT(run->build_id),
+		BF_SQL_V_TEXT(run->base_build_id),
+		bf_store__opt_int(run->measured_by),
 	};
 	struct bf_sql_val alive[2];
 	int64_t id = 0, now = 0;
@@ -52,8 +56,9 @@ int bf_store_run_create(int64_t *id_out, struct bf_store *store,
 	rc = bf_sql_exec(store,
 	                 "INSERT INTO runs (kind, status, config_digest,"
 	                 " base_commit, patch_commit, device, seed, started_at,"
-	                 " info) VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
-	                 " ?5, ?6, ?7, ?8, ?9) RETURNING id",
+	                 " info, build_id, base_build_id, measured_by)"
+	                 " VALUES (?1, coalesce(?2, 'running'), ?3, ?4,"
+	                 " ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING id",
 	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &id,
 	                 NULL, err, "cannot create a run");
 	/* alive from its start on the store's clock (bf_store_alive) */
@@ -92,6 +97,9 @@ static void read_run(void *out, const struct bf_sql_row *row)
 	run->started_at = bf_sql_int(row, 8);
 	run->finished_at = bf_sql_int(row, 9);
 	run->info = bf_sql_strdup(row, 10);
+	run->build_id = bf_sql_strdup(row, 11);
+	run->base_build_id = bf_sql_strdup(row, 12);
+	run->measured_by = bf_sql_int(row, 13);
 }
 
 void bf_store_run_release(struct bf_store_run *run)
@@ -105,6 +113,8 @@ void bf_store_run_release(struct bf_store_run *run)
 	free(run->patch_commit);
 	free(run->device);
 	free(run->info);
+	free(run->build_id);
+	free(run->base_build_id);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -383,6 +393,136 @@ int bf_store_run_measured(bool *out, struct bf_store *store, const char *device,
 	if (!rc)
 		*out = n > 0;
 	return rc;
+}
+
+int bf_store_run_set_build(struct bf_store *store, int64_t id,
+                           const char *base_build_id, const char *build_id,
+                           struct bf_err *err)
+{
+	const struct bf_sql_val vals[] = { BF_SQL_V_INT(id),
+		                           BF_SQL_V_TEXT(base_build_id),
+		                           BF_SQL_V_TEXT(build_id) };
+	int64_t n = 0;
+	int token, rc;
+
+	if ((rc = bf_sql_write_begin(&token, store, err)))
+		return rc;
+	rc = bf_sql_exec(store,
+	                 "UPDATE runs SET base_build_id ="
+	                 " coalesce(?2, base_build_id),"
+	                 " build_id = coalesce(?3, build_id) WHERE id = ?1"
+	                 " RETURNING id",
+	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &n,
+	                 NULL, err, "cannot record run %lld's build",
+	                 (long long)id);
+	if (!rc && !n)
+		rc = bf_err_set(err, BF_ENOTFOUND, "no run %lld",
+		                (long long)id);
+	return bf_sql_write_end(store, token, rc, err);
+}
+
+struct same_build {
+	int64_t id;
+	char *commit;
+};
+
+static int read_same_build(const struct bf_sql_row *row, void *payload)
+{
+	struct same_build *sb = payload;
+
+	sb->id = bf_sql_int(row, 0);
+	free(sb->commit);
+	sb->commit = bf_sql_strdup(row, 1);
+	return 0;
+}
+
+int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
+                            struct bf_store *store, const char *device,
+                            const char *build_id, struct bf_err *err)
+{
+	const struct bf_sql_val vals[] = { BF_SQL_V_TEXT(device),
+		                           BF_SQL_V_TEXT(build_id) };
+	struct same_build sb = { 0, NULL };
+	int rc;
+
+	*id_out = 0;
+	commit_out[0] = '\0';
+	if (!build_id)
+		return 0;
+	rc = bf_sql_exec(store,
+	                 "SELECT r.id, r.patch_commit FROM runs r"
+	                 " WHERE r.kind = 'run' AND r.status = 'complete'"
+	                 " AND r.device = ?1 AND r.build_id = ?2"
+	                 " AND r.measured_by IS NULL AND EXISTS"
+	                 " (SELECT 1 FROM samples s WHERE s.run_id = r.id)"
+	                 " ORDER BY r.id DESC LIMIT 1",
+	                 vals, BF_ARRAY_SIZE(vals), read_same_build, &sb, NULL,
+	                 err, "cannot read the runs");
+	if (!rc && sb.id && sb.commit) {
+		*id_out = sb.id;
+		bf_strlcpy(commit_out, sb.commit, 41);
+	}
+	free(sb.commit);
+	return rc;
+}
+
+int bf_store_run_set_measured_by(struct bf_store *store, int64_t id,
+                                 int64_t by, struct bf_err *err)
+{
+	const struct bf_sql_val vals[] = { BF_SQL_V_INT(id), BF_SQL_V_INT(by) };
+	int64_t n = 0;
+	int token, rc;
+
+	if ((rc = bf_sql_write_begin(&token, store, err)))
+		return rc;
+	rc = bf_sql_exec(store,
+	                 "UPDATE runs SET measured_by = ?2 WHERE id = ?1"
+	                 " AND EXISTS (SELECT 1 FROM runs m WHERE m.id = ?2"
+	                 " AND m.status = 'complete' AND m.measured_by IS NULL)"
+	                 " RETURNING id",
+	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &n,
+	                 NULL, err, "cannot record run %lld as measured by %lld",
+	                 (long long)id, (long long)by);
+	if (!rc && !n)
+		rc = bf_err_set(err, BF_EINVAL,
+		                "run %lld cannot stand for run %lld: it is not a "
+		                "complete measured run, or run %lld is missing",
+		                (long long)by, (long long)id, (long long)id);
+	return bf_sql_write_end(store, token, rc, err);
+}
+
+struct builds_each {
+	bf_store_build_fn *fn;
+	void *payload;
+};
+
+static int build_row(const struct bf_sql_row *row, void *payload)
+{
+	struct builds_each *e = payload;
+	struct bf_store_build b;
+
+	b.run_id = bf_sql_int(row, 0);
+	b.commit = bf_sql_is_null(row, 1) ? "" : bf_sql_text(row, 1);
+	b.build_id = bf_sql_is_null(row, 2) ? NULL : bf_sql_text(row, 2);
+	b.measured_by = bf_sql_int(row, 3);
+	b.started_at = bf_sql_int(row, 4);
+	return e->fn(&b, e->payload);
+}
+
+int bf_store_builds_foreach(struct bf_store *store, const char *device,
+                            bf_store_build_fn *fn, void *payload,
+                            struct bf_err *err)
+{
+	const struct bf_sql_val vals[] = { BF_SQL_V_TEXT(device) };
+	struct builds_each e = { fn, payload };
+
+	return bf_sql_exec(store,
+	                   "SELECT id, patch_commit, build_id, measured_by,"
+	                   " started_at FROM runs WHERE kind = 'run'"
+	                   " AND status = 'complete' AND device = ?1"
+	                   " ORDER BY id",
+	                   vals, BF_ARRAY_SIZE(vals), build_row, &e, NULL, err,
+	                   "cannot read the history's builds");
 }
 
 int bf_store_run_set_info(struct bf_store *store, int64_t id, const char *info,

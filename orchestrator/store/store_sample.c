@@ -303,7 +303,8 @@ int bf_store_history_foreach(struct bf_store *store, const char *device,
 	        store,
 	        "SELECT r.id, r.patch_commit, coalesce(s.suite, s.benchmark),"
 	        " s.benchmark, s.metric, s.unit, s.repeat_idx, s.value"
-	        " FROM samples s JOIN runs r ON r.id = s.run_id"
+	        " FROM runs r"
+	        " JOIN samples s ON s.run_id = coalesce(r.measured_by, r.id)"
 	        " WHERE r.kind = 'run' AND r.status = 'complete'"
 	        " AND r.device = ?1 AND s.side = 'commit'"
 	        " ORDER BY r.id, 3, s.benchmark, s.metric, s.repeat_idx",
