@@ -49,7 +49,7 @@ endif
 
 # Recursive (=) on purpose: pkg-config runs only when a recipe needs it,
 # so `make check` can install the packages before they are asked for.
-PKGS_ORCH  = libgit2 libssh2 jansson yaml-0.1 sqlite3 libpq
+PKGS_ORCH  = libgit2 libssh2 jansson yaml-0.1 sqlite3 libpq libelf
 PKG_CFLAGS = $(shell $(PKG_CONFIG) --cflags $(PKGS_ORCH) cmocka)
 LIBS_CORE  = $(shell $(PKG_CONFIG) --libs jansson) -lm
 LIBS_ORCH  = $(shell $(PKG_CONFIG) --libs $(PKGS_ORCH)) -lm

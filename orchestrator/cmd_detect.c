@@ -47,6 +47,15 @@ static const char detect_usage[] =
         "('benchfarm\n"
         "history' prints the points).\n"
         "\n"
+        "Steps are placed only where the build changed "
+        "(project.build_identity):\n"
+        "a level shift between two measurements of one build is the "
+        "machine's,\n"
+        "listed as an environment shift with what the device checks "
+        "said before\n"
+        "and after; it is never an alert, so it does not gate, notify or "
+        "bisect.\n"
+        "\n"
         "    -c, --config FILE      the config\n"
         "        --algorithm NAME   pooled, jetpack, skia, perfherder or "
         "edivisive\n"
@@ -127,6 +136,46 @@ static void print_series(const json_t *s)
 	putchar('\n');
 }
 
+/*
+ * An environment event: series that moved between two measurements of
+ * one build, with what the checks said (not an alert).
+ */
+static void print_env_shift(const json_t *e)
+{
+	const json_t *series = json_object_get(e, "series");
+	const json_t *ev = json_object_get(e, "evidence");
+	const json_t *s, *ch;
+	size_t i;
+
+	printf("  environment %.12s..%.12s: %zu series moved between two "
+	       "measurements of the same build (not an alert)",
+	       bf_json_str_or(e, "commit_lo", "?"),
+	       bf_json_str_or(e, "commit_hi", "?"), json_array_size(series));
+	if (json_is_object(ev))
+		printf(", %lld s apart",
+		       (long long)json_integer_value(
+		               json_object_get(ev, "gap_s")));
+	putchar('\n');
+	json_array_foreach(series, i, s)
+	{
+		printf("    %-4s %-28s %-10s %+6.1f%%\n",
+		       bf_json_str_or(s, "direction", "?"),
+		       bf_json_str_or(s, "benchmark", "?"),
+		       bf_json_str_or(s, "metric", "?"),
+		       100 * json_number_value(json_object_get(s, "size")));
+	}
+	json_array_foreach(json_object_get(ev, "checks"), i, ch)
+	{
+		printf("    check %-9s %.3g -> %.3g%s\n",
+		       bf_json_str_or(ch, "check", "?"),
+		       json_number_value(json_object_get(ch, "before")),
+		       json_number_value(json_object_get(ch, "after")),
+		       json_is_true(json_object_get(ch, "changed"))
+		               ? "  (changed)"
+		               : "");
+	}
+}
+
 static void print_alerts(const json_t *r)
 {
 	const json_t *alerts = json_object_get(r, "alerts");
@@ -167,6 +216,11 @@ static void print_alerts(const json_t *r)
 		       : json_is_true(json_object_get(a, "ignored"))
 		               ? "  (ignored)"
 		               : "");
+		if (json_is_object(json_object_get(
+		            json_object_get(a, "detail"), "environment")))
+			printf("            the machine changed here too: its "
+			       "checks moved (see the JSON's "
+			       "detail.environment)\n");
 		if (json_is_string(json_object_get(a, "culprit")))
 			printf("            culprit %s\n",
 			       bf_json_str_or(a, "culprit", "?"));
@@ -179,6 +233,8 @@ static void print_alerts(const json_t *r)
 	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
 	                                     bf_json_str_or(a, "commit", "?"),
 	                                     bf_json_str_or(a, "reason", ""));
+	json_array_foreach(json_object_get(r, "environment_shifts"), i, a)
+	        print_env_shift(a);
 	json_array_foreach(json_object_get(r, "series_info"), i, a)
 	        print_series(a);
 }

@@ -45,6 +45,20 @@ static const char run_usage[] =
         "        --seed S        seed of the run order\n"
         "        --detect        then run 'benchfarm detect' on the "
         "history\n"
+        "        --measure-every measure the commit even when its build is "
+        "the\n"
+        "                        same as one measured already (to watch "
+        "the\n"
+        "                        machine); else that measurement is its "
+        "point\n"
+        "\n"
+        "A commit whose build (project.build_identity) equals one that a "
+        "complete\n"
+        "run of the device class measured under this config is not "
+        "measured\n"
+        "again: it is recorded as the same build, and that run's samples "
+        "are its\n"
+        "point.\n"
         "\n"
         "Exit: 0 recorded, 2 usage or config error, 3 infrastructure "
         "failure\n"
@@ -79,11 +93,27 @@ static const char backfill_usage[] =
         "        --retry-failed  build again the commits whose build failed\n"
         "                        before with this config (after fixing the\n"
         "                        build machine)\n"
+        "        --measure-every measure every commit, also those whose "
+        "build is\n"
+        "                        the same as one measured already\n"
+        "\n"
+        "Each commit is built; one whose build (project.build_identity) "
+        "equals\n"
+        "a build measured on the device class under this config is "
+        "recorded as\n"
+        "the same build (its point is that measurement's), not measured "
+        "again.\n"
         "\n"
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
-enum { OPT_COMMIT = 256, OPT_SEED, OPT_DETECT, OPT_RETRY_FAILED };
+enum {
+	OPT_COMMIT = 256,
+	OPT_SEED,
+	OPT_DETECT,
+	OPT_RETRY_FAILED,
+	OPT_MEASURE_EVERY
+};
 
 /* What run or backfill was asked, besides the job options. */
 struct post_args {
@@ -112,6 +142,8 @@ static int take(void *arg, int c, const char *val)
 		*a->detect = true;
 	} else if (c == OPT_RETRY_FAILED && a->retry) {
 		*a->retry = true;
+	} else if (c == OPT_MEASURE_EVERY) {
+		a->o->measure_every = true;
 	} else {
 		fputs(a->usage, stderr);
 		return BF_EXIT_USAGE;
@@ -129,6 +161,7 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "detect", no_argument, NULL, OPT_DETECT },
 		{ "retry-failed", no_argument, NULL, OPT_RETRY_FAILED },
+		{ "measure-every", no_argument, NULL, OPT_MEASURE_EVERY },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct post_args pa = { o, detect, retry, cmd, usage };
@@ -166,9 +199,22 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 static void print_recorded(const json_t *result)
 {
 	const json_t *results = json_object_get(result, "results");
+	const json_t *same = json_object_get(result, "same_build_as");
 	const json_t *r;
 	size_t i;
 
+	if (json_is_object(same)) {
+		printf("commit %.12s: the same build as %.12s, measured in run "
+		       "%lld: recorded as that point (run %lld)\n",
+		       bf_json_str_or(json_object_get(result, "commit"),
+		                      "commit", ""),
+		       bf_json_str_or(same, "commit", ""),
+		       (long long)json_integer_value(
+		               json_object_get(same, "run")),
+		       (long long)json_integer_value(
+		               json_object_get(result, "run_id")));
+		return;
+	}
 	printf("commit %.12s: %zu series recorded (run %lld)\n",
 	       bf_json_str_or(json_object_get(result, "commit"), "commit", ""),
 	       json_array_size(results),
@@ -262,6 +308,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	char(*oids)[41] = NULL;
 	char(*keys)[65] = NULL;
 	size_t n = 0, measured = 0, skipped = 0, failed = 0, known = 0;
+	size_t same = 0;
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
@@ -318,14 +365,20 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			o.result_out = &result;
 			rc = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
 			bf_cmd_say_stopped(result, "backfill");
-			json_decref(result);
-			if (rc == BF_EXIT_OK) {
+			if (rc == BF_EXIT_OK &&
+			    json_is_object(
+			            json_object_get(result, "same_build_as"))) {
+				same++;
+				what = "the same build as one measured: "
+				       "recorded as its point";
+			} else if (rc == BF_EXIT_OK) {
 				measured++;
 				what = "measured";
 			} else {
 				failed++;
 				what = "failed (recorded as failed, no point)";
 			}
+			json_decref(result);
 		}
 		if (broken)
 			printf("[%zu/%zu] %.12s %s (run %lld)\n", i + 1, n,
@@ -342,9 +395,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			json_object_set_new(row, "failure", failure);
 		json_array_append_new(summary, row);
 	}
-	printf("backfill %s: %zu commits: %zu measured, %zu already "
-	       "measured, %zu failed",
-	       range, n, measured, skipped, failed);
+	printf("backfill %s: %zu commits: %zu measured, %zu the same build "
+	       "as one measured, %zu already measured, %zu failed",
+	       range, n, measured, same, skipped, failed);
 	if (known)
 		printf(" (%zu not built again: their build failed before)",
 		       known);
@@ -354,7 +407,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
 	else
 		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;
-	if (ret != BF_EXIT_USAGE && detect && measured) {
+	if (ret != BF_EXIT_USAGE && detect && (measured || same)) {
 		int rc = bf_cmd_detect_after(&cfg, ctx->store,
 		                             o.device ? o.device : o.pool,
 		                             "backfill");

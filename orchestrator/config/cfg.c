@@ -20,6 +20,7 @@ const char *const bf_cfg__output_words[] = { "stdout", "stderr", "both", NULL };
 const char *const bf_cfg__measure_words[] = { "time", "instructions", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
+const char *const bf_cfg__build_identity_words[] = { "code", "bytes", NULL };
 const char *const bf_cfg__check_words[] = {
 	"battery",  "cores", "clocks", "thermal",
 	"throttle", "load",  "boost",  NULL,
@@ -89,6 +90,12 @@ const char *bf_better_name(enum bf_better b)
 {
 	return word_at(bf_cfg__better_words,
 	               BF_ARRAY_SIZE(bf_cfg__better_words), (int)b);
+}
+
+const char *bf_build_identity_name(enum bf_build_identity b)
+{
+	return word_at(bf_cfg__build_identity_words,
+	               BF_ARRAY_SIZE(bf_cfg__build_identity_words), (int)b);
 }
 
 const char *bf_fail_on_name(enum bf_fail_on f)

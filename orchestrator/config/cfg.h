@@ -126,6 +126,18 @@ struct bf_cfg_benchmark {
 
 #define BF_CFG_BENCHMARK_TIMEOUT_DEFAULT 300
 
+/*
+ * How two builds are told apart: code compares each ELF file's sections
+ * that are loaded at run time (other files by content), bytes every
+ * file's whole content.
+ */
+enum bf_build_identity {
+	BF_BUILD_IDENTITY_CODE,
+	BF_BUILD_IDENTITY_BYTES,
+};
+
+const char *bf_build_identity_name(enum bf_build_identity b);
+
 enum bf_fail_on {
 	BF_FAIL_ON_REGRESSION = 0,
 	BF_FAIL_ON_NEVER = 1,
@@ -184,6 +196,11 @@ struct bf_cfg {
 		struct bf_argv build;
 		struct bf_argv artifacts;
 		int build_timeout_s;
+		/*
+		 * What makes two builds the same (artifacts.h): their
+		 * executable code (the default) or their bytes.
+		 */
+		enum bf_build_identity build_identity;
 	} project;
 
 	struct bf_cfg_benchmark *benchmarks;

@@ -31,6 +31,9 @@ static json_t *project_json(const struct bf_cfg *cfg)
 	set(o, "build", bf_json_argv(&cfg->project.build));
 	set(o, "artifacts", bf_json_argv(&cfg->project.artifacts));
 	set(o, "build_timeout", json_integer(cfg->project.build_timeout_s));
+	set(o, "build_identity",
+	    bf_json_str_or_null(
+	            bf_build_identity_name(cfg->project.build_identity)));
 	return o;
 }
 

@@ -29,6 +29,8 @@ _Static_assert(sizeof(enum bf_output) == sizeof(int), "output is an int");
 _Static_assert(sizeof(enum bf_measure) == sizeof(int), "measure is an int");
 _Static_assert(sizeof(enum bf_better) == sizeof(int), "better is an int");
 _Static_assert(sizeof(enum bf_fail_on) == sizeof(int), "fail_on is an int");
+_Static_assert(sizeof(enum bf_build_identity) == sizeof(int),
+               "build_identity is an int");
 
 static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                         const char *path)
@@ -263,6 +265,8 @@ static const struct bf_cfg__field project_fields[] = {
 	BF_CFG__ARGV_KEY("artifacts", OFF(project.artifacts), 0),
 	BF_CFG__INT_KEY("build_timeout", OFF(project.build_timeout_s), 1,
 	                BF_CFG_MAX_TIMEOUT),
+	BF_CFG__WORD_KEY("build_identity", OFF(project.build_identity),
+	                 bf_cfg__build_identity_words, "value"),
 };
 
 static const struct bf_cfg__field devices_fields[] = {

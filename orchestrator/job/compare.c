@@ -317,6 +317,24 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 		bf_comparison_judge_seq(c);
 }
 
+int bf_comparison_same_build(struct bf_comparison *c)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		struct bf_series *s = &c->series[i];
+
+		if (!s->judged || (s->result.verdict != BF_VERDICT_REGRESSED &&
+		                   s->result.verdict != BF_VERDICT_IMPROVED))
+			continue;
+		s->has_machine_verdict = true;
+		s->machine_verdict = s->result.verdict;
+		s->result.verdict = BF_VERDICT_UNKNOWN;
+		n++;
+	}
+	return n;
+}
+
 void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c)
 {
 	memset(out, 0, sizeof(*out));
@@ -382,6 +400,11 @@ static json_t *series_json(const struct bf_comparison *c,
 	}
 	json_object_set_new(o, "verdict",
 	                    json_string(bf_verdict_name(r->verdict)));
+	/* the same build on both sides: what the machine alone did */
+	if (s->has_machine_verdict)
+		json_object_set_new(
+		        o, "machine_verdict",
+		        json_string(bf_verdict_name(s->machine_verdict)));
 	json_object_set_new(o, "effect", bf_json_real_or_null(r->effect));
 	json_object_set_new(o, "ci_low", bf_json_real_or_null(r->ci_low));
 	json_object_set_new(o, "ci_high", bf_json_real_or_null(r->ci_high));

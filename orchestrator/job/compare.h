@@ -48,6 +48,13 @@ struct bf_series {
 	} swapped;
 	bool cores;
 	double core_effect, core_p;
+	/*
+	 * Judged between two identical builds, this series' verdict
+	 * (regressed or improved) was the machine's and is now unknown;
+	 * has_machine_verdict says so.
+	 */
+	bool has_machine_verdict;
+	enum bf_verdict machine_verdict;
 };
 
 struct bf_comparison {
@@ -155,6 +162,15 @@ json_t *bf_comparison_adaptive_json(const struct bf_comparison *c,
 /* A series' "sequential" object (new reference). */
 json_t *bf_series_seq_json(const struct bf_comparison *c,
                            const struct bf_series *s);
+
+/*
+ * Base and patch were the same build: any difference between them is
+ * the machine's (code alignment, load, heat), so no series may be
+ * called regressed or improved. Each such verdict becomes unknown, and
+ * the series keeps what it would have been (machine_verdict). Call
+ * after bf_comparison_judge. Returns how many changed.
+ */
+int bf_comparison_same_build(struct bf_comparison *c);
 
 /* Counts of verdicts and of series/runs with errors. */
 struct bf_tally {

@@ -205,7 +205,10 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
 		                          job->cfg, err) &&
 		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
-		                         &job->cfg->project.artifacts, err))
+		                         &job->cfg->project.artifacts, err) &&
+		    (!job->cfg->project.artifacts.argc ||
+		     !bf_build_id_of(&job->build[s], &job->arts[s],
+		                     job->cfg->project.build_identity, err)))
 			continue;
 		tail = job->side[s].log_path
 		               ? bf_workspace_log_tail(job->side[s].log_path,
@@ -229,6 +232,14 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 	return 0;
 }
 
+/* The run's device: its device class (a device's name, or a pool's). */
+static const char *run_device(const struct bf_job *job)
+{
+	return job->o->device ? job->o->device
+	       : job->o->pool ? job->o->pool
+	                      : job->cfg->devices.pool;
+}
+
 static int create_run(struct bf_job *job, struct bf_err *err)
 {
 	struct bf_store_run run;
@@ -238,9 +249,7 @@ static int create_run(struct bf_job *job, struct bf_err *err)
 	run.config_digest = job->digest;
 	run.base_commit = job->record ? NULL : job->side[0].commit;
 	run.patch_commit = job->side[1].commit;
-	run.device = (char *)(job->o->device ? job->o->device
-	                      : job->o->pool ? job->o->pool
-	                                     : job->cfg->devices.pool);
+	run.device = (char *)run_device(job);
 	run.seed = (int64_t)job->seed;
 	return bf_store_run_create(&job->run_id, job->store, &run, err);
 }
@@ -333,6 +342,60 @@ static int finish_run(struct bf_job *job, json_t *result, int ret)
 	return ret;
 }
 
+/*
+ * The sides are built: their identities go with the run. A compare of
+ * one build on both sides can only measure the machine (same_build); a
+ * postsubmit commit whose build a complete run of its device class
+ * under the same config measured already is that run's point
+ * (same_build_run) unless o->measure_every. Exit code or 0.
+ */
+static int record_builds(struct bf_job *job, struct bf_err *err)
+{
+	const char *base = job->record ? NULL : job->build[0].id;
+	const char *patch = job->build[1].id;
+
+	/*
+	 * Without project.artifacts a benchmark runs in the export and
+	 * may read any of its files: what it ships is not known.
+	 */
+	if (!*patch)
+		return 0;
+	if (bf_store_run_set_build(job->store, job->run_id, base, patch, err)) {
+		job_fail(job, "run", NULL, NULL, err->msg, NULL);
+		return BF_EXIT_INFRA;
+	}
+	if (!job->record) {
+		job->same_build = !strcmp(base, patch);
+		if (job->same_build)
+			note(job, BF_JOB_WARNING,
+			     "base and patch are the same build (%.17s...): "
+			     "any difference between them is the machine, and "
+			     "no verdict will say otherwise",
+			     patch);
+		return 0;
+	}
+	if (job->o->measure_every)
+		return 0;
+	if (bf_store_run_same_build(&job->same_build_run,
+	                            job->same_build_commit, job->store,
+	                            run_device(job), job->digest, patch, err) ||
+	    (job->same_build_run &&
+	     bf_store_run_set_measured_by(job->store, job->run_id,
+	                                  job->same_build_run, err))) {
+		job_fail(job, "run", "commit", job->side[1].commit, err->msg,
+		         NULL);
+		return BF_EXIT_INFRA;
+	}
+	if (job->same_build_run)
+		note(job, BF_JOB_WARNING,
+		     "commit %.12s is the same build as %.12s, measured in run "
+		     "%lld: its point is that one (--measure-every measures it "
+		     "anyway)",
+		     job->side[1].commit, job->same_build_commit,
+		     (long long)job->same_build_run);
+	return 0;
+}
+
 /* Write the reports; returns the exit code. */
 static int conclude(struct bf_job *job, struct bf_err *err)
 {
@@ -364,7 +427,7 @@ static int conclude_record(struct bf_job *job, struct bf_err *err)
 	json_t *results = json_object_get(result, "results");
 	int ret = write_json(job, result, err);
 
-	if (job->aborted || !json_array_size(results))
+	if (job->aborted || (!json_array_size(results) && !job->same_build_run))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
 		job_fail(job, "run", "commit", job->side[1].commit,
@@ -508,6 +571,8 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	bf_heartbeat_holder(holder, sizeof(holder), &job);
 	hb = bf_heartbeat_start(&job, holder, cfg->devices.lease_time_s);
 	ret = prepare_sides(&job, &err);
+	if (!ret && (ret = record_builds(&job, &err)))
+		note(&job, BF_JOB_ERROR, "%s", err.msg);
 	if (ret)
 		bf_heartbeat_stop(hb);
 	if (ret) {
@@ -531,7 +596,9 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}
-	if (bf_dispatch_run(&job, &err)) {
+	if (job.same_build_run) {
+		/* the same build is measured: nothing to lease or run */
+	} else if (bf_dispatch_run(&job, &err)) {
 		job.aborted = true;
 		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
 	}
@@ -545,6 +612,8 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		        &job, o->trace_bench,
 		        o->report_dir ? o->report_dir : "benchfarm-report");
 	bf_comparison_judge(&job.cmp, cfg, o->alpha, o->min_effect, job.seed);
+	if (job.same_build)
+		bf_comparison_same_build(&job.cmp);
 	ret = conclude(&job, &err);
 out:
 	keep_failure(&job);

@@ -94,6 +94,12 @@ struct bf_presubmit_opts {
 	int wait_s;
 	/* compare --mode: 0: runs.mode; else BF_MODE_INTERLEAVED or _DUET */
 	int mode;
+	/*
+	 * Postsubmit: measure the commit even when a complete run of its
+	 * device class measured the same build (to watch the machine);
+	 * else that run's samples stand for this commit.
+	 */
+	bool measure_every;
 };
 
 enum { BF_MODE_INTERLEAVED = 1, BF_MODE_DUET = 2 };
@@ -105,7 +111,7 @@ enum { BF_MODE_INTERLEAVED = 1, BF_MODE_DUET = 2 };
 	{                                                                    \
 		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
 		        NULL, 0, -1, 0, false, -1, -1, NULL, NULL, false,    \
-		        NULL, NULL, NULL, NULL, NULL, -1, 0                  \
+		        NULL, NULL, NULL, NULL, NULL, -1, 0, false           \
 	}
 
 /*

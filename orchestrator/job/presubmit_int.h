@@ -6,6 +6,7 @@
 
 #include "benchfarm/err.h"
 #include "git/artifacts.h"
+#include "git/buildid.h"
 #include "git/gitrepo.h"
 #include "git/workspace.h"
 #include "job/compare.h"
@@ -21,6 +22,19 @@ struct bf_job {
 	struct bf_side side[2]; /* base, patch */
 	struct bf_gitcommit info[2];
 	struct bf_artifacts arts[2]; /* what each prepared side ships */
+	struct bf_build_id build[2]; /* each prepared side's identity */
+	/*
+	 * Base and patch ship the same build: every difference between
+	 * them is the machine's, and no verdict says otherwise.
+	 */
+	bool same_build;
+	/*
+	 * A postsubmit record whose build a complete run of its device
+	 * class measured already: that run (its id and commit) stands for
+	 * this commit, which is not measured again.
+	 */
+	int64_t same_build_run;
+	char same_build_commit[41];
 	pthread_mutex_t lock; /* guards what worker threads share */
 	pthread_cond_t cond; /* a unit was finished or given back */
 	struct bf_worker **workers;

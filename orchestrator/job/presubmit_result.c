@@ -126,6 +126,32 @@ static json_t *devices_json(const struct bf_job *job)
 	return arr;
 }
 
+/*
+ * What the sides shipped: the identity used and each side's (null when
+ * it was not built), with how many files counted by their code.
+ */
+static json_t *build_json(const struct bf_job *job)
+{
+	json_t *o = json_pack("{s:s}", "identity",
+	                      bf_build_identity_name(
+	                              job->cfg->project.build_identity));
+
+	for (int s = job->record ? 1 : 0; s < 2; s++) {
+		const struct bf_build_id *b = &job->build[s];
+		const char *key = job->record ? "commit" : bf_side_name(s);
+
+		json_object_set_new(
+		        o, key,
+		        b->id[0] ? json_pack("{s:s, s:I, s:I}", "id", b->id,
+		                             "elf_files",
+		                             (json_int_t)b->elf_files,
+		                             "other_files",
+		                             (json_int_t)b->other_files)
+		                 : json_null());
+	}
+	return o;
+}
+
 /* The devices that ran the job, and whether its runs were stopped. */
 static void add_outcome(json_t *r, const struct bf_job *job)
 {
@@ -168,6 +194,14 @@ json_t *bf_job_record_json(const struct bf_job *job)
 	json_object_set_new(r, "config", json_string(job->cfg->path));
 	json_object_set_new(r, "commit",
 	                    commit_json(&job->side[1], &job->info[1]));
+	json_object_set_new(r, "build", build_json(job));
+	json_object_set_new(
+	        r, "same_build_as",
+	        job->same_build_run
+	                ? json_pack("{s:I, s:s}", "run",
+	                            (json_int_t)job->same_build_run, "commit",
+	                            job->same_build_commit)
+	                : json_null());
 	add_outcome(r, job);
 	json_object_set_new(r, "results", results);
 	json_object_set_new(r, "errors", json_deep_copy(c->errors));
@@ -243,6 +277,9 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	                    commit_json(&job->side[1], &job->info[1]));
 	/* an A/A run: every verdict can only be noise */
 	json_object_set_new(r, "same_commit", json_boolean(job->same_commit));
+	json_object_set_new(r, "build", build_json(job));
+	/* one build on both sides: no verdict but same or unknown */
+	json_object_set_new(r, "same_build", json_boolean(job->same_build));
 	add_outcome(r, job);
 	if (job->failure) /* stage, side, commit, error, log_tail */
 		json_object_set_new(r, "failure", json_deep_copy(job->failure));

@@ -8,10 +8,12 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
+#include "benchfarm/json.h"
 #include "benchfarm/stats.h"
 #include "config/cfg.h"
 #include "git/gitrepo.h"
 #include "job/compare.h"
+#include "postsubmit/detect_env.h"
 #include "postsubmit/history.h"
 #include "store/store.h"
 
@@ -105,6 +107,13 @@ struct ctx {
 	bool *suppressed;
 	json_t *alerts, *suppressed_json;
 	json_t *series_json; /* per series: points, strongest statistic */
+	/*
+	 * Level shifts between identical builds, one entry per pair of
+	 * commits (one environment event however many series moved),
+	 * and the checks' evidence per pair already read ("lo:k").
+	 */
+	json_t *env_shifts;
+	json_t *evidence;
 	struct bf_store_alert *known; /* every stored alert */
 	size_t nknown;
 	size_t excluded; /* stored series of metrics the config leaves out */
@@ -279,15 +288,79 @@ static int64_t group_of(const char *commit)
 	return (int64_t)strtoll(head, NULL, 16);
 }
 
+/*
+ * The device checks' evidence around a step between points lo and k
+ * (borrowed from the cache; NULL when it cannot be read: a step is
+ * still reported without it).
+ */
+static json_t *evidence_of(struct ctx *c, size_t lo, size_t k)
+{
+	struct bf_err err = BF_ERR_INIT;
+	char key[48];
+	json_t *e;
+
+	snprintf(key, sizeof(key), "%zu:%zu", lo, k);
+	e = json_object_get(c->evidence, key);
+	if (e)
+		return json_is_null(e) ? NULL : e;
+	if (bf_detect_env_evidence(&e, c->store, &c->h, lo, k, &err))
+		e = json_null();
+	json_object_set_new(c->evidence, key, e);
+	return json_is_null(e) ? NULL : e;
+}
+
+/*
+ * A level shift between points lo and k of one build: the machine's.
+ * It joins the environment event of the same two commits, or starts
+ * one with the checks' evidence.
+ */
+static void report_env_shift(struct ctx *c, const struct bf_hist_series *s,
+                             const struct bf_change *ch, size_t lo, size_t k)
+{
+	json_t *ev = NULL, *e, *series;
+	size_t i;
+
+	json_array_foreach(c->env_shifts, i, e)
+	{
+		if (!strcmp(bf_json_str_or(e, "commit_lo", ""),
+		            c->commits[lo]) &&
+		    !strcmp(bf_json_str_or(e, "commit_hi", ""), c->commits[k]))
+			ev = e;
+	}
+	if (!ev) {
+		json_t *evid = evidence_of(c, lo, k);
+
+		ev = json_pack("{s:s, s:s, s:s?, s:s, s:o, s:[]}", "commit_lo",
+		               c->commits[lo], "commit_hi", c->commits[k],
+		               "build", c->h.commit[k].build_id,
+		               "reason",
+		               "the level moved between two measurements of "
+		               "the same build: the machine changed, not the "
+		               "code",
+		               "evidence", evid ? json_incref(evid) : json_null(),
+		               "series");
+		json_array_append_new(c->env_shifts, ev);
+	}
+	series = json_object_get(ev, "series");
+	json_array_append_new(
+	        series, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}",
+	                          "suite", s->suite, "benchmark", s->benchmark,
+	                          "metric", s->metric, "unit", s->unit,
+	                          "direction", ch->direction > 0 ? "up" : "down",
+	                          "size", bf_json_real_or_null(ch->size),
+	                          "before", bf_json_real_or_null(ch->before),
+	                          "after", bf_json_real_or_null(ch->after)));
+}
+
 static int report_change(struct ctx *c, const struct bf_hist_series *s,
                          const struct bf_detect_params *p,
-                         const struct bf_change *ch, struct bf_err *err)
+                         const struct bf_change *ch, long lo, size_t k,
+                         struct bf_err *err)
 {
-	long lo = neighbour(s->v, c->ncommits, ch->index, -1);
 	bool hib = higher_is_better(c->cfg, s);
 	bool worse = hib ? ch->direction < 0 : ch->direction > 0;
 	struct bf_store_alert a;
-	json_t *detail, *j;
+	json_t *detail, *j, *evid;
 	char *text;
 	int64_t id = 0;
 	int rc = 0;
@@ -295,12 +368,16 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 
 	if (lo < 0)
 		return 0; /* a step needs a point before it */
+	evid = evidence_of(c, (size_t)lo, k);
 	detail = json_pack("{s:s, s:o, s:o, s:o, s:o}", "detector",
 	                   bf_detector_name(p->detector), "score",
 	                   bf_json_real_or_null(ch->score), "before",
 	                   bf_json_real_or_null(ch->before), "after",
 	                   bf_json_real_or_null(ch->after), "p_value",
 	                   bf_json_real_or_null(ch->p_value));
+	/* the code changed here, and the machine too: both are said */
+	if (evid && json_is_true(json_object_get(evid, "changed")))
+		json_object_set_new(detail, "environment", json_incref(evid));
 	text = json_dumps(detail, JSON_COMPACT);
 	memset(&a, 0, sizeof(a));
 	a.benchmark = s->benchmark;
@@ -308,23 +385,22 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	a.suite = s->suite;
 	a.device_class = (char *)c->klass;
 	a.commit_lo = c->commits[lo];
-	a.commit_hi = c->commits[ch->index];
+	a.commit_hi = c->commits[k];
 	a.direction = (char *)(worse ? "regressed" : "improved");
 	a.size = isfinite(ch->size) ? ch->size : 0;
 	a.score = isfinite(ch->score) ? ch->score : 0;
 	a.group_id = group_of(a.commit_hi);
 	a.detail = text;
-	ignored = covers_ignored(c, s, lo, ch->index);
+	ignored = covers_ignored(c, s, lo, k);
 	if (c->o->store_alerts && !ignored) {
-		rc = store_step(&fresh, &narrowed, &id, c, s, &a, lo, ch->index,
-		                err);
+		rc = store_step(&fresh, &narrowed, &id, c, s, &a, lo, k, err);
 	} else if (!ignored) {
 		/* --dry-run: whether it would be stored as a new alert */
-		const struct bf_store_alert *k =
-		        known_step(c, s, a.direction, lo, ch->index);
+		const struct bf_store_alert *known =
+		        known_step(c, s, a.direction, lo, k);
 
-		fresh = !k;
-		id = k ? k->id : 0;
+		fresh = !known;
+		id = known ? known->id : 0;
 	}
 	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:b, "
 	              "s:I, s:o}",
@@ -340,6 +416,8 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 		json_object_set_new(j, "narrowed", json_true());
 	if (ignored)
 		json_object_set_new(j, "ignored", json_true());
+	if (k != ch->index)
+		json_object_set_new(j, "placed_from", json_string(c->commits[ch->index]));
 	json_array_append_new(c->alerts, j);
 	free(text);
 	return rc;
@@ -381,6 +459,49 @@ static void add_series_info(struct ctx *c, const struct bf_hist_series *s,
 	json_object_update(j, info);
 	json_decref(info);
 	json_array_append_new(c->series_json, j);
+}
+
+/*
+ * Each change the detector found, placed against the builds
+ * (bf_detect_place_step): a code step is an alert (once, where two
+ * changes land on one build change), a shift between identical builds
+ * an environment event.
+ */
+static int place_changes(struct ctx *c, const struct bf_hist_series *s,
+                         const struct bf_detect_params *p,
+                         const struct bf_change *ch, size_t nch,
+                         struct bf_err *err)
+{
+	size_t *placed = bf_xcalloc(nch + 1, sizeof(*placed)), np = 0;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < nch; i++) {
+		long lo = neighbour(s->v, c->ncommits, ch[i].index, -1);
+		size_t plo, pk;
+		bool dup = false;
+
+		if (lo < 0)
+			continue; /* a step needs a point before it */
+		switch (bf_detect_place_step(&plo, &pk, &c->h, s->v,
+		                             (size_t)lo, ch[i].index,
+		                             ch[i].before, ch[i].after)) {
+		case BF_STEP_ENV:
+			report_env_shift(c, s, &ch[i], plo, pk);
+			break;
+		case BF_STEP_CODE:
+			for (size_t k = 0; k < np; k++)
+				dup |= placed[k] == pk;
+			if (dup)
+				break;
+			placed[np++] = pk;
+			rc = report_change(c, s, p, &ch[i], (long)plo, pk, err);
+			break;
+		case BF_STEP_NONE:
+			break;
+		}
+	}
+	free(placed);
+	return rc;
 }
 
 static int scan(struct ctx *c, struct bf_err *err)
@@ -431,8 +552,7 @@ static int scan(struct ctx *c, struct bf_err *err)
 		free(roff);
 		if (rc)
 			bf_err_prefix(err, "%s %s", s->benchmark, s->metric);
-		for (size_t k = 0; !rc && k < nch; k++)
-			rc = report_change(c, s, &sp, &ch[k], err);
+		rc = rc ? rc : place_changes(c, s, &sp, ch, nch, err);
 		if (!rc)
 			add_series_info(c, s, &sp, info, nch);
 		else
@@ -500,6 +620,8 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	c.alerts = json_array();
 	c.suppressed_json = json_array();
 	c.series_json = json_array();
+	c.env_shifts = json_array();
+	c.evidence = json_object();
 	rc = bf_detect_params_from_cfg(&p, cfg, o->algorithm, err);
 	if (!rc)
 		rc = load(&c, err);
@@ -510,7 +632,7 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 	if (!rc)
 		*result_out = json_pack(
 		        "{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, "
-		        "s:o, s:o}",
+		        "s:o, s:o, s:o}",
 		        "benchfarm", BF_VERSION, "kind", "detect", "started",
 		        started, "detector", bf_detector_name(p.detector),
 		        "device_class", c.klass, "branch", tip_of(cfg),
@@ -518,9 +640,12 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
 		        (json_int_t)c.measured, "series", (json_int_t)c.h.n,
 		        "excluded_series", (json_int_t)c.excluded, "alerts",
 		        json_incref(c.alerts), "suppressed",
-		        json_incref(c.suppressed_json), "series_info",
+		        json_incref(c.suppressed_json), "environment_shifts",
+		        json_incref(c.env_shifts), "series_info",
 		        json_incref(c.series_json));
 	json_decref(c.series_json);
+	json_decref(c.env_shifts);
+	json_decref(c.evidence);
 	json_decref(c.alerts);
 	json_decref(c.suppressed_json);
 	free(c.suppressed);

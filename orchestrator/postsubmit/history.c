@@ -155,6 +155,68 @@ static void keep_repeats(struct bf_hist_series *s, const struct acc *pc,
 	s->roff[ncommits] = total;
 }
 
+bool bf_history_same_build(const struct bf_history *h, size_t i, size_t j)
+{
+	const char *a, *b;
+
+	if (!h->commit || i >= h->ncommits || j >= h->ncommits)
+		return false;
+	a = h->commit[i].build_id;
+	b = h->commit[j].build_id;
+	return a && b && !strcmp(a, b);
+}
+
+struct builds {
+	struct bf_history *h;
+	const struct commit_pos *sorted;
+	/* every run's id and start, ids rising as the store gives them */
+	struct run_at {
+		int64_t id, at;
+	} *runs;
+	size_t nruns;
+};
+
+/* When run id started (one of the runs seen so far); 0 when unknown. */
+static int64_t started_at(const struct builds *l, int64_t id)
+{
+	size_t lo = 0, hi = l->nruns;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->runs[mid].id == id)
+			return l->runs[mid].at;
+		if (l->runs[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* Runs come oldest first: a commit's newest run is the one kept. */
+static int load_build(const struct bf_store_build *b, void *payload)
+{
+	struct builds *l = payload;
+	struct commit_pos key = { b->commit, 0 };
+	const struct commit_pos *hit =
+	        bsearch(&key, l->sorted, l->h->ncommits, sizeof(*l->sorted),
+	                cmp_commit);
+	struct bf_hist_commit *c;
+
+	l->runs = bf_xrealloc(l->runs, (l->nruns + 1) * sizeof(*l->runs));
+	l->runs[l->nruns++] = (struct run_at){ b->run_id, b->started_at };
+	if (!hit)
+		return 0;
+	c = &l->h->commit[hit->idx];
+	free(c->build_id);
+	c->build_id = b->build_id ? bf_xstrdup(b->build_id) : NULL;
+	c->run_id = b->run_id;
+	c->measured_by = b->measured_by ? b->measured_by : b->run_id;
+	c->at = b->measured_by ? started_at(l, b->measured_by) : b->started_at;
+	return 0;
+}
+
 int bf_history_load(struct bf_history *h, struct bf_store *store,
                     const char *device_class, char *const *commits,
                     size_t ncommits, struct bf_err *err)
@@ -171,10 +233,18 @@ int bf_history_load(struct bf_history *h, struct bf_store *store,
 	for (size_t i = 0; i < ncommits; i++)
 		sorted[i] = (struct commit_pos){ commits[i], i };
 	qsort(sorted, ncommits, sizeof(*sorted), cmp_commit);
+	h->commit = bf_xcalloc(ncommits + 1, sizeof(*h->commit));
 	rc = bf_store_history_foreach(store, device_class, load_sample, &l,
 	                              err);
 	pts = l.pts;
 	flush(&l.c, pts);
+	if (!rc) {
+		struct builds b = { h, sorted, NULL, 0 };
+
+		rc = bf_store_builds_foreach(store, device_class, load_build,
+		                             &b, err);
+		free(b.runs);
+	}
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < h->n; i++) {
@@ -245,6 +315,9 @@ void bf_history_release(struct bf_history *h)
 	for (size_t i = 0; i < h->n; i++)
 		series_release(&h->series[i]);
 	free(h->series);
+	for (size_t k = 0; h->commit && k < h->ncommits; k++)
+		free(h->commit[k].build_id);
+	free(h->commit);
 	memset(h, 0, sizeof(*h));
 }
 

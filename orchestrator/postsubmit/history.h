@@ -32,11 +32,32 @@ struct bf_hist_series {
 	size_t npoints; /* values that are not NaN */
 };
 
+/*
+ * What each commit of the history was measured as: its newest complete
+ * run, the build that run shipped, and the run whose samples are its
+ * point (the run itself, or the earlier one that measured the same
+ * build: the commit was then not measured again).
+ */
+struct bf_hist_commit {
+	char *build_id; /* NULL: not known (not run, or an older store) */
+	int64_t run_id; /* 0: no complete run */
+	int64_t measured_by; /* the run whose samples are its point */
+	int64_t at; /* when the run measured_by started */
+};
+
 struct bf_history {
 	struct bf_hist_series *series;
 	size_t n;
 	size_t ncommits;
+	struct bf_hist_commit *commit; /* [ncommits] */
 };
+
+/*
+ * Whether commits i and j were measured as the same build: both builds
+ * known and equal. Then no difference between their points is the
+ * code's.
+ */
+bool bf_history_same_build(const struct bf_history *h, size_t i, size_t j);
 
 /*
  * Load the series of device_class over commits[0..ncommits) (oldest

@@ -479,13 +479,15 @@ int bf_store_run_set_build(struct bf_store *store, int64_t id,
 
 /*
  * The newest complete postsubmit run (kind "run") on device class
- * device that measured build_id itself (measured_by unset, and with
- * samples): *id_out is its id and commit_out its commit, or *id_out 0
- * when there is none. 0 or a store error.
+ * device under config_digest (NULL matches NULL) that measured
+ * build_id itself (measured_by unset, and with samples): *id_out is its
+ * id and commit_out its commit, or *id_out 0 when there is none (or
+ * build_id is NULL). 0 or a store error.
  */
 int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
                             struct bf_store *store, const char *device,
-                            const char *build_id, struct bf_err *err);
+                            const char *config_digest, const char *build_id,
+                            struct bf_err *err);
 
 /*
  * Record that run id was not measured: run by's samples (a complete

@@ -438,10 +438,12 @@ static int read_same_build(const struct bf_sql_row *row, void *payload)
 
 int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
                             struct bf_store *store, const char *device,
-                            const char *build_id, struct bf_err *err)
+                            const char *config_digest, const char *build_id,
+                            struct bf_err *err)
 {
 	const struct bf_sql_val vals[] = { BF_SQL_V_TEXT(device),
-		                           BF_SQL_V_TEXT(build_id) };
+		                           BF_SQL_V_TEXT(build_id),
+		                           BF_SQL_V_TEXT(config_digest) };
 	struct same_build sb = { 0, NULL };
 	int rc;
 
@@ -453,6 +455,7 @@ int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
 	                 "SELECT r.id, r.patch_commit FROM runs r"
 	                 " WHERE r.kind = 'run' AND r.status = 'complete'"
 	                 " AND r.device = ?1 AND r.build_id = ?2"
+	                 " AND r.config_digest IS NOT DISTINCT FROM ?3"
 	                 " AND r.measured_by IS NULL AND EXISTS"
 	                 " (SELECT 1 FROM samples s WHERE s.run_id = r.id)"
 	                 " ORDER BY r.id DESC LIMIT 1",

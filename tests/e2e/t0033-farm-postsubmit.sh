@@ -202,7 +202,7 @@ jq_check "d1 is good and idle after the run" \
 expect_exit 0 "backfill over the pool" "$BF" backfill -c "$CFG" \
 	"$(c 1)..$(c 6)" --json "$T/bf.json"
 grep_file "backfill measured five commits" \
-	"5 commits: 5 measured, 0 already measured, 0 failed" "$OUT"
+	"5 commits: 5 measured, 0 the same build as one measured, 0 already measured, 0 failed" "$OUT"
 for i in 10 11 12; do
 	expect_exit 0 "run commit $i on the pool" "$BF" run -c "$CFG" \
 		--commit "$(c $i)"
@@ -369,7 +369,7 @@ runs13() {
 expect_exit 3 "backfill over a broken commit" "$BF" backfill -c "$CFG" \
 	"$C12..main"
 grep_file "it is measured once and fails once" \
-	"2 commits: 1 measured, 0 already measured, 1 failed$" "$OUT"
+	"2 commits: 1 measured, 0 the same build as one measured, 0 already measured, 1 failed$" "$OUT"
 [ "$(runs13)" = 1 ] && t_ok "one run of the broken commit" ||
 	t_fail "$(runs13) runs of the broken commit"
 expect_exit 3 "backfill again" "$BF" backfill -c "$CFG" "$C12..main" \
@@ -378,7 +378,7 @@ grep_file "the broken commit is not built again, and the line says why" \
 	"$(printf %.12s "$C13") not built: its build failed before under the same build inputs (--retry-failed builds it again) (run [0-9]*)" \
 	"$OUT"
 grep_file "the summary counts it" \
-	"2 commits: 0 measured, 1 already measured, 1 failed (1 not built again: their build failed before)" \
+	"2 commits: 0 measured, 0 the same build as one measured, 1 already measured, 1 failed (1 not built again: their build failed before)" \
 	"$OUT"
 [ "$(runs13)" = 1 ] && t_ok "still one run of the broken commit" ||
 	t_fail "$(runs13) runs of the broken commit"

@@ -126,11 +126,11 @@ grep_file "run prints the commit and its series" "^commit [0-9a-f]*: 2 series" \
 expect_exit 0 "backfill the whole history" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$ROOT..main" --json "$T/bf.json"
 grep_file "the summary counts the work" \
-	"39 commits: 38 measured, 1 already measured, 0 failed" "$OUT"
+	"39 commits: 38 measured, 0 the same build as one measured, 1 already measured, 0 failed" "$OUT"
 expect_exit 0 "backfill again measures nothing" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$ROOT..main"
 grep_file "everything is already measured" \
-	"39 commits: 0 measured, 39 already measured" "$OUT"
+	"39 commits: 0 measured, 0 the same build as one measured, 39 already measured" "$OUT"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(distinct patch_commit) from runs where kind = 'run' and status = 'complete'")
 [ "$n" = 39 ] && t_ok "39 commits recorded (all but the root)" || t_fail "$n commits recorded"
 
@@ -445,7 +445,7 @@ B_ID=$(jq -r '.alerts[] | select(.benchmark == "beta") | .id' "$T/gaps.json")
 sqlite3 "$BENCHFARM_DB" "update alerts set culprit = '$(c 31)', size = 0.5 where id = $B_ID"
 expect_exit 0 "backfill inside alpha's range" "$BF" backfill \
 	-c "$R/gaps.yaml" "$(c 16)..$(c 20)"
-grep_file "three commits measured" "4 commits: 3 measured, 1 already" "$OUT"
+grep_file "three commits measured" "4 commits: 3 measured, 0 the same build as one measured, 1 already" "$OUT"
 expect_exit 0 "backfill inside beta's range" "$BF" backfill \
 	-c "$R/gaps.yaml" "$(c 28)..$(c 32)"
 expect_exit 0 "detect after the backfill" "$BF" detect -c "$R/gaps.yaml" \
@@ -477,7 +477,7 @@ t_git -C "$R" commit -q -am "commit 42: fixes it"
 C42=$(git -C "$R" rev-parse HEAD)
 expect_exit 3 "backfill over a broken commit" "$BF" backfill \
 	-c "$R/benchfarm.yaml" "$C40..main"
-grep_file "the summary counts the failure" "2 commits: 1 measured, 0 already measured, 1 failed" "$OUT"
+grep_file "the summary counts the failure" "2 commits: 1 measured, 0 the same build as one measured, 0 already measured, 1 failed" "$OUT"
 cat "$OUT" "$ERR" >"$T/bf-broken.txt"
 grep_file "the failed commit is named" "$(printf %.12s "$C41")" "$T/bf-broken.txt"
 st=$(sqlite3 "$BENCHFARM_DB" "select group_concat(status) from runs where patch_commit = '$C41'")

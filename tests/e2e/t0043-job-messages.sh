@@ -73,7 +73,7 @@ grep_file "backfill names itself and the build, not run" \
 grep_file "then the build log's last lines" "^error: boom" "$ERR"
 no_line "no message of backfill's says run" "^benchfarm: run:" "$ERR"
 grep_file "the summary counts the failure" \
-	"4 commits: 3 measured, 0 already measured, 1 failed" "$OUT"
+	"4 commits: 3 measured, 0 the same build as one measured, 0 already measured, 1 failed" "$OUT"
 
 # (backfill first: it would not build again a commit whose build
 # failed in an earlier run)

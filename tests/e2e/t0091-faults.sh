@@ -99,7 +99,7 @@ rm -f "$T/kill_at"
 expect_exit 0 "backfill again" "$BF" backfill -c "$T/bf.yaml" \
 	"$ROOT~0..main"
 grep_file "measures the rest, skipping the complete one" \
-	"3 commits: 2 measured, 1 already measured, 0 failed" "$OUT"
+	"3 commits: 2 measured, 0 the same build as one measured, 1 already measured, 0 failed" "$OUT"
 [ "$(q "select count(*) from runs where kind = 'run' and status = 'aborted'")" = 1 ] &&
 	t_ok "the killed commit's run is aborted" || t_fail "no aborted run"
 [ "$(q "select count(distinct patch_commit) from runs where kind = 'run' and status = 'complete'")" = 3 ] &&
