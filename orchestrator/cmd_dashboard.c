@@ -142,16 +142,26 @@ static json_t *commits_json(struct bf_gitrepo *repo, char (*ids)[41], size_t n)
  * without a sign keep 100 series of 1,000 points small).
  */
 static json_t *series_json(const struct bf_cfg *cfg, const char *klass,
+                           const struct bf_history *h,
                            const struct bf_hist_series *s, size_t n)
 {
 	bool higher, judged = bf_cfg_metric_wanted(
 	                     bf_cfg_find_benchmark(cfg, s->suite), s->metric,
 	                     s->unit, &higher);
-	json_t *v = json_array(), *sp = json_array();
+	json_t *v = json_array(), *sp = json_array(), *same = json_array();
+	long prev = -1;
 
 	for (size_t k = 0; k < n; k++) {
 		double x = s->v[k];
 		bool rel = !isnan(x) && x != 0;
+
+		/* 1 where the point's build is the previous point's */
+		json_array_append_new(
+		        same, json_integer(!isnan(x) && prev >= 0 &&
+		                           bf_history_same_build(
+		                                   h, (size_t)prev, k)));
+		if (!isnan(x))
+			prev = (long)k;
 
 		json_array_append_new(v, isnan(x) ? json_null() : json_real(x));
 		json_array_append_new(
@@ -166,11 +176,11 @@ static json_t *series_json(const struct bf_cfg *cfg, const char *klass,
 		                         : 0));
 	}
 	return json_pack(
-	        "{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "device_class",
+	        "{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "device_class",
 	        klass, "suite", s->suite, "benchmark", s->benchmark, "metric",
 	        s->metric, "unit", s->unit, "better",
 	        judged ? json_string(higher ? "higher" : "lower") : json_null(),
-	        "values", v, "spread", sp);
+	        "values", v, "spread", sp, "same_build", same);
 }
 
 static json_t *alert_json(const struct bf_store_alert *a)
@@ -214,8 +224,8 @@ static int build(json_t **out, const struct dash_opts *o,
 			                          s->benchmark, s->metric))
 				json_array_append_new(
 				        series,
-				        series_json(cfg, o->sel.klass[c], s,
-				                    n));
+				        series_json(cfg, o->sel.klass[c], &h,
+				                    s, n));
 		}
 		bf_history_release(&h);
 	}

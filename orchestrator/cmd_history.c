@@ -37,6 +37,13 @@ static const char history_usage[] =
         "not\n"
         "judged.\n"
         "\n"
+        "BUILD says 'same' where the point's build is the previous "
+        "point's (a\n"
+        "change between them is the machine's) and '=' where the commit "
+        "was not\n"
+        "measured: it is the same build as the commit whose point it "
+        "shows.\n"
+        "\n"
         "    -c, --config FILE      the config\n"
         "        --device NAME      the history of this device (default:\n"
         "        --pool LABEL       devices.pool)\n"
@@ -79,7 +86,34 @@ static size_t first_shown(const struct hist_opts *o,
 	return 0;
 }
 
+/*
+ * A point: its commit and value, the build it measured ("build", null
+ * when not known) and "same_build" when that build is the previous
+ * point's (any change between them is the machine's), and the commit
+ * whose measurement it is when it was not measured itself.
+ */
+static json_t *point_json(const struct bf_history *h,
+                          const struct bf_hist_series *s, char (*commits)[41],
+                          size_t k, long prev)
+{
+	const struct bf_hist_commit *c = &h->commit[k];
+	json_t *p = json_pack("{s:s, s:f, s:s?, s:b}", "commit", commits[k],
+	                      "value", s->v[k], "build", c->build_id,
+	                      "same_build",
+	                      prev >= 0 &&
+	                              bf_history_same_build(h, (size_t)prev, k));
+
+	if (c->measured_by && c->measured_by != c->run_id) {
+		for (size_t i = 0; i < h->ncommits; i++)
+			if (h->commit[i].run_id == c->measured_by)
+				json_object_set_new(p, "measured_as",
+				                    json_string(commits[i]));
+	}
+	return p;
+}
+
 static json_t *series_json(const struct hist_opts *o, const struct bf_cfg *cfg,
+                           const struct bf_history *h,
                            const struct bf_hist_series *s, char (*commits)[41],
                            size_t ncommits)
 {
@@ -87,12 +121,17 @@ static json_t *series_json(const struct hist_opts *o, const struct bf_cfg *cfg,
 	                     bf_cfg_find_benchmark(cfg, s->suite), s->metric,
 	                     s->unit, &higher);
 	json_t *pts = json_array();
+	size_t first = first_shown(o, s, ncommits);
+	long prev = -1;
 
-	for (size_t k = first_shown(o, s, ncommits); k < ncommits; k++)
-		if (!isnan(s->v[k]))
+	for (size_t k = 0; k < ncommits; k++) {
+		if (isnan(s->v[k]))
+			continue;
+		if (k >= first)
 			json_array_append_new(
-			        pts, json_pack("{s:s, s:f}", "commit",
-			                       commits[k], "value", s->v[k]));
+			        pts, point_json(h, s, commits, k, prev));
+		prev = (long)k;
+	}
 	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o}", "suite",
 	                 s->suite, "benchmark", s->benchmark, "metric",
 	                 s->metric, "unit", s->unit, "better",
@@ -119,8 +158,8 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 	       better ? better : "not judged: not in its benchmark's metrics:",
 	       better ? " is better" : "", json_array_size(pts),
 	       json_array_size(pts) == 1 ? "" : "s");
-	printf("  %-12s %14s %8s  %s\n", "COMMIT", "VALUE", "CHANGE",
-	       "SUBJECT");
+	printf("  %-12s %14s %8s %-5s %s\n", "COMMIT", "VALUE", "CHANGE",
+	       "BUILD", "SUBJECT");
 	json_array_foreach(pts, i, p)
 	{
 		double v = json_number_value(json_object_get(p, "value"));
@@ -134,7 +173,12 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 			         100 * (v - prev) / prev);
 		if (bf_gitrepo_commit_info(repo, id, &info, &err))
 			info.subject = NULL;
-		printf("  %.12s %14.6g %8s  %.60s\n", id, v, change,
+		/* "same": the previous point's build, "=": measured as it */
+		printf("  %.12s %14.6g %8s %-5s %.60s\n", id, v, change,
+		       json_object_get(p, "measured_as") ? "="
+		       : json_is_true(json_object_get(p, "same_build"))
+		               ? "same"
+		               : "",
 		       info.subject ? info.subject : "");
 		bf_gitcommit_release(&info);
 		prev = v;
@@ -216,9 +260,10 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 		if (bf_cmd_series_matches(&o.sel, h.series[i].suite,
 		                          h.series[i].benchmark,
 		                          h.series[i].metric))
-			json_array_append_new(series, series_json(&o, &cfg,
-			                                          &h.series[i],
-			                                          commits, n));
+			json_array_append_new(series,
+			                      series_json(&o, &cfg, &h,
+			                                  &h.series[i], commits,
+			                                  n));
 	doc = json_pack("{s:s, s:s, s:s, s:I, s:o}", "benchfarm", BF_VERSION,
 	                "kind", "history", "device_class", klass, "commits",
 	                (json_int_t)n, "series", series);

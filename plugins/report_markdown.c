@@ -413,6 +413,11 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		bf_buf_addstr(b, "**Base and patch are the same commit**: an "
 		                 "A/A run, so every difference below is "
 		                 "noise.\n\n");
+	else if (json_is_true(json_object_get(result, "same_build")))
+		bf_buf_addstr(b, "**Same build**: base and patch ship the same "
+		                 "code, so any difference below is the "
+		                 "machine; no benchmark is called regressed or "
+		                 "improved.\n\n");
 	add_link(b, link);
 	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
@@ -448,6 +453,58 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 	add_devices_section(b, result);
 }
 
+/*
+ * Environment shifts: series that moved between two measurements of
+ * one build, listed apart from the alerts with the checks' evidence.
+ */
+static void add_env_shifts(struct bf_buf *b, const json_t *shifts)
+{
+	const json_t *e, *s, *ch;
+	size_t i, k;
+
+	if (!json_array_size(shifts))
+		return;
+	bf_buf_addstr(b, "Environment shifts, not code (the same build "
+	                 "measured before and after):\n\n");
+	json_array_foreach(shifts, i, e)
+	{
+		const json_t *ev = json_object_get(e, "evidence");
+		const json_t *series = json_object_get(e, "series");
+
+		bf_buf_addstr(b, "- ");
+		bf_md_commit(b, bf_json_str_or(e, "commit_lo", "?"));
+		bf_buf_addstr(b, " → ");
+		bf_md_commit(b, bf_json_str_or(e, "commit_hi", "?"));
+		bf_buf_addf(b, ": %zu series moved", json_array_size(series));
+		json_array_foreach(series, k, s)
+		{
+			bf_buf_addstr(b, k ? ", " : " (");
+			bf_md_name(b, bf_json_str_or(s, "benchmark", "?"));
+			bf_buf_addch(b, ' ');
+			bf_md_name(b, bf_json_str_or(s, "metric", "?"));
+			bf_buf_addf(b, " %+.1f%%",
+			            100 * json_number_value(
+			                          json_object_get(s, "size")));
+		}
+		if (json_array_size(series))
+			bf_buf_addch(b, ')');
+		if (json_is_object(ev))
+			bf_buf_addf(b, "; measured %lld s apart",
+			            integer(ev, "gap_s"));
+		json_array_foreach(json_object_get(ev, "checks"), k, ch)
+		{
+			bf_buf_addstr(b, "; ");
+			bf_md_name(b, bf_json_str_or(ch, "check", "?"));
+			bf_buf_addf(
+			        b, " %.3g → %.3g",
+			        json_number_value(json_object_get(ch, "before")),
+			        json_number_value(json_object_get(ch, "after")));
+		}
+		bf_buf_addstr(b, "\n");
+	}
+	bf_buf_addch(b, '\n');
+}
+
 /* detect: the alerts of a postsubmit run and what was suppressed. */
 static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
 {
@@ -470,6 +527,7 @@ static void add_detect(struct bf_buf *b, const json_t *result, const char *link)
 	bf_buf_addf(b, ", %lld series.\n\n", integer(result, "series"));
 	add_link(b, link);
 	bf_md_alerts_table(b, alerts);
+	add_env_shifts(b, json_object_get(result, "environment_shifts"));
 	if (json_array_size(supp)) {
 		bf_buf_addstr(b, "Suppressed, not regressions:\n\n");
 		json_array_foreach(supp, i, a)

@@ -81,6 +81,11 @@
 			(s.same || 0) + " same",
 			(s.unknown || 0) + " unknown",
 			(s.errors || 0) + " errors"].join(", ");
+		if (doc.same_build && !doc.same_commit)
+			add(app, el("p", { id: "bf-same-build" }, "Same build: base " +
+				"and patch ship the same code, so any difference below " +
+				"is the machine; no benchmark is called regressed or " +
+				"improved."));
 		var sides = add(app, el("p", { class: "muted" }));
 		["base", "patch"].forEach(function (side) {
 			var c = doc[side] || {};
@@ -299,6 +304,7 @@
 			add(box, el("h3", null, benchOf(s) + " · " + s.metric +
 				(s.unit ? " (" + s.unit + ")" : "") + " on " + s.device_class));
 			var v = s.values, sp = s.spread || [], lo = [], hi = [];
+			var same = s.same_build || [];
 			for (var k = 0; k < ncommits; k++) {
 				var y = v[k];
 				lo.push(y === null ? null : y * (1 - (sp[2 * k] || 0) / 1000));
@@ -351,6 +357,15 @@
 								c.stroke();
 							}
 						});
+						/* a grey tick under a point of the previous
+						 * point's build: a change there is the machine's */
+						c.fillStyle = "#888";
+						for (var k = 0; k < ncommits; k++) {
+							if (!same[k]) continue;
+							var xs_ = u_.valToPos(k, "x", true);
+							c.fillRect(xs_ - 1, u_.bbox.top + u_.bbox.height - 6,
+								2, 6);
+						}
 						c.restore();
 					}],
 					setScale: [function (u_, key) {
@@ -362,7 +377,8 @@
 						return c.id.slice(0, 12) + " " + isoDate(c.time) + "\n" +
 							short(c.subject || "", 80) + "\n" + num(y) + " " +
 							(s.unit || "") + (lo[i] !== hi[i] ? "  (" +
-							num(lo[i]) + " … " + num(hi[i]) + ")" : "");
+							num(lo[i]) + " … " + num(hi[i]) + ")" : "") +
+							(same[i] ? "\nsame build as the previous point" : "");
 					})]
 				}
 			}, [xs, v, lo, hi], box);
