@@ -224,8 +224,8 @@ static int build(json_t **out, const struct dash_opts *o,
 			                          s->benchmark, s->metric))
 				json_array_append_new(
 				        series,
-				        series_json(cfg, o->sel.klass[c], &h,
-				                    s, n));
+				        series_json(cfg, o->sel.klass[c], &h, s,
+				                    n));
 		}
 		bf_history_release(&h);
 	}

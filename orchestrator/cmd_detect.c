@@ -152,9 +152,8 @@ static void print_env_shift(const json_t *e)
 	       bf_json_str_or(e, "commit_lo", "?"),
 	       bf_json_str_or(e, "commit_hi", "?"), json_array_size(series));
 	if (json_is_object(ev))
-		printf(", %lld s apart",
-		       (long long)json_integer_value(
-		               json_object_get(ev, "gap_s")));
+		printf(", %lld s apart", (long long)json_integer_value(
+		                                 json_object_get(ev, "gap_s")));
 	putchar('\n');
 	json_array_foreach(series, i, s)
 	{
@@ -216,8 +215,8 @@ static void print_alerts(const json_t *r)
 		       : json_is_true(json_object_get(a, "ignored"))
 		               ? "  (ignored)"
 		               : "");
-		if (json_is_object(json_object_get(
-		            json_object_get(a, "detail"), "environment")))
+		if (json_is_object(json_object_get(json_object_get(a, "detail"),
+		                                   "environment")))
 			printf("            the machine changed here too: its "
 			       "checks moved (see the JSON's "
 			       "detail.environment)\n");

@@ -97,11 +97,10 @@ static json_t *point_json(const struct bf_history *h,
                           size_t k, long prev)
 {
 	const struct bf_hist_commit *c = &h->commit[k];
-	json_t *p = json_pack("{s:s, s:f, s:s?, s:b}", "commit", commits[k],
-	                      "value", s->v[k], "build", c->build_id,
-	                      "same_build",
-	                      prev >= 0 &&
-	                              bf_history_same_build(h, (size_t)prev, k));
+	json_t *p = json_pack(
+	        "{s:s, s:f, s:s?, s:b}", "commit", commits[k], "value", s->v[k],
+	        "build", c->build_id, "same_build",
+	        prev >= 0 && bf_history_same_build(h, (size_t)prev, k));
 
 	if (c->measured_by && c->measured_by != c->run_id) {
 		for (size_t i = 0; i < h->ncommits; i++)
@@ -175,10 +174,9 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 			info.subject = NULL;
 		/* "same": the previous point's build, "=": measured as it */
 		printf("  %.12s %14.6g %8s %-5s %.60s\n", id, v, change,
-		       json_object_get(p, "measured_as") ? "="
-		       : json_is_true(json_object_get(p, "same_build"))
-		               ? "same"
-		               : "",
+		       json_object_get(p, "measured_as")                ? "="
+		       : json_is_true(json_object_get(p, "same_build")) ? "same"
+		                                                        : "",
 		       info.subject ? info.subject : "");
 		bf_gitcommit_release(&info);
 		prev = v;
@@ -260,10 +258,9 @@ int cmd_history(int argc, char **argv, struct bf_ctx *ctx)
 		if (bf_cmd_series_matches(&o.sel, h.series[i].suite,
 		                          h.series[i].benchmark,
 		                          h.series[i].metric))
-			json_array_append_new(series,
-			                      series_json(&o, &cfg, &h,
-			                                  &h.series[i], commits,
-			                                  n));
+			json_array_append_new(series, series_json(&o, &cfg, &h,
+			                                          &h.series[i],
+			                                          commits, n));
 	doc = json_pack("{s:s, s:s, s:s, s:I, s:o}", "benchfarm", BF_VERSION,
 	                "kind", "history", "device_class", klass, "commits",
 	                (json_int_t)n, "series", series);

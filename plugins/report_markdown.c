@@ -495,10 +495,11 @@ static void add_env_shifts(struct bf_buf *b, const json_t *shifts)
 		{
 			bf_buf_addstr(b, "; ");
 			bf_md_name(b, bf_json_str_or(ch, "check", "?"));
-			bf_buf_addf(
-			        b, " %.3g → %.3g",
-			        json_number_value(json_object_get(ch, "before")),
-			        json_number_value(json_object_get(ch, "after")));
+			bf_buf_addf(b, " %.3g → %.3g",
+			            json_number_value(
+			                    json_object_get(ch, "before")),
+			            json_number_value(
+			                    json_object_get(ch, "after")));
 		}
 		bf_buf_addstr(b, "\n");
 	}

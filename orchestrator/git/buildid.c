@@ -69,7 +69,8 @@ static bool code_digest(unsigned char d[BF_SHA256_LEN], void *map, size_t size)
 		if (!gelf_getshdr(scn, &sh))
 			goto out;
 		if (!(sh.sh_flags & SHF_ALLOC))
-			continue; /* not loaded: debug info, symbols, .comment */
+			continue; /* not loaded: debug info, symbols, .comment
+			           */
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if (!name)
 			goto out;
@@ -117,9 +118,9 @@ int bf_build_id_file(char out[BF_SHA256_HEX_LEN + 1], bool *is_elf,
 	if ((ret = bf_regfile_open(&fd, &st, path, BF_REGFILE_MAX, "artifact",
 	                           err)))
 		return ret;
-	if (st.st_size < (off_t)sizeof(Elf32_Ehdr)) {
+	if (!st.st_size) {
 		close(fd);
-		return 0; /* too short to be ELF: its bytes */
+		return 0; /* empty: its bytes */
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
@@ -134,7 +135,8 @@ int bf_build_id_file(char out[BF_SHA256_HEX_LEN + 1], bool *is_elf,
 		                 "content no longer hashes to %.12s): is "
 		                 "something still writing it?",
 		                 path, hex);
-	else if (memcmp(map, ELFMAG, SELFMAG) == 0 &&
+	else if ((size_t)st.st_size >= sizeof(Elf32_Ehdr) &&
+	         memcmp(map, ELFMAG, SELFMAG) == 0 &&
 	         code_digest(d, map, (size_t)st.st_size)) {
 		bf_sha256_hex(out, d);
 		*is_elf = true;

@@ -132,9 +132,9 @@ static json_t *devices_json(const struct bf_job *job)
  */
 static json_t *build_json(const struct bf_job *job)
 {
-	json_t *o = json_pack("{s:s}", "identity",
-	                      bf_build_identity_name(
-	                              job->cfg->project.build_identity));
+	json_t *o = json_pack(
+	        "{s:s}", "identity",
+	        bf_build_identity_name(job->cfg->project.build_identity));
 
 	for (int s = job->record ? 1 : 0; s < 2; s++) {
 		const struct bf_build_id *b = &job->build[s];
@@ -195,13 +195,13 @@ json_t *bf_job_record_json(const struct bf_job *job)
 	json_object_set_new(r, "commit",
 	                    commit_json(&job->side[1], &job->info[1]));
 	json_object_set_new(r, "build", build_json(job));
-	json_object_set_new(
-	        r, "same_build_as",
-	        job->same_build_run
-	                ? json_pack("{s:I, s:s}", "run",
-	                            (json_int_t)job->same_build_run, "commit",
-	                            job->same_build_commit)
-	                : json_null());
+	json_object_set_new(r, "same_build_as",
+	                    job->same_build_run
+	                            ? json_pack("{s:I, s:s}", "run",
+	                                        (json_int_t)job->same_build_run,
+	                                        "commit",
+	                                        job->same_build_commit)
+	                            : json_null());
 	add_outcome(r, job);
 	json_object_set_new(r, "results", results);
 	json_object_set_new(r, "errors", json_deep_copy(c->errors));

@@ -332,24 +332,25 @@ static void report_env_shift(struct ctx *c, const struct bf_hist_series *s,
 
 		ev = json_pack("{s:s, s:s, s:s?, s:s, s:o, s:[]}", "commit_lo",
 		               c->commits[lo], "commit_hi", c->commits[k],
-		               "build", c->h.commit[k].build_id,
-		               "reason",
+		               "build", c->h.commit[k].build_id, "reason",
 		               "the level moved between two measurements of "
 		               "the same build: the machine changed, not the "
 		               "code",
-		               "evidence", evid ? json_incref(evid) : json_null(),
+		               "evidence",
+		               evid ? json_incref(evid) : json_null(),
 		               "series");
 		json_array_append_new(c->env_shifts, ev);
 	}
 	series = json_object_get(ev, "series");
 	json_array_append_new(
-	        series, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}",
-	                          "suite", s->suite, "benchmark", s->benchmark,
-	                          "metric", s->metric, "unit", s->unit,
-	                          "direction", ch->direction > 0 ? "up" : "down",
-	                          "size", bf_json_real_or_null(ch->size),
-	                          "before", bf_json_real_or_null(ch->before),
-	                          "after", bf_json_real_or_null(ch->after)));
+	        series,
+	        json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "suite",
+	                  s->suite, "benchmark", s->benchmark, "metric",
+	                  s->metric, "unit", s->unit, "direction",
+	                  ch->direction > 0 ? "up" : "down", "size",
+	                  bf_json_real_or_null(ch->size), "before",
+	                  bf_json_real_or_null(ch->before), "after",
+	                  bf_json_real_or_null(ch->after)));
 }
 
 static int report_change(struct ctx *c, const struct bf_hist_series *s,
@@ -417,7 +418,8 @@ static int report_change(struct ctx *c, const struct bf_hist_series *s,
 	if (ignored)
 		json_object_set_new(j, "ignored", json_true());
 	if (k != ch->index)
-		json_object_set_new(j, "placed_from", json_string(c->commits[ch->index]));
+		json_object_set_new(j, "placed_from",
+		                    json_string(c->commits[ch->index]));
 	json_array_append_new(c->alerts, j);
 	free(text);
 	return rc;
@@ -482,9 +484,9 @@ static int place_changes(struct ctx *c, const struct bf_hist_series *s,
 
 		if (lo < 0)
 			continue; /* a step needs a point before it */
-		switch (bf_detect_place_step(&plo, &pk, &c->h, s->v,
-		                             (size_t)lo, ch[i].index,
-		                             ch[i].before, ch[i].after)) {
+		switch (bf_detect_place_step(&plo, &pk, &c->h, s->v, (size_t)lo,
+		                             ch[i].index, ch[i].before,
+		                             ch[i].after)) {
 		case BF_STEP_ENV:
 			report_env_shift(c, s, &ch[i], plo, pk);
 			break;

@@ -111,8 +111,8 @@ static int add_check(const struct bf_store_check *ch, void *payload)
 		bool seen = false;
 		json_t *d;
 
-		json_array_foreach(e->devices, i, d)
-		seen |= !strcmp(json_string_value(d), ch->device);
+		json_array_foreach(e->devices, i, d) seen |=
+		        !strcmp(json_string_value(d), ch->device);
 		if (!seen)
 			json_array_append_new(e->devices,
 			                      json_string(ch->device));

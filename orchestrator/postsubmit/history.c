@@ -172,7 +172,7 @@ struct builds {
 	/* every run's id and start, ids rising as the store gives them */
 	struct run_at {
 		int64_t id, at;
-	} *runs;
+	} * runs;
 	size_t nruns;
 };
 
@@ -199,9 +199,8 @@ static int load_build(const struct bf_store_build *b, void *payload)
 {
 	struct builds *l = payload;
 	struct commit_pos key = { b->commit, 0 };
-	const struct commit_pos *hit =
-	        bsearch(&key, l->sorted, l->h->ncommits, sizeof(*l->sorted),
-	                cmp_commit);
+	const struct commit_pos *hit = bsearch(&key, l->sorted, l->h->ncommits,
+	                                       sizeof(*l->sorted), cmp_commit);
 	struct bf_hist_commit *c;
 
 	l->runs = bf_xrealloc(l->runs, (l->nruns + 1) * sizeof(*l->runs));

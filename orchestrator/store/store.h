@@ -494,8 +494,8 @@ int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
  * run that measured the same build) are its commit's point. 0,
  * BF_ENOTFOUND, or BF_EINVAL when by is not a complete measured run.
  */
-int bf_store_run_set_measured_by(struct bf_store *store, int64_t id,
-                                 int64_t by, struct bf_err *err);
+int bf_store_run_set_measured_by(struct bf_store *store, int64_t id, int64_t by,
+                                 struct bf_err *err);
 
 /* One complete postsubmit run of a device class, for its history. */
 struct bf_store_build {

@@ -71,7 +71,7 @@ struct copy {
 	/* every run's source id and destination id, source ids rising */
 	struct run_map {
 		int64_t src, dst;
-	} *map;
+	} * map;
 	size_t nmap;
 };
 
@@ -547,9 +547,8 @@ int bf_store_copy(struct bf_store_copy_result *out, struct bf_store *dst,
                   struct bf_store *src, bf_store_copy_progress_fn *progress,
                   void *payload, struct bf_err *err)
 {
-	struct copy c = { src,  dst, out, progress, payload,
-		          err,  0,   0,   NULL,     NULL,
-		          0 };
+	struct copy c = { src, dst, out,  progress, payload, err,
+		          0,   0,   NULL, NULL,     0 };
 	int token, i;
 	int rc = 0;
 

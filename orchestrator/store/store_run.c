@@ -14,7 +14,7 @@ static const char *const run_statuses[] = { "running", "complete", "failed",
 
 #define RUN_COLUMNS                                                          \
 	"SELECT id, kind, status, config_digest, base_commit, patch_commit," \
-	" device, seed, started_at, finished_at, info, build_id,"     \
+	" device, seed, started_at, finished_at, info, build_id,"            \
 	" base_build_id, measured_by FROM runs"
 
 #define RUN_ABORTED_INFO                                                      \
@@ -469,8 +469,8 @@ int bf_store_run_same_build(int64_t *id_out, char commit_out[41],
 	return rc;
 }
 
-int bf_store_run_set_measured_by(struct bf_store *store, int64_t id,
-                                 int64_t by, struct bf_err *err)
+int bf_store_run_set_measured_by(struct bf_store *store, int64_t id, int64_t by,
+                                 struct bf_err *err)
 {
 	const struct bf_sql_val vals[] = { BF_SQL_V_INT(id), BF_SQL_V_INT(by) };
 	int64_t n = 0;
@@ -484,13 +484,15 @@ int bf_store_run_set_measured_by(struct bf_store *store, int64_t id,
 	                 " AND m.status = 'complete' AND m.measured_by IS NULL)"
 	                 " RETURNING id",
 	                 vals, BF_ARRAY_SIZE(vals), bf_store__read_int, &n,
-	                 NULL, err, "cannot record run %lld as measured by %lld",
+	                 NULL, err,
+	                 "cannot record run %lld as measured by %lld",
 	                 (long long)id, (long long)by);
 	if (!rc && !n)
-		rc = bf_err_set(err, BF_EINVAL,
-		                "run %lld cannot stand for run %lld: it is not a "
-		                "complete measured run, or run %lld is missing",
-		                (long long)by, (long long)id, (long long)id);
+		rc = bf_err_set(
+		        err, BF_EINVAL,
+		        "run %lld cannot stand for run %lld: it is not a "
+		        "complete measured run, or run %lld is missing",
+		        (long long)by, (long long)id, (long long)id);
 	return bf_sql_write_end(store, token, rc, err);
 }
 

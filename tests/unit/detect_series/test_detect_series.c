@@ -20,6 +20,7 @@
 #include "benchfarm/err.h"
 #include "config/cfg.h"
 #include "postsubmit/detect.h"
+#include "postsubmit/detect_env.h"
 #include "postsubmit/history.h"
 
 static const char detectors_yaml[] =
@@ -250,7 +251,7 @@ static void add_series(struct bf_history *h, const char *suite,
  */
 static void test_history__drop_excluded(void **state)
 {
-	struct bf_history h = { NULL, 0, 1 };
+	struct bf_history h = { NULL, 0, 1, NULL };
 	struct bf_cfg cfg;
 
 	(void)state;
@@ -269,6 +270,87 @@ static void test_history__drop_excluded(void **state)
 	assert_string_equal(h.series[3].suite, "gone");
 	bf_history_release(&h);
 	bf_cfg_release(&cfg);
+}
+
+/*
+ * A history of n commits whose builds are the letters of builds ('.':
+ * not known), for bf_detect_place_step; release with
+ * bf_history_release.
+ */
+static void builds_history(struct bf_history *h, const char *builds)
+{
+	size_t n = strlen(builds);
+
+	memset(h, 0, sizeof(*h));
+	h->ncommits = n;
+	h->commit = bf_xcalloc(n, sizeof(*h->commit));
+	for (size_t k = 0; k < n; k++)
+		h->commit[k].build_id =
+		        builds[k] == '.' ? NULL
+		                         : bf_xasprintf("code:%c", builds[k]);
+}
+
+static enum bf_step_place place(size_t *lo, size_t *k, const char *builds,
+                                const double *v, size_t at)
+{
+	struct bf_history h;
+	enum bf_step_place r;
+	size_t before = at - 1;
+
+	while (isnan(v[before]))
+		before--;
+	builds_history(&h, builds);
+	r = bf_detect_place_step(lo, k, &h, v, before, at, NAN, NAN);
+	bf_history_release(&h);
+	return r;
+}
+
+/*
+ * A step between two builds stays where the detector put it; one
+ * between two measurements of one build is the machine's when that
+ * build measured both levels, and moves to the build change that
+ * explains it when the build measured one level only.
+ */
+static void test_place_step__code_or_environment(void **state)
+{
+	const double step[] = { 10, 10, 10, 20, 20, 20 };
+	const double late[] = { 10, 10, 20, 20, 20, 20 };
+	const double flat[] = { 10, 10, 10, 10, 20, 20 };
+	const double gap[] = { 10, 10, NAN, 20, 20, 20 };
+	size_t lo, k;
+
+	(void)state;
+	/* the builds differ at the step: code, where it was put */
+	assert_int_equal(place(&lo, &k, "AAABBB", step, 3), BF_STEP_CODE);
+	assert_int_equal(lo, 2);
+	assert_int_equal(k, 3);
+	/* not known on one side (an older store): code, as before */
+	assert_int_equal(place(&lo, &k, "AA..BB", step, 3), BF_STEP_CODE);
+	assert_int_equal(k, 3);
+	/* one build measured at both levels: the machine changed */
+	assert_int_equal(place(&lo, &k, "AAAABB", step, 3), BF_STEP_ENV);
+	assert_int_equal(lo, 2);
+	assert_int_equal(k, 3);
+	/* put one early, at a commit of the same build as its parent
+	 * and still at the old level: the next build's step */
+	assert_int_equal(place(&lo, &k, "AABBCC", flat, 3), BF_STEP_CODE);
+	assert_int_equal(lo, 3);
+	assert_int_equal(k, 4);
+	/* put one late: the build that started the run is the step */
+	assert_int_equal(place(&lo, &k, "AABBCC", late, 3), BF_STEP_CODE);
+	assert_int_equal(lo, 1);
+	assert_int_equal(k, 2);
+	/* unmeasured commits between are skipped over */
+	assert_int_equal(place(&lo, &k, "AAXAAB", gap, 3), BF_STEP_ENV);
+	assert_int_equal(lo, 1);
+	/* a build change with no point after it yet: nothing to place */
+	assert_int_equal(place(&lo, &k, "AAAAAA", flat, 4), BF_STEP_ENV);
+	{
+		const double still[] = { 10, 10, 10, 10 };
+
+		assert_int_equal(place(&lo, &k, "ABBB", still, 2),
+		                 BF_STEP_NONE);
+	}
 }
 
 static const char ids[16][41] = {
@@ -418,6 +500,7 @@ int main(void)
 		        test_detect_params__configured_variant_detects),
 		cmocka_unit_test(test_metric_wanted__list_and_unit_rule),
 		cmocka_unit_test(test_history__drop_excluded),
+		cmocka_unit_test(test_place_step__code_or_environment),
 		cmocka_unit_test(test_series_info__jetpack),
 		cmocka_unit_test(test_series_info__other_detectors),
 	};

@@ -529,6 +529,121 @@ static void test_store__history_of_a_device(void **state)
 	assert_true(measured);
 }
 
+struct builds_seen {
+	int64_t run[8], by[8];
+	char build[8][16];
+	size_t n;
+};
+
+static int collect_build(const struct bf_store_build *b, void *payload)
+{
+	struct builds_seen *s = payload;
+
+	s->run[s->n] = b->run_id;
+	s->by[s->n] = b->measured_by;
+	snprintf(s->build[s->n], sizeof(s->build[0]), "%s",
+	         b->build_id ? b->build_id : "-");
+	s->n++;
+	return 0;
+}
+
+/*
+ * A commit recorded as the same build as a measured one: the history
+ * gives it that run's samples under its own commit; only a complete
+ * run of the device class and config, measured itself, is a match.
+ */
+static void test_store__same_build(void **state)
+{
+	struct fixture *f = *state;
+	struct collected got = { .n = 0 };
+	struct builds_seen seen = { .n = 0 };
+	struct bf_store_run back = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+	char commit[41];
+	int64_t r1, r2, r3, found = -1;
+
+	r1 = add_commit_run(f->store, "pool", "c1");
+	add_sample(f->store, r1, NULL, "BM_a", "commit", 0, 2.0);
+	assert_int_equal(
+	        bf_store_run_set_build(f->store, r1, NULL, "code:aa", &err), 0);
+	/* running: not a match yet */
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "pool", NULL, "code:aa", &err),
+	                 0);
+	assert_int_equal(found, 0);
+	complete(f->store, r1);
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "pool", NULL, "code:aa", &err),
+	                 0);
+	assert_int_equal(found, r1);
+	assert_string_equal(commit, "c1");
+	/* another class, config or build: none */
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "elsewhere", NULL, "code:aa",
+	                                         &err),
+	                 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "pool", "fnv1a64:1", "code:aa",
+	                                         &err),
+	                 0);
+	assert_int_equal(found, 0);
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "pool", NULL, "code:bb", &err),
+	                 0);
+	assert_int_equal(found, 0);
+
+	r2 = add_commit_run(f->store, "pool", "c2");
+	assert_int_equal(
+	        bf_store_run_set_build(f->store, r2, NULL, "code:aa", &err), 0);
+	assert_int_equal(bf_store_run_set_measured_by(f->store, r2, r1, &err),
+	                 0);
+	/* only a complete run that measured itself stands for another */
+	assert_int_equal(bf_store_run_set_measured_by(f->store, r1, r2, &err),
+	                 BF_EINVAL);
+	complete(f->store, r2);
+	r3 = add_commit_run(f->store, "pool", "c3");
+	add_sample(f->store, r3, NULL, "BM_a", "commit", 0, 7.0);
+	assert_int_equal(
+	        bf_store_run_set_build(f->store, r3, NULL, "code:cc", &err), 0);
+	complete(f->store, r3);
+	/* a run recorded as another is never itself a match */
+	assert_int_equal(bf_store_run_same_build(&found, commit, f->store,
+	                                         "pool", NULL, "code:aa", &err),
+	                 0);
+	assert_int_equal(found, r1);
+
+	assert_int_equal(bf_store_history_foreach(f->store, "pool",
+	                                          collect_sample, &got, &err),
+	                 0);
+	assert_int_equal(got.n, 3);
+	assert_string_equal(got.s[0].commit_id, "c1");
+	assert_string_equal(got.s[1].commit_id, "c2");
+	assert_int_equal(got.s[1].run_id, r2);
+	assert_true(got.s[1].value == 2.0); /* c1's sample, c2's point */
+	assert_string_equal(got.s[2].commit_id, "c3");
+	assert_true(got.s[2].value == 7.0);
+	collected_release(&got);
+
+	assert_int_equal(bf_store_builds_foreach(f->store, "pool",
+	                                         collect_build, &seen, &err),
+	                 0);
+	assert_int_equal(seen.n, 3);
+	assert_int_equal(seen.run[1], r2);
+	assert_int_equal(seen.by[0], 0);
+	assert_int_equal(seen.by[1], r1);
+	assert_string_equal(seen.build[1], "code:aa");
+	assert_string_equal(seen.build[2], "code:cc");
+
+	assert_int_equal(bf_store_run_get(&back, f->store, r2, &err), 0);
+	assert_string_equal(back.build_id, "code:aa");
+	assert_null(back.base_build_id);
+	assert_int_equal(back.measured_by, r1);
+	bf_store_run_release(&back);
+	assert_int_equal(bf_store_run_set_build(f->store, 999, NULL, "x", &err),
+	                 BF_ENOTFOUND);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -539,6 +654,7 @@ int main(void)
 		T(test_store__foreign_keys_enforced),
 		T(test_store__checks_round_trip),
 		T(test_store__history_of_a_device),
+		T(test_store__same_build),
 #undef T
 	};
 
