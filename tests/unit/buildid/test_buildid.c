@@ -76,10 +76,12 @@ static int setup(void **state)
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/bf-buildid.XXXXXX");
 	assert_non_null(mkdtemp(root));
-	put("one.c", "#include <stdio.h>\n"
-	             "int main(void) { printf(\"%d\\n\", 41 + 1); return 0; }\n");
-	put("two.c", "#include <stdio.h>\n"
-	             "int main(void) { printf(\"%d\\n\", 41 + 2); return 0; }\n");
+	put("one.c",
+	    "#include <stdio.h>\n"
+	    "int main(void) { printf(\"%d\\n\", 41 + 1); return 0; }\n");
+	put("two.c",
+	    "#include <stdio.h>\n"
+	    "int main(void) { printf(\"%d\\n\", 41 + 2); return 0; }\n");
 	put("data/input", "not a program");
 	return 0;
 }
@@ -144,8 +146,8 @@ static void test_buildid__code_and_bytes(void **state)
 	      NULL);
 	build(g_code, g_bytes, "one.c", "-Wl,--build-id=0x3333333333333333",
 	      "-g");
-	build(two_code, two_bytes, "two.c",
-	      "-Wl,--build-id=0x1111111111111111", NULL);
+	build(two_code, two_bytes, "two.c", "-Wl,--build-id=0x1111111111111111",
+	      NULL);
 
 	/* another build-id, or debug information: the same code */
 	assert_string_equal(a_code, b_code);
