@@ -224,6 +224,10 @@ char *bf_gerrit_message(const json_t *result, const json_t *results,
 
 	add_headline(&b, result, results, check);
 	add_setup(&b, result);
+	if (json_is_true(json_object_get(result, "same_build")))
+		bf_buf_addstr(&b, "\nSame build: base and patch ship the same "
+		                  "code, so any difference is the machine; "
+		                  "nothing is called regressed or improved.\n");
 	if (bf_rep_count(results, "regressed")) {
 		bf_buf_addstr(&b, "\nRegressions:\n\n");
 		s.end = MSG_REG_END;

@@ -299,11 +299,11 @@ run 2 "rm of an unknown device" device rm d2
 # A version-1 store (before workdir, suite, alert detail and culprit,
 # the alerts key with the suite, the lease holder's host and pid, the
 # leases' fencing tokens, the queue of waiting jobs, holder keys and
-# alive_at) is
+# alive_at, build identity and the machine of a device) is
 # migrated on open: take this one back to version 1 by hand.
 cp "$BENCHFARM_DB" "$T/old.db"
 [ ! -f "$BENCHFARM_DB-wal" ] || cp "$BENCHFARM_DB-wal" "$T/old.db-wal"
-sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; ALTER TABLE leases DROP COLUMN holder_key; ALTER TABLE leases DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN alive_at; ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN pid; ALTER TABLE leases DROP COLUMN token; ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters; PRAGMA user_version = 1" >/dev/null
+sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN workdir; ALTER TABLE samples DROP COLUMN suite; DROP INDEX alerts_step; ALTER TABLE alerts DROP COLUMN suite; ALTER TABLE alerts DROP COLUMN detail; ALTER TABLE alerts DROP COLUMN culprit; ALTER TABLE leases DROP COLUMN holder_key; ALTER TABLE leases DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN build_id; ALTER TABLE runs DROP COLUMN base_build_id; ALTER TABLE runs DROP COLUMN measured_by; ALTER TABLE devices DROP COLUMN machine; ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN pid; ALTER TABLE leases DROP COLUMN token; ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters; PRAGMA user_version = 1" >/dev/null
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")

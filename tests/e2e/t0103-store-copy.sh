@@ -216,20 +216,22 @@ expect_exit 3 "a newer --from is refused (exit 3)" "$BF" store copy \
 grep_file "it names the file and the versions" \
 	"'$T/newer.db' has schema version 99, newer than this benchfarm" "$ERR"
 # An older --from (schema 7: leases without host, pid and token, no
-# lease_gen, no queue of waiting jobs) is migrated as any command's open
+# lease_gen, no queue of waiting jobs, no build identity) is migrated as any command's open
 # migrates it, then copied.
 cp "$SRC" "$T/older.db"
 sqlite3 "$T/older.db" "ALTER TABLE leases DROP COLUMN holder_key;
  ALTER TABLE leases DROP COLUMN alive_at; ALTER TABLE runs DROP COLUMN alive_at;
+ ALTER TABLE runs DROP COLUMN build_id; ALTER TABLE runs DROP COLUMN base_build_id;
+ ALTER TABLE runs DROP COLUMN measured_by; ALTER TABLE devices DROP COLUMN machine;
  ALTER TABLE leases DROP COLUMN pid;
  ALTER TABLE leases DROP COLUMN host; ALTER TABLE leases DROP COLUMN token;
  ALTER TABLE devices DROP COLUMN lease_gen; DROP TABLE waiters;
  PRAGMA user_version = 7"
 expect_exit 0 "an older --from is copied" "$BF" store copy \
 	--from "$T/older.db" --to "$T/from-older.db"
-if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 11 ] &&
+if [ "$(sqlite3 "$T/older.db" "PRAGMA user_version")" = 12 ] &&
 	same_rows "$SRC" "$T/from-older.db"; then
-	t_ok "it was migrated to version 11 and all of it copied"
+	t_ok "it was migrated to version 12 and all of it copied"
 else
 	t_fail "the older store was not migrated or not copied"
 fi

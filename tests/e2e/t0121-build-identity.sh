@@ -10,8 +10,8 @@
 # - detect places the one step at commit 5 (after the CI-only commit),
 #   its own commit, with no other alert;
 # - on one device, every commit measured (--measure-every) and a
-#   neighbour (busy loops started by this script) running from commit
-#   8 on: the shift between commits 7 and 8, one build, is an
+#   neighbour (busy loops started by this script, on the core the
+#   benchmark is pinned to) running from commit 8 on: the shift between commits 7 and 8, one build, is an
 #   environment shift with the load check's values before and after,
 #   never an alert; the code step at 5 is still an alert;
 # - a compare of two commits of one build says so and calls nothing
@@ -87,7 +87,7 @@ project:
   build: [cc, -O1, -o, bench, bench.c]
   artifacts: [bench]
 benchmarks:
-  - {name: micro, command: [./bench], format: lines}
+  - {name: micro, command: [taskset, -c, "0", ./bench], format: lines}
 devices: {pool: lab}
 checks: {battery_min: 0, suppress: [load, throttle, battery, clocks]}
 runs: {repeats: 7, warmup: 1}
@@ -162,8 +162,10 @@ t_atexit() {
 	# shellcheck disable=SC2086
 	[ -z "$NB" ] || kill $NB 2>/dev/null
 }
+# on the benchmark's core: other work on the machine (this 2-core
+# machine runs other tests) shares the rest, not this
 for n in 1 2 3; do
-	sh -c 'while :; do :; done' &
+	taskset -c 0 sh -c 'while :; do :; done' &
 	NB="$NB $!"
 done
 for i in 8 9 10; do
