@@ -116,11 +116,15 @@ static json_t *pick_series(struct bisect *b, const json_t *result, bool first)
 	s = bf_bisect_choose(&runner_up, result, want_s, want_m, first);
 	if (!first || !s)
 		return s;
-	if (b->o->choice && b->o->series && b->o->metric)
-		b->choice = json_deep_copy(b->o->choice);
-	else
-		b->choice = bf_bisect_choice_json(
-		        s, runner_up, b->o->series || b->o->metric);
+	b->choice = bf_bisect_choice_json(s, runner_up,
+	                                  b->o->series || b->o->metric);
+	if (b->o->choice && b->o->series && b->o->metric) {
+		/* the caller's reason, with this series' change */
+		json_t *c = json_deep_copy(b->o->choice);
+
+		json_object_update(b->choice, c);
+		json_decref(c);
+	}
 	return s;
 }
 

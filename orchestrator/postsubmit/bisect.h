@@ -147,10 +147,11 @@ bool bf_bisect_explains(const json_t *result, const char *name,
  * it, on the first-parent history) and that the change explains
  * (bf_bisect_explains) gets result's culprit stored. result gets
  * "alerts": [{id, benchmark, metric, commit_lo, commit_hi, culprit,
- * "blamed": commit_hi}, ...] (empty when none), and each is said on log
- * (NULL: not), with whether the culprit is the alert's commit_hi. A
- * result without a culprit changes nothing. Returns 0 or an error code
- * of the store or the repository.
+ * culprit_is_commit_hi}, ...] (empty when none), and each is said on
+ * log (NULL: not), with whether the culprit is the alert's commit_hi,
+ * which an alert blames until a bisect names its culprit. A result
+ * without a culprit records nothing. Returns 0 or an error code of the
+ * store or the repository.
  */
 int bf_bisect_record_alerts(json_t *result, const struct bf_cfg *cfg,
                             struct bf_store *store, const char *klass,

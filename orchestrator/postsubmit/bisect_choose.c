@@ -145,11 +145,11 @@ void bf_bisect_choice_print(FILE *f, const json_t *choice)
 	const json_t *ru = json_object_get(choice, "runner_up");
 
 	if (!strcmp(rule, "score")) {
-		fprintf(f,
-		        "  followed for the largest |score| (%.3g) of %s's "
-		        "alerts over this range",
-		        num(choice, "score"),
-		        bf_json_str_or(choice, "detector", "?"));
+		fprintf(f, "  %s alert over this range, %s score %.3g: ",
+		        json_is_object(ru) ? "the surest" : "the only",
+		        bf_json_str_or(choice, "detector", "?"),
+		        num(choice, "score"));
+		print_clarity(f, choice);
 		if (json_is_object(ru))
 			fprintf(f, "; runner-up %s %s, score %.3g",
 			        bf_json_str_or(ru, "series", "?"),

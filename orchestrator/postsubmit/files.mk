@@ -5,3 +5,4 @@ ORCH_OBJS += orchestrator/postsubmit/detect_info.o
 ORCH_OBJS += orchestrator/postsubmit/bisect.o
 ORCH_OBJS += orchestrator/postsubmit/detect_bisect.o
 ORCH_OBJS += orchestrator/postsubmit/bisect_choose.o
+ORCH_OBJS += orchestrator/postsubmit/bisect_alert.o
