@@ -158,7 +158,7 @@ int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 		                  "recording the culprit with its alerts: %s",
 		                  err.msg);
 	if (!ret && b.args.json &&
-	         bf_json_write_file(result, b.args.json, true, true, &err))
+	    bf_json_write_file(result, b.args.json, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "bisect", "%s", err.msg);
 	json_decref(result);
 	bf_cfg_release(&cfg);

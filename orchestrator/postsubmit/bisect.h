@@ -37,10 +37,10 @@ struct bf_bisect_opts {
 	                         "choice"), borrowed; NULL: none */
 };
 
-#define BF_BISECT_OPTS_INIT                                              \
-	{                                                                \
-		NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, \
-		        NULL, NULL                                       \
+#define BF_BISECT_OPTS_INIT                                                    \
+	{                                                                      \
+		NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, \
+		        NULL                                                   \
 	}
 
 /*

@@ -109,11 +109,13 @@ int bf_bisect_record_alerts(json_t *result, const struct bf_cfg *cfg,
 	for (size_t i = 0; !ret && i < n; i++) {
 		if (answers(result, &alerts[i], klass) &&
 		    within(repo, &alerts[i], good, bad))
-			ret = record(list, store, &alerts[i], culprit, log, err);
+			ret = record(list, store, &alerts[i], culprit, log,
+			             err);
 	}
 	if (!ret && log && !json_array_size(list))
-		fprintf(log, "no open alert of %s over %.12s..%.12s on %s "
-		             "to record the culprit with\n",
+		fprintf(log,
+		        "no open alert of %s over %.12s..%.12s on %s "
+		        "to record the culprit with\n",
 		        bf_json_str_or(result, "benchmark", "?"), good, bad,
 		        klass);
 	bf_gitrepo_free(repo);

@@ -55,8 +55,7 @@ static bool is_change(const json_t *r)
 }
 
 json_t *bf_bisect_choose(json_t **runner_up_out, const json_t *result,
-                         const char *name, const char *metric,
-                         bool need_change)
+                         const char *name, const char *metric, bool need_change)
 {
 	json_t *best = NULL, *second = NULL, *r;
 	size_t i;
@@ -131,7 +130,8 @@ static void print_clarity(FILE *f, const json_t *s)
 	fprintf(f, "%+.1f%% [%+.1f%%, %+.1f%%], ", 100 * e,
 	        100 * num(s, "ci_low"), 100 * num(s, "ci_high"));
 	if (json_is_number(c))
-		fprintf(f, "its log change %.3g times the interval's half-width",
+		fprintf(f,
+		        "its log change %.3g times the interval's half-width",
 		        json_number_value(c));
 	else if (isfinite(e) && json_is_number(json_object_get(s, "ci_low")))
 		fputs("an interval of no width", f);

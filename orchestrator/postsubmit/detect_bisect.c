@@ -85,7 +85,8 @@ static json_t *leader_of(json_t **choice_out, json_t *step)
 	*choice_out = NULL;
 	json_array_foreach(step, i, a)
 	{
-		if (strcmp(detector_of(a), detector_of(json_array_get(step, 0))))
+		if (strcmp(detector_of(a),
+		           detector_of(json_array_get(step, 0))))
 			return NULL;
 		if (!best || abs_score(a) > abs_score(best)) {
 			second = best;
@@ -152,8 +153,9 @@ static int bisect_step(json_t *step, const struct bf_cfg *cfg,
 	json_array_foreach(step, i, a)
 	{
 		if (ret)
-			json_object_set_new(a, "bisect",
-			                    json_pack("{s:s}", "error", err->msg));
+			json_object_set_new(
+			        a, "bisect",
+			        json_pack("{s:s}", "error", err->msg));
 		else if ((ret = take_culprit(a, r, store, err)))
 			break;
 	}

@@ -61,8 +61,7 @@ static void test_bisect__skips_to_the_nearest(void **state)
  * and the verdict, effect and bootstrap interval bf_compare_samples
  * gives base (good) against patch (bad), 6 runs a side.
  */
-static json_t *series(const char *name, const double *base,
-                      const double *patch)
+static json_t *series(const char *name, const double *base, const double *patch)
 {
 	struct bf_compare_result r;
 	struct bf_compare_opts o = BF_COMPARE_OPTS_INIT;
@@ -91,17 +90,14 @@ static void test_bisect__follows_the_clearest_not_the_largest(void **state)
 {
 	json_t *res = result_of(series("real", noisy_good, noisy_bad),
 	                        series("cpu", clean_good, clean_bad));
-	json_t *runner_up, *s, *noisy = json_array_get(
-	                                       json_object_get(res, "results"),
-	                                       0);
+	json_t *runner_up, *s,
+	        *noisy = json_array_get(json_object_get(res, "results"), 0);
 	json_t *clean = json_array_get(json_object_get(res, "results"), 1);
 
 	(void)state;
 	/* both are changes, and the noisy one is the larger */
-	assert_string_equal(bf_json_str_or(noisy, "verdict", ""),
-	                    "regressed");
-	assert_string_equal(bf_json_str_or(clean, "verdict", ""),
-	                    "regressed");
+	assert_string_equal(bf_json_str_or(noisy, "verdict", ""), "regressed");
+	assert_string_equal(bf_json_str_or(clean, "verdict", ""), "regressed");
 	assert_true(json_number_value(json_object_get(noisy, "effect")) >
 	            5 * json_number_value(json_object_get(clean, "effect")));
 	/* the clean one is the clearer, by far */
@@ -143,8 +139,8 @@ static void test_bisect__only_a_change_is_followed(void **state)
 
 static void test_bisect__clarity(void **state)
 {
-	json_t *s = json_pack("{s:f, s:f, s:f}", "effect", 0.1, "ci_low",
-	                      0.05, "ci_high", 0.15);
+	json_t *s = json_pack("{s:f, s:f, s:f}", "effect", 0.1, "ci_low", 0.05,
+	                      "ci_high", 0.15);
 	double want = log(1.1) / ((log(1.15) - log(1.05)) / 2);
 
 	(void)state;
