@@ -9,7 +9,8 @@
 # bisect follows cpu, whose change is the clearer by far, and names
 # commit 11. History of every 4th commit (1, 5, ..., 25) puts the
 # step's alert over 9..13, blaming commit 13; a bisect of 9..13 records
-# commit 11 with that alert and says it is not the alert's commit_hi,
+# commit 11 with that alert (also on PostgreSQL) and says it is not
+# the alert's commit_hi, a bisect inside that range records it too,
 # a bisect over a range the alert does not hold records nothing, and
 # detect --bisect follows the same series.
 . "$(dirname "$0")/lib.sh"
@@ -81,51 +82,66 @@ grep_file "the culprit is printed" "^culprit: $C11$" "$T/full.out"
 jq_check "no alert exists yet to record it with" '.alerts == []' \
 	"$T/full.json"
 
-# History of every 4th commit: the step's alert is over 9..13.
-ok=true
-for k in 1 5 9 13 17 21 25; do
-	"$BF" run -c "$R/bf.yaml" --commit "$(c $k)" >"$OUT" 2>"$ERR" || ok=false
-done
-$ok && t_ok "every 4th commit recorded" || t_fail "a run failed"
-expect_exit 0 "detect" "$BF" detect -c "$R/bf.yaml" --json "$T/d.json"
-over='.alerts[] | select(.commit_lo == "'"$(c 9)"'" and .commit_hi == "'"$(c 13)"'")'
-jq_check "cpu's alert is over 9..13, without a culprit" \
-	"[$over | select(.benchmark == \"cpu\") | .culprit] == [null]" \
-	"$T/d.json"
-CPU_ID=$(jq -r "$over | select(.benchmark == \"cpu\") | .id" "$T/d.json")
+# History of every 4th commit on each store (SQLite, then PostgreSQL
+# when there is one): the step's alert is over 9..13.
+alert_checks() {
+	ok=true
+	for k in 1 5 9 13 17 21 25; do
+		"$BF" run -c "$R/bf.yaml" --commit "$(c $k)" >"$OUT" 2>"$ERR" || ok=false
+	done
+	$ok && t_ok "every 4th commit recorded" || t_fail "a run failed"
+	expect_exit 0 "detect" "$BF" detect -c "$R/bf.yaml" --json "$T/d.json"
+	over='.alerts[] | select(.commit_lo == "'"$(c 9)"'" and .commit_hi == "'"$(c 13)"'")'
+	jq_check "cpu's alert is over 9..13, without a culprit" \
+		"[$over | select(.benchmark == \"cpu\") | .culprit] == [null]" \
+		"$T/d.json"
+	CPU_ID=$(jq -r "$over | select(.benchmark == \"cpu\") | .id" "$T/d.json")
 
-# A range the alert does not hold (good before its commit_lo): nothing
-# is recorded with it.
-expect_exit 0 "bisect 5..13" "$BF" bisect -c "$R/bf.yaml" \
-	--good "$(c 5)" --bad "$(c 13)" --benchmark b -n 6 --json "$T/wide.json"
-jq_check "5..13 names commit 11, but no alert holds it" \
-	".culprit == \"$C11\" and .alerts == []" "$T/wide.json"
-grep_file "and says so" "^no open alert of b over .* to record the culprit with$" \
-	"$OUT"
-expect_exit 0 "alert list --json" "$BF" alert list --json
-jq_check "the alert still has no culprit" \
-	"[.[] | select(.id == $CPU_ID) | .culprit] == [null]" "$OUT"
+	# A range the alert does not hold (good before its commit_lo): nothing
+	# is recorded with it.
+	expect_exit 0 "bisect 5..13" "$BF" bisect -c "$R/bf.yaml" \
+		--good "$(c 5)" --bad "$(c 13)" --benchmark b -n 6 --json "$T/wide.json"
+	jq_check "5..13 names commit 11, but no alert holds it" \
+		".culprit == \"$C11\" and .alerts == []" "$T/wide.json"
+	grep_file "and says so" "^no open alert of b over .* to record the culprit with$" \
+		"$OUT"
+	expect_exit 0 "alert list --json" "$BF" alert list --json
+	jq_check "the alert still has no culprit" \
+		"[.[] | select(.id == $CPU_ID) | .culprit] == [null]" "$OUT"
 
-# The alert's own range: its culprit is recorded, and it is not the
-# commit the alert blamed.
-expect_exit 0 "bisect the alert's range 9..13" "$BF" bisect -c "$R/bf.yaml" \
-	--good "$(c 9)" --bad "$(c 13)" --benchmark b -n 6 --json "$T/a.json"
-cp "$OUT" "$T/a.out"
-jq_check "9..13 names commit 11, recorded with cpu's alert" \
-	".culprit == \"$C11\" and .series == \"cpu\" and ([.alerts[] | select(.id == $CPU_ID) | [.culprit, .commit_hi, .culprit_is_commit_hi]] == [[\"$C11\", \"$(c 13)\", false]])" \
-	"$T/a.json"
-grep_file "the output says the culprit is not the alert's commit_hi" \
-	"^alert $CPU_ID (cpu value, .*): culprit $(printf %.12s "$C11") recorded; it is not $(printf %.12s "$(c 13)"), the alert's commit_hi" \
-	"$T/a.out"
-expect_exit 0 "alert list --json" "$BF" alert list --json
-jq_check "alert list shows the culprit" \
-	"[.[] | select(.id == $CPU_ID) | .culprit] == [\"$C11\"]" "$OUT"
-jq_check "every open alert over 9..13 has it (wall's, if detected, too)" \
-	"all(.[] | select(.commit_lo == \"$(c 9)\" and .commit_hi == \"$(c 13)\"); .culprit == \"$C11\")" \
-	"$OUT"
-expect_exit 0 "alert list" "$BF" alert list
-grep_file "the table shows it" \
-	"^$CPU_ID .* cpu .*\.\.[0-9a-f]* $(printf %.12s "$C11") " "$OUT"
+	# A range inside the alert's, 10..13: recorded with it.
+	expect_exit 0 "bisect 10..13" "$BF" bisect -c "$R/bf.yaml" \
+		--good "$(c 10)" --bad "$(c 13)" --benchmark b -n 6 \
+		--json "$T/inside.json"
+	jq_check "10..13 names commit 11, recorded with cpu's alert" \
+		".culprit == \"$C11\" and ([.alerts[] | .id] | index($CPU_ID)) != null" \
+		"$T/inside.json"
+	sql_check "stored with the alert" "$C11" \
+		"select culprit from alerts where id = $CPU_ID"
+	db "update alerts set culprit = null" >/dev/null
+
+	# The alert's own range: its culprit is recorded, and it is not the
+	# commit the alert blamed.
+	expect_exit 0 "bisect the alert's range 9..13" "$BF" bisect -c "$R/bf.yaml" \
+		--good "$(c 9)" --bad "$(c 13)" --benchmark b -n 6 --json "$T/a.json"
+	cp "$OUT" "$T/a.out"
+	jq_check "9..13 names commit 11, recorded with cpu's alert" \
+		".culprit == \"$C11\" and .series == \"cpu\" and ([.alerts[] | select(.id == $CPU_ID) | [.culprit, .commit_hi, .culprit_is_commit_hi]] == [[\"$C11\", \"$(c 13)\", false]])" \
+		"$T/a.json"
+	grep_file "the output says the culprit is not the alert's commit_hi" \
+		"^alert $CPU_ID (cpu value, .*): culprit $(printf %.12s "$C11") recorded; it is not $(printf %.12s "$(c 13)"), the alert's commit_hi" \
+		"$T/a.out"
+	expect_exit 0 "alert list --json" "$BF" alert list --json
+	jq_check "alert list shows the culprit" \
+		"[.[] | select(.id == $CPU_ID) | .culprit] == [\"$C11\"]" "$OUT"
+	jq_check "every open alert over 9..13 has it (wall's, if detected, too)" \
+		"all(.[] | select(.commit_lo == \"$(c 9)\" and .commit_hi == \"$(c 13)\"); .culprit == \"$C11\")" \
+		"$OUT"
+	expect_exit 0 "alert list" "$BF" alert list
+	grep_file "the table shows it" \
+		"^$CPU_ID .* cpu .*\.\.[0-9a-f]* $(printf %.12s "$C11") " "$OUT"
+}
+each_store bisect_alerts alert_checks
 
 # detect --bisect on a fresh store with the same history: the step's
 # alerts are bisected once, on the alert the detector is surest of.
