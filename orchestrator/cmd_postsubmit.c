@@ -162,6 +162,13 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 	return -1;
 }
 
+/* The job failed because no device of the pool could measure. */
+static bool no_device(const json_t *failure)
+{
+	return failure &&
+	       !strcmp(bf_json_str_or(failure, "stage", ""), "devices");
+}
+
 /* What run recorded: a table of medians, no verdict. */
 static void print_recorded(const json_t *result)
 {
@@ -189,7 +196,7 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_cmd_notes notes;
-	json_t *result = NULL;
+	json_t *result = NULL, *failure = NULL;
 	struct bf_cfg cfg;
 	bool detect = false;
 	int ret = parse(&o, &detect, NULL, NULL, argc, argv, "run", run_usage);
@@ -203,17 +210,43 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	o.note = bf_cmd_job_note;
 	o.note_arg = &notes;
 	o.result_out = &result;
+	o.failure_out = &failure;
 	ret = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
 	if (result) {
 		print_recorded(result);
 		bf_cmd_say_stopped(result, "run");
 	}
+	if (no_device(failure))
+		fprintf(stderr,
+		        "benchfarm: run: nothing was recorded: no device of "
+		        "the pool can measure; once a device is back "
+		        "('benchfarm device list', 'benchfarm device check "
+		        "--all'), run it again\n");
+	json_decref(failure);
 	json_decref(result);
 	if (ret == BF_EXIT_OK && detect)
 		ret = bf_cmd_detect_after(&cfg, ctx->store,
 		                          o.device ? o.device : o.pool, "run");
 	bf_cfg_release(&cfg);
 	return ret;
+}
+
+/*
+ * The backfill stops at commit i of n: measuring the rest would only
+ * build them and record them as failed. The devices and why were said
+ * with the commit's line; a rerun measures from this commit on.
+ */
+static void say_no_device(const char *commit, size_t i, size_t n,
+                          const char *range)
+{
+	fprintf(stderr,
+	        "benchfarm: backfill: stopped at commit %.12s (%zu of %zu): "
+	        "no device of the pool can measure, so nothing after it "
+	        "was built or recorded; once a device is back ('benchfarm "
+	        "device list', 'benchfarm device check --all', 'benchfarm "
+	        "device undrain'), run 'benchfarm backfill %s' again: it "
+	        "resumes at this commit\n",
+	        commit, i + 1, n, range);
 }
 
 /* The first-parent commits of range, oldest first. */
@@ -262,6 +295,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	char(*oids)[41] = NULL;
 	char(*keys)[65] = NULL;
 	size_t n = 0, measured = 0, skipped = 0, failed = 0, known = 0;
+	size_t stop_at = SIZE_MAX; /* the commit no device could measure */
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
@@ -322,6 +356,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			if (rc == BF_EXIT_OK) {
 				measured++;
 				what = "measured";
+			} else if (no_device(failure)) {
+				stop_at = i;
+				what = "not measured: no usable device";
 			} else {
 				failed++;
 				what = "failed (recorded as failed, no point)";
@@ -341,7 +378,11 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		if (failure)
 			json_object_set_new(row, "failure", failure);
 		json_array_append_new(summary, row);
+		if (stop_at != SIZE_MAX)
+			break;
 	}
+	if (stop_at != SIZE_MAX)
+		say_no_device(oids[stop_at], stop_at, n, range);
 	printf("backfill %s: %zu commits: %zu measured, %zu already "
 	       "measured, %zu failed",
 	       range, n, measured, skipped, failed);
@@ -353,7 +394,8 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	    bf_json_write_file(summary, json_path, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
 	else
-		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;
+		ret = failed || stop_at != SIZE_MAX ? BF_EXIT_INFRA
+		                                    : BF_EXIT_OK;
 	if (ret != BF_EXIT_USAGE && detect && measured) {
 		int rc = bf_cmd_detect_after(&cfg, ctx->store,
 		                             o.device ? o.device : o.pool,
