@@ -373,15 +373,15 @@ static bool usable(const struct bf_store_device *dev, const char *pool,
 
 /* Add one device that did not measure to job->devices_out. */
 static void add_out(struct bf_job *job, const char *name, const char *health,
-                    bool skipped, const char *why)
+                    bool skipped, bool before, const char *why)
 {
 	if (!job->devices_out)
 		job->devices_out = json_array();
-	json_array_append_new(job->devices_out,
-	                      json_pack("{s:s, s:s, s:b, s:s}", "name", name,
-	                                "health", health ? health : "unknown",
-	                                "skipped", skipped, "why",
-	                                why ? why : ""));
+	json_array_append_new(
+	        job->devices_out,
+	        json_pack("{s:s, s:s, s:b, s:b, s:s}", "name", name, "health",
+	                  health ? health : "unknown", "skipped", skipped,
+	                  "before_job", before, "why", why ? why : ""));
 }
 
 /* A device of the pool the registry keeps out (bad, drained). */
@@ -397,26 +397,39 @@ static void note_unusable(struct bf_job *job, const struct bf_store_device *dev,
 	         !strcmp(dev->health, "maintenance") ? "drained" : "bad",
 	         dev->health_reason ? ": " : "",
 	         dev->health_reason ? dev->health_reason : "");
-	add_out(job, dev->name, dev->health, false, why);
+	add_out(job, dev->name, dev->health, false, true, why);
 }
 
-/* "NAME (HEALTH): WHY; ..." of job->devices_out into buf. */
-static void describe_out(char *buf, size_t len, const struct bf_job *job)
+/*
+ * "'NAME' (HEALTH): WHY; ..." of job->devices_out into buf: those out
+ * during the job first, then those out before it (the registry kept
+ * them out), with their why unless brief.
+ */
+static void describe_out(char *buf, size_t len, const struct bf_job *job,
+                         bool brief)
 {
 	size_t i, off = 0;
 	json_t *o;
 
 	buf[0] = '\0';
-	json_array_foreach(job->devices_out, i, o)
-	{
-		int n = snprintf(buf + off, len - off, "%s'%s' (%s): %s",
-		                 i ? "; " : "", bf_json_str_or(o, "name", "?"),
-		                 bf_json_str_or(o, "health", "?"),
-		                 bf_json_str_or(o, "why", ""));
+	for (int before = 0; before < 2; before++) {
+		json_array_foreach(job->devices_out, i, o)
+		{
+			bool b = json_is_true(json_object_get(o, "before_job"));
+			int n;
 
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
+			if (b != (before == 1))
+				continue;
+			n = snprintf(
+			        buf + off, len - off, "%s'%s' (%s)%s%s",
+			        off ? "; " : "", bf_json_str_or(o, "name", "?"),
+			        bf_json_str_or(o, "health", "?"),
+			        b && brief ? "" : ": ",
+			        b && brief ? "" : bf_json_str_or(o, "why", ""));
+			if (n < 0 || (size_t)n >= len - off)
+				return;
+			off += (size_t)n;
+		}
 	}
 }
 
@@ -543,7 +556,7 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 	if (!job->nworkers) {
 		char out[BF_ERR_SIZE - 128];
 
-		describe_out(out, sizeof(out), job);
+		describe_out(out, sizeof(out), job, false);
 		ret = bf_err_set(err, BF_EBUSY,
 		                 "no healthy free device for %s '%s' (%zu "
 		                 "leased by other jobs%s%s); see 'benchfarm "
@@ -581,12 +594,13 @@ static void settle_devices(struct dispatch *d)
 			continue;
 		}
 		if (w->dead && w->transient)
-			add_out(job, w->name, w->dev.health, true, w->why);
+			add_out(job, w->name, w->dev.health, true, false,
+			        w->why);
 		else if (w->dead)
 			bf_store_device_set_health(job->store, w->name, "bad",
 			                           w->why, now, NULL);
 		if (w->dead && !w->transient)
-			add_out(job, w->name, "bad", false, w->why);
+			add_out(job, w->name, "bad", false, false, w->why);
 		else if (!w->dead && w->steps_done)
 			bf_store_device_set_health(job->store, w->name, "good",
 			                           NULL, now, NULL);
@@ -631,7 +645,7 @@ static void finish(struct dispatch *d)
 		int n;
 
 		job->no_device = true;
-		describe_out(out, sizeof(out), job);
+		describe_out(out, sizeof(out), job, true);
 		n = snprintf(job->abort_msg, sizeof(job->abort_msg),
 		             "no device of the pool could measure: ");
 		if (n > 0 && (size_t)n < sizeof(job->abort_msg))
@@ -670,7 +684,7 @@ int bf_dispatch_preflight(struct bf_job *job, struct bf_err *err)
 	pthread_mutex_lock(&job->lock);
 	ret = list_pool(&d, err);
 	if (!ret && !d.ndevs) {
-		describe_out(out, sizeof(out), job);
+		describe_out(out, sizeof(out), job, false);
 		job->no_device = true;
 		ret = bf_err_set(err, BF_ENOTFOUND,
 		                 "no usable device in pool '%s'%s%s; see "

@@ -50,8 +50,9 @@ struct bf_job {
 	json_t *failure; /* why the job failed, for the run's info; NULL */
 	/*
 	 * The pool's devices that did not measure for the job, and why:
-	 * [{name, health, skipped, why}] (dispatch.c), skipped true for a
-	 * device unfit for now (it keeps its health); NULL: none.
+	 * [{name, health, skipped, before_job, why}] (dispatch.c), skipped
+	 * true for a device unfit for now (it keeps its health), before_job
+	 * for one the registry kept out (bad, drained); NULL: none.
 	 */
 	json_t *devices_out;
 	bool no_device; /* no device of the pool could measure */
