@@ -80,6 +80,12 @@ static const char backfill_usage[] =
         "                        before with this config (after fixing the\n"
         "                        build machine)\n"
         "\n"
+        "It stops at the first commit that no device of the pool can "
+        "measure\n"
+        "(every device down, busy past devices.wait, or unfit), naming "
+        "them;\n"
+        "run it again once a device is back: it resumes at that commit.\n"
+        "\n"
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
