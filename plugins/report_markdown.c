@@ -89,7 +89,8 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 	size_t i;
 	json_t *e;
 
-	if (!bf_rep_has_infra(result) && !moved && !recon)
+	if (!bf_rep_has_infra(result) && !moved && !recon &&
+	    !bf_rep_devices_out(result))
 		return;
 	bf_buf_addstr(b, "### Infrastructure failures\n\n"
 	                 "These are failures of the lab, the build or the "
@@ -99,6 +100,16 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 		bf_buf_addstr(b, "- The comparison stopped early: ");
 		bf_md_text(b, infra);
 		bf_buf_addch(b, '\n');
+	}
+	json_array_foreach(bf_rep_devices_out(result), i, e)
+	{
+		struct bf_buf t = BF_BUF_INIT;
+
+		bf_rep_add_device_out(&t, e);
+		bf_buf_addstr(b, "- Device out of the pool: ");
+		bf_md_text(b, t.buf);
+		bf_buf_addch(b, '\n');
+		bf_buf_release(&t);
 	}
 	/* only what happened: one device has nowhere to move anything */
 	if (moved || recon) {

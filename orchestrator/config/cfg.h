@@ -157,6 +157,8 @@ struct bf_cfg_checks {
 	struct bf_argv suppress; /* check ids turned into warnings */
 	int wait_max_s; /* wait for cool-down / recharge; 0 = fail */
 	int load_wait_s; /* wait for the load to settle; 0 = fail */
+	int throttle_retries; /* re-measures of a throttle; 0 = fail */
+	int throttle_sleep_s; /* sleep before each re-measure */
 };
 
 #define BF_CFG_CHECKS_INIT                                                  \
@@ -165,7 +167,8 @@ struct bf_cfg_checks {
 		.require_all_cores = true, .require_locked_clocks = false,  \
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,            \
 		.load_max = 1.0, .suppress = BF_ARGV_INIT, .wait_max_s = 0, \
-		.load_wait_s = 30,                                          \
+		.load_wait_s = 30, .throttle_retries = 2,                   \
+		.throttle_sleep_s = 90,                                     \
 	}
 
 /*

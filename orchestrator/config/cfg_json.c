@@ -134,6 +134,8 @@ static json_t *checks_json(const struct bf_cfg_checks *c)
 	set(o, "suppress", bf_json_argv(&c->suppress));
 	set(o, "wait_max", json_integer(c->wait_max_s));
 	set(o, "load_wait", json_integer(c->load_wait_s));
+	set(o, "throttle_retries", json_integer(c->throttle_retries));
+	set(o, "throttle_sleep", json_integer(c->throttle_sleep_s));
 	return o;
 }
 

@@ -344,6 +344,10 @@ static const struct bf_cfg__field checks_fields[] = {
 	                  bf_cfg__check_words, "check"),
 	BF_CFG__INT_KEY("wait_max", OFF(checks.wait_max_s), 0, 86400),
 	BF_CFG__INT_KEY("load_wait", OFF(checks.load_wait_s), 0, 3600),
+	BF_CFG__INT_KEY("throttle_retries", OFF(checks.throttle_retries), 0,
+	                10),
+	BF_CFG__INT_KEY("throttle_sleep", OFF(checks.throttle_sleep_s), 0,
+	                3600),
 };
 
 static const struct bf_cfg__field presubmit_fields[] = {

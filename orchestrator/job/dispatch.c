@@ -5,6 +5,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "config/cfg.h"
 #include "job/heartbeat.h"
@@ -24,11 +25,18 @@
  * finishes it: steps already measured are kept, the interrupted one is
  * redone, none is counted twice.
  *
- * Only a failure the device caused (unreachable, host key, agent
- * broken or crashed, a check it failed, a connection lost) marks it
- * bad. A failure that is the job's (an artifact it cannot ship, the
- * store refusing a sample) would follow the work to every device: it
- * stops the job, every device keeps its health and its lease is
+ * Only a fault of the device (unreachable, host key, agent broken or
+ * crashed, disk full, cores offline, a check that cannot read it, a
+ * connection lost) marks it bad. A device unfit for now (a check of
+ * its environment failed after the agent waited for it: load, heat,
+ * battery, throttle) is left out of this job, its unit goes to another
+ * device, and it keeps its health: the next job tries it again. Every
+ * device of the pool that did not measure, left out before the job
+ * (bad, drained) or during it, is listed with why in the result
+ * (devices_out), and a job that no device could measure says so
+ * (job->no_device), naming them. A failure that is the job's (an artifact it
+ * cannot ship, the store refusing a sample) would follow the work to every
+ * device: it stops the job, every device keeps its health and its lease is
  * released. A benchmark that fails is neither: it is recorded as that
  * benchmark's error.
  *
@@ -204,6 +212,17 @@ static void job_failed(struct dispatch *d, struct bf_worker *w, const char *msg)
 		            msg);
 }
 
+/* w's why says that it was skipped, not marked bad. */
+static void keeps_health(struct bf_worker *w)
+{
+	static const char tail[] = " (skipped for this job; it keeps its "
+	                           "health)";
+	size_t len = strlen(w->why);
+
+	if (len + sizeof(tail) <= sizeof(w->why))
+		memcpy(w->why + len, tail, sizeof(tail));
+}
+
 static void *worker_main(void *arg)
 {
 	struct dispatch *d = ((struct worker_arg *)arg)->d;
@@ -273,6 +292,8 @@ static void *worker_main(void *arg)
 		} else {
 			w->dead = true;
 			bf_strlcpy(w->why, err.msg, sizeof(w->why));
+			if (w->transient)
+				keeps_health(w);
 			/* A benchmark that kills every device stops somewhere.
 			 */
 			if (in_run && ++u->moves > job->cfg->runs.retries)
@@ -350,6 +371,68 @@ static bool usable(const struct bf_store_device *dev, const char *pool,
 	       strcmp(dev->health, "retired") && strcmp(dev->health, "bad");
 }
 
+/* Add one device that did not measure to job->devices_out. */
+static void add_out(struct bf_job *job, const char *name, const char *health,
+                    bool skipped, bool before, const char *why)
+{
+	if (!job->devices_out)
+		job->devices_out = json_array();
+	json_array_append_new(
+	        job->devices_out,
+	        json_pack("{s:s, s:s, s:b, s:b, s:s}", "name", name, "health",
+	                  health ? health : "unknown", "skipped", skipped,
+	                  "before_job", before, "why", why ? why : ""));
+}
+
+/* A device of the pool the registry keeps out (bad, drained). */
+static void note_unusable(struct bf_job *job, const struct bf_store_device *dev,
+                          const char *pool, const char *device)
+{
+	char why[BF_ERR_SIZE];
+
+	if (device || !strcmp(dev->health, "retired") ||
+	    (!has_label(dev->labels, pool) && strcmp(dev->name, pool)))
+		return;
+	snprintf(why, sizeof(why), "%s before the job%s%s",
+	         !strcmp(dev->health, "maintenance") ? "drained" : "bad",
+	         dev->health_reason ? ": " : "",
+	         dev->health_reason ? dev->health_reason : "");
+	add_out(job, dev->name, dev->health, false, true, why);
+}
+
+/*
+ * "'NAME' (HEALTH): WHY; ..." of job->devices_out into buf: those out
+ * during the job first, then those out before it (the registry kept
+ * them out), with their why unless brief.
+ */
+static void describe_out(char *buf, size_t len, const struct bf_job *job,
+                         bool brief)
+{
+	size_t i, off = 0;
+	json_t *o;
+
+	buf[0] = '\0';
+	for (int before = 0; before < 2; before++) {
+		json_array_foreach(job->devices_out, i, o)
+		{
+			bool b = json_is_true(json_object_get(o, "before_job"));
+			int n;
+
+			if (b != (before == 1))
+				continue;
+			n = snprintf(
+			        buf + off, len - off, "%s'%s' (%s)%s%s",
+			        off ? "; " : "", bf_json_str_or(o, "name", "?"),
+			        bf_json_str_or(o, "health", "?"),
+			        b && brief ? "" : ": ",
+			        b && brief ? "" : bf_json_str_or(o, "why", ""));
+			if (n < 0 || (size_t)n >= len - off)
+				return;
+			off += (size_t)n;
+		}
+	}
+}
+
 /* The pool's candidates, from the registry. */
 static int list_pool(struct dispatch *d, struct bf_err *err)
 {
@@ -365,8 +448,10 @@ static int list_pool(struct dispatch *d, struct bf_err *err)
 	d->devs = bf_xcalloc(n + 1, sizeof(*d->devs));
 	d->tried = bf_xcalloc(n + 1, sizeof(*d->tried));
 	for (size_t i = 0; i < n; i++) {
-		if (!usable(&all[i], pool, device))
+		if (!usable(&all[i], pool, device)) {
+			note_unusable(job, &all[i], pool, device);
 			continue;
+		}
 		d->devs[d->ndevs++] = all[i];
 		memset(&all[i], 0, sizeof(all[i]));
 	}
@@ -468,13 +553,18 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 			return ret;
 		}
 	}
-	if (!job->nworkers)
+	if (!job->nworkers) {
+		char out[BF_ERR_SIZE - 128];
+
+		describe_out(out, sizeof(out), job, false);
 		ret = bf_err_set(err, BF_EBUSY,
 		                 "no healthy free device for %s '%s' (%zu "
-		                 "leased by other jobs); see 'benchfarm device "
-		                 "list'",
+		                 "leased by other jobs%s%s); see 'benchfarm "
+		                 "device list'",
 		                 device ? "device" : "pool",
-		                 device ? device : pool, d->busy);
+		                 device ? device : pool, d->busy,
+		                 out[0] ? "; out: " : "", out);
+	}
 	return ret;
 }
 
@@ -503,14 +593,28 @@ static void settle_devices(struct dispatch *d)
 			job_failed(d, w, err.msg);
 			continue;
 		}
-		if (w->dead)
+		if (w->dead && w->transient)
+			add_out(job, w->name, w->dev.health, true, false,
+			        w->why);
+		else if (w->dead)
 			bf_store_device_set_health(job->store, w->name, "bad",
 			                           w->why, now, NULL);
-		else if (w->steps_done)
+		if (w->dead && !w->transient)
+			add_out(job, w->name, "bad", false, false, w->why);
+		else if (!w->dead && w->steps_done)
 			bf_store_device_set_health(job->store, w->name, "good",
 			                           NULL, now, NULL);
 		bf_store_lease_release(job->store, w->name, d->holder, NULL);
 	}
+}
+
+/* Every device of the job gave up: none is left to measure. */
+static bool every_device_out(const struct bf_job *job)
+{
+	for (size_t i = 0; i < job->nworkers; i++)
+		if (!job->workers[i]->dead)
+			return false;
+	return job->nworkers > 0;
 }
 
 static void finish(struct dispatch *d)
@@ -536,6 +640,20 @@ static void finish(struct dispatch *d)
 		        "the job failed, not a device (each keeps its health): "
 		        "%s",
 		        d->job_why);
+	} else if (job->aborted && every_device_out(job)) {
+		char out[BF_ERR_SIZE - 64];
+		int n;
+
+		job->no_device = true;
+		describe_out(out, sizeof(out), job, true);
+		n = snprintf(job->abort_msg, sizeof(job->abort_msg),
+		             "no device of the pool could measure: ");
+		if (n > 0 && (size_t)n < sizeof(job->abort_msg))
+			bf_strlcpy(job->abort_msg + n,
+			           out[0] ? out
+			           : why  ? why
+			                  : "none left",
+			           sizeof(job->abort_msg) - (size_t)n);
 	} else if (job->aborted) {
 		bf_strlcpy(job->abort_msg,
 		           why ? why : "the work could not be finished",
@@ -545,14 +663,50 @@ static void finish(struct dispatch *d)
 		job->o->note(job->o->note_arg, BF_JOB_STEPS_END, "");
 }
 
+static bool is_local(const struct bf_job *job)
+{
+	return (!job->o->device && !job->o->pool &&
+	        !strcmp(job->cfg->devices.pool, "local")) ||
+	       (job->o->device && !strcmp(job->o->device, "local"));
+}
+
+int bf_dispatch_preflight(struct bf_job *job, struct bf_err *err)
+{
+	const char *pool = job->o->pool ? job->o->pool : job->cfg->devices.pool;
+	char out[BF_ERR_SIZE - 128];
+	struct dispatch d;
+	int ret;
+
+	if (is_local(job) || job->o->device)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	d.job = job;
+	pthread_mutex_lock(&job->lock);
+	ret = list_pool(&d, err);
+	if (!ret && !d.ndevs) {
+		describe_out(out, sizeof(out), job, false);
+		job->no_device = true;
+		ret = bf_err_set(err, BF_ENOTFOUND,
+		                 "no usable device in pool '%s'%s%s; see "
+		                 "'benchfarm device list'",
+		                 pool, out[0] ? ": " : " (it has none)", out);
+	} else if (!ret) {
+		/* dispatch lists them again */
+		json_decref(job->devices_out);
+		job->devices_out = NULL;
+	}
+	pthread_mutex_unlock(&job->lock);
+	bf_store_devices_free(d.devs, d.ndevs);
+	free(d.tried);
+	return ret;
+}
+
 int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 {
 	struct dispatch d;
 	struct worker_arg *args;
 	pthread_t *threads;
 	size_t nthreads;
-	bool local = !job->o->device && !job->o->pool &&
-	             !strcmp(job->cfg->devices.pool, "local");
 	int ret = 0;
 
 	memset(&d, 0, sizeof(d));
@@ -561,15 +715,18 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	build_units(&d);
 	/* as the job's heartbeat, under job->lock: workers, store */
 	pthread_mutex_lock(&job->lock);
-	if (local || (job->o->device && !strcmp(job->o->device, "local"))) {
+	if (is_local(job)) {
 		job->workers = bf_xcalloc(1, sizeof(*job->workers));
 		job->workers[job->nworkers++] = bf_worker_new_local(job);
 	} else {
 		ret = lease_pool(&d, d.nunits, err);
 	}
 	pthread_mutex_unlock(&job->lock);
-	if (ret)
+	if (ret) {
+		/* nothing could be leased: no device, or all busy */
+		job->no_device = true;
 		goto out;
+	}
 	/* Spares leased later run in the thread of the device they replace. */
 	nthreads = job->nworkers;
 	args = bf_xcalloc(nthreads, sizeof(*args));

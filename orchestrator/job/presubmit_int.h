@@ -62,6 +62,14 @@ struct bf_job {
 	json_t *checks; /* every device check result, for the report */
 	json_t *trace; /* compare --trace: files or error; NULL */
 	json_t *failure; /* why the job failed, for the run's info; NULL */
+	/*
+	 * The pool's devices that did not measure for the job, and why:
+	 * [{name, health, skipped, before_job, why}] (dispatch.c), skipped
+	 * true for a device unfit for now (it keeps its health), before_job
+	 * for one the registry kept out (bad, drained); NULL: none.
+	 */
+	json_t *devices_out;
+	bool no_device; /* no device of the pool could measure */
 	struct bf_err first_err; /* the first error noted (BF_JOB_ERROR) */
 };
 

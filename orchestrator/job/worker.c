@@ -59,6 +59,7 @@ struct bf_worker *bf_worker_new_remote(struct bf_job *job,
 	w->dev.adb_serial = dupnull(dev->adb_serial);
 	w->dev.workdir = dupnull(dev->workdir);
 	w->dev.host_key_fp = dupnull(dev->host_key_fp);
+	w->dev.health = dupnull(dev->health);
 	return w;
 }
 

@@ -48,6 +48,12 @@ struct bf_worker {
 	                  runs nothing more; other failures are retried */
 	bool dead; /* gave up: unreachable, unfit or broken */
 	/*
+	 * It gave up because a check found it unfit for now only (load,
+	 * heat, battery, throttle: bf_devcheck_is_transient): out of this
+	 * job, its health unchanged.
+	 */
+	bool transient;
+	/*
 	 * The last failure was the job's (an artifact it cannot ship, a
 	 * sample the store refused), not the device's: the job stops, the
 	 * device keeps its health.
