@@ -139,3 +139,27 @@ size_t bf_machine_group(int *group_out, const char *const *records, size_t n)
 	free(size);
 	return groups;
 }
+
+bool bf_machine_slot_may_take(const struct bf_machine_slot *s, const void *who)
+{
+	if (s->holder)
+		return s->holder == who;
+	/* the last holder lets a waiting device go first */
+	return s->last != who || s->waiting == 0;
+}
+
+void bf_machine_slot_take(struct bf_machine_slot *s, const void *who)
+{
+	if (!bf_machine_slot_may_take(s, who))
+		BF_BUG("a machine's turn taken out of turn");
+	s->holder = who;
+	s->last = who;
+}
+
+bool bf_machine_slot_give_back(struct bf_machine_slot *s, const void *who)
+{
+	if (!s->holder || s->holder != who)
+		return false;
+	s->holder = NULL;
+	return true;
+}

@@ -2,6 +2,7 @@
 #define BF_MACHINE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "benchfarm/common.h"
@@ -67,5 +68,32 @@ const char *bf_machine_match_name(unsigned match);
  * array of n.
  */
 size_t bf_machine_group(int *group_out, const char *const *records, size_t n);
+
+/*
+ * The turn of one machine's devices in a job that measures on one of
+ * them at a time (devices.same_machine: serial): who holds it, who held
+ * it last and how many others wait for it. A worker that just gave the
+ * machine back lets a waiting one go first, so the devices take turns
+ * (each benchmark with its interleaved runs stays on one device, and
+ * each device gets some of them). The caller keeps it under its own
+ * lock; who is any pointer that names a worker.
+ */
+struct bf_machine_slot {
+	const void *holder; /* measuring now; NULL: nobody */
+	const void *last; /* who held it last */
+	int waiting; /* others waiting for it */
+};
+
+#define BF_MACHINE_SLOT_INIT  \
+	{                     \
+		NULL, NULL, 0 \
+	}
+
+/* Whether who may take s now (or holds it already). */
+bool bf_machine_slot_may_take(const struct bf_machine_slot *s, const void *who);
+/* Take s for who, which bf_machine_slot_may_take allowed. */
+void bf_machine_slot_take(struct bf_machine_slot *s, const void *who);
+/* Give s back if who holds it; whether it did. */
+bool bf_machine_slot_give_back(struct bf_machine_slot *s, const void *who);
 
 #endif /* BF_MACHINE_H */

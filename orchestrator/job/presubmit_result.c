@@ -130,6 +130,9 @@ static json_t *devices_json(const struct bf_job *job)
 static void add_outcome(json_t *r, const struct bf_job *job)
 {
 	json_object_set_new(r, "devices", devices_json(job));
+	if (job->machines)
+		json_object_set_new(r, "machines",
+		                    json_deep_copy(job->machines));
 	json_object_set_new(r, "status",
 	                    json_string(job->aborted ? "infra_failure" : "ok"));
 	if (job->aborted)

@@ -152,12 +152,46 @@ static void test_machine__groups(void **state)
 	assert_int_equal(group[0], -1);
 }
 
+/*
+ * The serial turn: one holder at a time, and the device that just
+ * measured lets a waiting one go first, so both devices of one machine
+ * get work and never measure at once.
+ */
+static void test_machine__slot_takes_turns(void **state)
+{
+	struct bf_machine_slot s = BF_MACHINE_SLOT_INIT;
+	int a = 0, b = 0;
+
+	(void)state;
+	/* nobody holds it: the first to ask takes it */
+	assert_true(bf_machine_slot_may_take(&s, &a));
+	bf_machine_slot_take(&s, &a);
+	assert_true(bf_machine_slot_may_take(&s, &a));
+	assert_false(bf_machine_slot_may_take(&s, &b));
+	/* only the holder gives it back */
+	assert_false(bf_machine_slot_give_back(&s, &b));
+	s.waiting = 1; /* b waits */
+	assert_true(bf_machine_slot_give_back(&s, &a));
+	assert_false(bf_machine_slot_give_back(&s, &a));
+	/* a just measured and b waits: b first */
+	assert_false(bf_machine_slot_may_take(&s, &a));
+	assert_true(bf_machine_slot_may_take(&s, &b));
+	bf_machine_slot_take(&s, &b);
+	assert_false(bf_machine_slot_may_take(&s, &a));
+	s.waiting = 0; /* a gave up waiting (no work left) */
+	assert_true(bf_machine_slot_give_back(&s, &b));
+	/* nobody waits: the last holder may take it again */
+	assert_true(bf_machine_slot_may_take(&s, &b));
+	assert_true(bf_machine_slot_may_take(&s, &a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_machine__record_from_info),
 		cmocka_unit_test(test_machine__rule),
 		cmocka_unit_test(test_machine__groups),
+		cmocka_unit_test(test_machine__slot_takes_turns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
