@@ -240,10 +240,14 @@ static bool slot_take(struct dispatch *d, struct bf_worker *w)
 	return true;
 }
 
-/* w's turn on its machine is over (under job->lock). */
+/*
+ * w's turn on its machine is over (under job->lock). w NULL: the
+ * thread's last worker gave up and no spare replaced it (its turn was
+ * given back before it looked for one).
+ */
 static void slot_give_back(struct dispatch *d, struct bf_worker *w)
 {
-	if (!d->serial || w->local || w->machine < 0)
+	if (!w || !d->serial || w->local || w->machine < 0)
 		return;
 	if (bf_machine_slot_give_back(&d->slot[w->machine], w))
 		pthread_cond_broadcast(&d->job->cond);
