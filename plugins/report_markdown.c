@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
@@ -219,6 +220,39 @@ static void add_checks(struct bf_buf *b, const json_t *result)
 		            rounds, plural(rounds));
 }
 
+/*
+ * Devices found to be one machine: measured at once they would be each
+ * other's load, so the reader learns whether they were.
+ */
+static void add_machines(struct bf_buf *b, const json_t *result)
+{
+	const json_t *machines = json_object_get(result, "machines");
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(machines, i, m)
+	{
+		const json_t *names = json_object_get(m, "devices");
+		size_t k;
+		json_t *n;
+
+		bf_buf_addstr(b, "- One machine: ");
+		json_array_foreach(names, k, n)
+		{
+			bf_buf_addstr(b, k ? ", " : "");
+			bf_md_name(b, json_string_value(n));
+		}
+		bf_buf_addstr(b, " (the same ");
+		bf_md_text(b, bf_json_str_or(m, "same", "?"));
+		if (!strcmp(bf_json_str_or(m, "ran", ""), "one at a time"))
+			bf_buf_addstr(b, "); they ran one at a time.\n");
+		else
+			bf_buf_addstr(b, "); they ran at once, each the "
+			                 "other's load (devices.same_machine: "
+			                 "parallel).\n");
+	}
+}
+
 static void add_devices_section(struct bf_buf *b, const json_t *result)
 {
 	const json_t *devices = json_object_get(result, "devices");
@@ -231,6 +265,7 @@ static void add_devices_section(struct bf_buf *b, const json_t *result)
 	            json_array_size(devices),
 	            plural((long long)json_array_size(devices)));
 	json_array_foreach(devices, i, d) add_device(b, d);
+	add_machines(b, result);
 	add_checks(b, result);
 	bf_buf_addstr(b, "\n</details>\n");
 }

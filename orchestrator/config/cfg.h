@@ -146,6 +146,19 @@ enum bf_fail_on {
 /* "regression" or "never"; NULL if f is out of range. */
 const char *bf_fail_on_name(enum bf_fail_on f);
 
+/*
+ * devices.same_machine: what a job does with leased devices that are
+ * one machine (farm/machine.h): measure on one of them at a time
+ * (serial, the default), or on all at once (parallel).
+ */
+enum bf_same_machine {
+	BF_SAME_MACHINE_SERIAL = 0,
+	BF_SAME_MACHINE_PARALLEL = 1,
+};
+
+/* "serial" or "parallel"; NULL if m is out of range. */
+const char *bf_same_machine_name(enum bf_same_machine m);
+
 struct bf_cfg_checks {
 	int battery_min; /* percent; 0 disables */
 	bool require_charging;
@@ -218,6 +231,7 @@ struct bf_cfg {
 		int lease_time_s;
 		/* Seconds a job waits its turn for a busy pool; 0: none. */
 		int wait_s;
+		enum bf_same_machine same_machine;
 	} devices;
 
 	struct {

@@ -196,6 +196,9 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	set(devices, "pool", bf_json_str_or_null(cfg->devices.pool));
 	set(devices, "lease_time", json_integer(cfg->devices.lease_time_s));
 	set(devices, "wait", json_integer(cfg->devices.wait_s));
+	set(devices, "same_machine",
+	    bf_json_str_or_null(
+	            bf_same_machine_name(cfg->devices.same_machine)));
 	set(root, "version", json_integer(cfg->version));
 	set(root, "project", project_json(cfg));
 	if (cfg->store) {

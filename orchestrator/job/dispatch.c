@@ -4,10 +4,12 @@
 #include <time.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/json.h"
 #include "benchfarm/log.h"
 #include "config/cfg.h"
+#include "farm/machine.h"
 #include "job/heartbeat.h"
 #include "job/plan.h"
 #include "job/presubmit_int.h"
@@ -81,6 +83,15 @@ struct dispatch {
 	bool job_failed; /* a failure of the job's own stopped it */
 	bool lease_lost; /* that failure: a device's lease went */
 	char job_why[BF_ERR_SIZE - 64]; /* which (abort_msg adds a prefix) */
+	/*
+	 * Devices that are one machine (farm/machine.h): group[i] is that
+	 * of devs[i] (bf_machine_group: the index of its machine's first
+	 * device, -1 alone), and with devices.same_machine: serial the
+	 * workers of a machine take turns in slot[group].
+	 */
+	int *group;
+	struct bf_machine_slot *slot;
+	bool serial;
 };
 
 static bool starts_block(const struct bf_plan *plan, size_t i)
@@ -189,6 +200,7 @@ static bool work_left(const struct dispatch *d)
 }
 
 static struct bf_worker *lease_next(struct dispatch *d);
+static void note_machines(const struct dispatch *d, const char *what);
 
 /*
  * w failed for the job, not for itself: the job stops (under
@@ -223,6 +235,59 @@ static void keeps_health(struct bf_worker *w)
 		memcpy(w->why + len, tail, sizeof(tail));
 }
 
+/*
+ * Wait until w may measure on its machine (devices.same_machine:
+ * serial, with another leased device of the job on it): its turn, or
+ * false when no work is left meanwhile. Under job->lock.
+ */
+static bool slot_take(struct dispatch *d, struct bf_worker *w)
+{
+	struct bf_machine_slot *s;
+
+	if (!d->serial || w->local || w->machine < 0)
+		return true;
+	s = &d->slot[w->machine];
+	while (!bf_machine_slot_may_take(s, w)) {
+		if (!work_left(d))
+			return false;
+		s->waiting++;
+		pthread_cond_wait(&d->job->cond, &d->job->lock);
+		s->waiting--;
+	}
+	bf_machine_slot_take(s, w);
+	return true;
+}
+
+/*
+ * w's turn on its machine is over (under job->lock). w NULL: the
+ * thread's last worker gave up and no spare replaced it (its turn was
+ * given back before it looked for one).
+ */
+static void slot_give_back(struct dispatch *d, struct bf_worker *w)
+{
+	if (!w || !d->serial || w->local || w->machine < 0)
+		return;
+	if (bf_machine_slot_give_back(&d->slot[w->machine], w))
+		pthread_cond_broadcast(&d->job->cond);
+}
+
+/*
+ * What w's agent said of its machine, recorded when the registry did
+ * not know it or knew another (under job->lock). The job keeps the
+ * devices' machines as it leased them; the next job uses this.
+ */
+static void record_machine(struct dispatch *d, struct bf_worker *w)
+{
+	char *rec = w->local ? NULL : bf_machine_from_info(w->info);
+	struct bf_err err = BF_ERR_INIT;
+
+	if (rec && (!w->dev.machine || strcmp(rec, w->dev.machine)) &&
+	    bf_store_device_set_machine(d->job->store, w->name, rec, &err))
+		BF_LOG_WARN("%s: cannot record its machine: %s", w->name,
+		            err.msg);
+	free(rec);
+}
+
 static void *worker_main(void *arg)
 {
 	struct dispatch *d = ((struct worker_arg *)arg)->d;
@@ -236,9 +301,17 @@ static void *worker_main(void *arg)
 		struct bf_unit *u;
 		int ret;
 
+		/* each turn on a shared machine is one unit */
+		slot_give_back(d, w);
 		/* A device that gave up is replaced by a spare of the pool. */
 		if (w->dead &&
 		    (w->local || !work_left(d) || !(w = lease_next(d))))
+			break;
+		/*
+		 * One device of a machine at a time connects (uploads) and
+		 * measures, when the config says serial.
+		 */
+		if (!slot_take(d, w))
 			break;
 		/*
 		 * Connect first (SSH, artifacts, agent hello and info): an
@@ -259,6 +332,7 @@ static void *worker_main(void *arg)
 				BF_LOG_WARN("%s", err.msg);
 				continue;
 			}
+			record_machine(d, w);
 		}
 		/* A worker whose lease is gone takes nothing more. */
 		if (w->lease_lost) {
@@ -274,6 +348,7 @@ static void *worker_main(void *arg)
 			break;
 		if (!u) {
 			/* Another device may still give its unit back. */
+			slot_give_back(d, w);
 			pthread_cond_wait(&job->cond, &job->lock);
 			continue;
 		}
@@ -305,6 +380,7 @@ static void *worker_main(void *arg)
 		}
 		pthread_cond_broadcast(&job->cond);
 	}
+	slot_give_back(d, w);
 	pthread_cond_broadcast(&job->cond);
 	pthread_mutex_unlock(&job->lock);
 	return NULL;
@@ -433,6 +509,20 @@ static void describe_out(char *buf, size_t len, const struct bf_job *job,
 	}
 }
 
+/* Which of the pool's devices are one machine, by their records. */
+static void group_machines(struct dispatch *d)
+{
+	const char **recs = bf_xcalloc(d->ndevs + 1, sizeof(*recs));
+
+	for (size_t i = 0; i < d->ndevs; i++)
+		recs[i] = d->devs[i].machine;
+	d->group = bf_xcalloc(d->ndevs + 1, sizeof(*d->group));
+	d->slot = bf_xcalloc(d->ndevs + 1, sizeof(*d->slot));
+	bf_machine_group(d->group, recs, d->ndevs);
+	d->serial = d->job->cfg->devices.same_machine == BF_SAME_MACHINE_SERIAL;
+	free(recs);
+}
+
 /* The pool's candidates, from the registry. */
 static int list_pool(struct dispatch *d, struct bf_err *err)
 {
@@ -456,6 +546,7 @@ static int list_pool(struct dispatch *d, struct bf_err *err)
 		memset(&all[i], 0, sizeof(all[i]));
 	}
 	bf_store_devices_free(all, n);
+	group_machines(d);
 	return 0;
 }
 
@@ -482,6 +573,7 @@ static struct bf_worker *lease_next(struct dispatch *d)
 			continue;
 		}
 		w = bf_worker_new_remote(job, &d->devs[i]);
+		w->machine = d->group[i];
 		w->leased = true;
 		w->lease_token = token;
 		job->workers[job->nworkers++] = w;
@@ -553,6 +645,8 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 			return ret;
 		}
 	}
+	if (job->nworkers)
+		note_machines(d, what);
 	if (!job->nworkers) {
 		char out[BF_ERR_SIZE - 128];
 
@@ -566,6 +660,83 @@ static int lease_pool(struct dispatch *d, size_t want, struct bf_err *err)
 		                 out[0] ? "; out: " : "", out);
 	}
 	return ret;
+}
+
+/*
+ * The job's devices that are one machine: an array of {devices: names,
+ * same: which ids matched, ran: "one at a time" or "at once"}, a new
+ * reference; NULL when no two are. Under job->lock.
+ */
+static json_t *machines_json(const struct dispatch *d)
+{
+	const struct bf_job *job = d->job;
+	json_t *arr = NULL;
+
+	for (size_t g = 0; g < d->ndevs; g++) {
+		json_t *names = json_array();
+		const char *first = NULL;
+		unsigned match = 0;
+
+		for (size_t i = 0; i < job->nworkers; i++) {
+			const struct bf_worker *w = job->workers[i];
+
+			if (w->local || w->machine != (int)g)
+				continue;
+			if (first)
+				match |=
+				        bf_machine_match(first, w->dev.machine);
+			else
+				first = w->dev.machine;
+			json_array_append_new(names, json_string(w->name));
+		}
+		if (json_array_size(names) < 2) {
+			json_decref(names);
+			continue;
+		}
+		if (!arr)
+			arr = json_array();
+		json_array_append_new(
+		        arr,
+		        json_pack("{s:o, s:s, s:s}", "devices", names, "same",
+		                  bf_machine_match_name(match), "ran",
+		                  d->serial ? "one at a time" : "at once"));
+	}
+	return arr;
+}
+
+/* Say which leased devices are one machine, and what the job does. */
+static void note_machines(const struct dispatch *d, const char *what)
+{
+	const struct bf_job *job = d->job;
+	json_t *arr = machines_json(d);
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(arr, i, m)
+	{
+		struct bf_buf b = BF_BUF_INIT;
+		const json_t *names = json_object_get(m, "devices");
+		size_t k;
+		json_t *n;
+
+		json_array_foreach(names, k, n) bf_buf_addf(
+		        &b, "%s'%s'", k ? ", " : "", json_string_value(n));
+		bf_buf_addf(
+		        &b,
+		        " of %s are one machine (the same %s): %s "
+		        "(devices.same_machine: %s)",
+		        what, bf_json_str_or(m, "same", "?"),
+		        d->serial ? "they measure one at a time"
+		                  : "they measure at once, each the other's "
+		                    "load",
+		        bf_same_machine_name(job->cfg->devices.same_machine));
+		if (job->o->note)
+			job->o->note(job->o->note_arg, BF_JOB_WARNING, b.buf);
+		else
+			BF_LOG_WARN("%s", b.buf);
+		bf_buf_release(&b);
+	}
+	json_decref(arr);
 }
 
 /* After the threads: leases back, device health recorded (job->lock). */
@@ -741,6 +912,8 @@ int bf_dispatch_run(struct bf_job *job, struct bf_err *err)
 	free(threads);
 	pthread_mutex_lock(&job->lock);
 	settle_devices(&d);
+	json_decref(job->machines);
+	job->machines = machines_json(&d);
 	pthread_mutex_unlock(&job->lock);
 	finish(&d);
 out:
@@ -749,5 +922,7 @@ out:
 	free(d.units);
 	bf_store_devices_free(d.devs, d.ndevs);
 	free(d.tried);
+	free(d.group);
+	free(d.slot);
 	return ret;
 }

@@ -37,6 +37,7 @@ static void job_release(struct bf_job *job)
 	}
 	bf_comparison_release(&job->cmp);
 	json_decref(job->checks);
+	json_decref(job->machines);
 	json_decref(job->trace);
 	json_decref(job->failure);
 	json_decref(job->devices_out);

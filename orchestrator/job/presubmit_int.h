@@ -60,6 +60,11 @@ struct bf_job {
 	double started, runs_wall_s, bench_wall_s;
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */
+	/*
+	 * The leased devices found to be one machine (dispatch.c): an
+	 * array of {devices, same, ran}; NULL when none were.
+	 */
+	json_t *machines;
 	json_t *trace; /* compare --trace: files or error; NULL */
 	json_t *failure; /* why the job failed, for the run's info; NULL */
 	/*

@@ -160,6 +160,9 @@ static void add_outcome(json_t *r, const struct bf_job *job)
 	json_object_set_new(r, "devices_out",
 	                    job->devices_out ? json_deep_copy(job->devices_out)
 	                                     : json_array());
+	if (job->machines)
+		json_object_set_new(r, "machines",
+		                    json_deep_copy(job->machines));
 	json_object_set_new(r, "status",
 	                    json_string(job->aborted ? "infra_failure" : "ok"));
 	if (job->aborted)

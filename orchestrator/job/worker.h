@@ -62,6 +62,12 @@ struct bf_worker {
 	bool counters_noted; /* its unavailable counters were logged */
 	char why[BF_ERR_SIZE]; /* why it gave up */
 	int steps_done; /* measured and warmup runs completed */
+	/*
+	 * Its machine among the job's devices (dispatch.c): the index of
+	 * the pool's first device on that machine, -1 when no other
+	 * device of the pool is (or its machine is not known).
+	 */
+	int machine;
 	pthread_t thread;
 };
 
