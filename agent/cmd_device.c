@@ -106,6 +106,16 @@ static int check_opt(int opt, const char *arg, void *payload)
 		return bf_parse_double(&o->load_wait_s, arg, false, NULL)
 		               ? bad_value("--load-wait", arg, "seconds")
 		               : -1;
+	case 'R':
+		return bf_parse_int_range(&o->throttle_retries, arg, 0,
+		                          BF_CHECK_THROTTLE_RETRY_MAX, NULL)
+		               ? bad_value("--throttle-retries", arg,
+		                           "a count 0..10")
+		               : -1;
+	case 'Z':
+		return bf_parse_double(&o->throttle_sleep_s, arg, false, NULL)
+		               ? bad_value("--throttle-sleep", arg, "seconds")
+		               : -1;
 	case 's':
 		if (!bf_check_suppress_parse(&o->suppress, arg, &err))
 			return -1;
@@ -145,6 +155,7 @@ static const char check_usage[] =
         "       [--require-charging] [--thermal-max C] [--load-max L]\n"
         "       [--require-locked-clocks] [--throttle-tolerance F]\n"
         "       [--suppress ID,..] [--wait-max S] [--load-wait S]\n"
+        "       [--throttle-retries N] [--throttle-sleep S]\n"
         "       [--state-dir DIR] [--json]\n\n"
         "Checks the device is fit to measure: battery, cores, clocks, thermal,\n"
         "throttle, load, boost. Exit 0 fit, 1 not fit, 2 usage.\n"
@@ -152,7 +163,9 @@ static const char check_usage[] =
         "--load-max per online core fails, after waiting up to --load-wait\n"
         "seconds (polling every second) for them to finish.\n"
         "Defaults: --battery-min 25 --thermal-max 70 --load-max 1.0\n"
-        "--load-wait 30 --throttle-tolerance 0.10; state (the throttle baseline) in\n"
+        "--load-wait 30 --throttle-tolerance 0.10; a throttle is measured again\n"
+        "--throttle-retries 2 times, --throttle-sleep 90 seconds apart,\n"
+        "before it fails. State (the throttle baseline) in\n"
         "$XDG_STATE_HOME/benchfarm-agent or ~/.local/state/benchfarm-agent.\n"
         "A fixture tree forces the throttle workload time with the file\n"
         "/benchfarm/throttle_ns; $BENCHFARM_THROTTLE_NS forces it anywhere.";
@@ -169,6 +182,8 @@ int bf_agent_cmd_check(int argc, char **argv, struct bf_agent_ctx *ctx)
 		{ "suppress", required_argument, NULL, 's' },
 		{ "wait-max", required_argument, NULL, 'w' },
 		{ "load-wait", required_argument, NULL, 'L' },
+		{ "throttle-retries", required_argument, NULL, 'R' },
+		{ "throttle-sleep", required_argument, NULL, 'Z' },
 		{ "state-dir", required_argument, NULL, 'S' },
 		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 },
@@ -179,8 +194,8 @@ int bf_agent_cmd_check(int argc, char **argv, struct bf_agent_ctx *ctx)
 	struct bf_check_result res;
 	char *key = NULL;
 	int ret = bf_agent_getopt(argc, argv, ctx, check_usage,
-	                          "b:ct:l:kT:s:w:L:S:j", longopts, check_opt,
-	                          &cli);
+	                          "b:ct:l:kT:s:w:L:R:Z:S:j", longopts,
+	                          check_opt, &cli);
 
 	bf_check_result_init(&res);
 	if (ret >= 0)

@@ -142,6 +142,9 @@ json_t *bf_info_json(const struct bf_probe *p, const char *root)
 	                  int_or_null(bf_probe_online_count(p)), "aslr",
 	                  int_or_null(p->aslr));
 
+	json_object_set_new(info, "machine_id",
+	                    bf_probe_json_text(p->machine_id));
+	json_object_set_new(info, "boot_id", bf_probe_json_text(p->boot_id));
 	json_object_set_new(info, "cpu", cpu_json(p));
 	json_object_set_new(info, "thermal", thermal_json(p));
 	json_object_set_new(info, "power_supplies", power_json(p));

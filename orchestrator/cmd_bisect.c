@@ -31,14 +31,22 @@ static const char usage[] =
         "evidence (verdict, change and its interval, p) of every probe.\n"
         "A commit that does not build is skipped, as git bisect skip "
         "does.\n"
+        "It follows the series whose change between GOOD and BAD is the\n"
+        "clearest: the largest |log change| over its interval's "
+        "half-width.\n"
+        "The culprit is recorded with every open alert of NAME on the "
+        "device\n"
+        "class whose commit range holds GOOD..BAD and whose series "
+        "moved so.\n"
         "\n"
         "    -c, --config FILE     the config\n"
         "        --good REV        a commit without the change\n"
         "        --bad REV         a later commit with it\n"
         "        --benchmark NAME  the config benchmark entry to run\n"
         "        --series NAME     which series it prints (default: the "
-        "one that\n"
-        "                          changed most between GOOD and BAD)\n"
+        "one whose\n"
+        "                          change between GOOD and BAD is the "
+        "clearest)\n"
         "        --metric M        which metric (default: likewise)\n"
         "    -n, --repeats N       runs per side and probe (default: the "
         "benchmark's\n"
@@ -111,6 +119,17 @@ static int parse(struct bisect *b, int argc, char **argv)
 	return -1;
 }
 
+/*
+ * The device class the bisect measured on, as run and backfill record
+ * it: the device named, else the pool, else devices.pool.
+ */
+static const char *klass_of(const struct bisect *b, const struct bf_cfg *cfg)
+{
+	return b->o.device ? b->o.device
+	       : b->o.pool ? b->o.pool
+	                   : cfg->devices.pool;
+}
+
 int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bisect b = { .o = BF_BISECT_OPTS_INIT };
@@ -133,8 +152,13 @@ int cmd_bisect(int argc, char **argv, struct bf_ctx *ctx)
 		ret = bf_cmd_fail(ret == BF_EINVAL ? BF_EXIT_USAGE
 		                                   : BF_EXIT_INFRA,
 		                  "bisect", "%s", err.msg);
-	else if (b.args.json &&
-	         bf_json_write_file(result, b.args.json, true, true, &err))
+	else if (bf_bisect_record_alerts(result, &cfg, ctx->store,
+	                                 klass_of(&b, &cfg), stdout, &err))
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "bisect",
+		                  "recording the culprit with its alerts: %s",
+		                  err.msg);
+	if (!ret && b.args.json &&
+	    bf_json_write_file(result, b.args.json, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "bisect", "%s", err.msg);
 	json_decref(result);
 	bf_cfg_release(&cfg);

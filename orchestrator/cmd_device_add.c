@@ -275,6 +275,50 @@ static int accept_host_key(char **fp, const struct bf_store_device *d,
 	return ret;
 }
 
+/*
+ * Ask the new device's agent which machine it is, record it, and say
+ * which devices of its pools are the same machine. Best effort: a
+ * device not reachable yet is still added, and `device check` records
+ * its machine later.
+ */
+static void add_machine(const struct bf_store_device *d, struct bf_store *store)
+{
+	struct cmd_device__machines m = { NULL, 0, BF_ARGV_INIT };
+	struct bf_store_device *devs = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	char *rec = NULL, *quoted;
+	size_t n = 0;
+
+	if (cmd_device__ask_machine(&rec, d, NULL, &err)) {
+		fprintf(stderr,
+		        "benchfarm: device add: %s: cannot ask its agent which "
+		        "machine it is (%s); 'benchfarm device check %s' "
+		        "records it\n",
+		        d->name, err.msg, d->name);
+		return;
+	}
+	if (!rec)
+		return;
+	if (bf_store_device_set_machine(store, d->name, rec, &err) ||
+	    bf_store_device_list(&devs, &n, store, &err)) {
+		fprintf(stderr, "benchfarm: device add: %s: %s\n", d->name,
+		        err.msg);
+		goto out;
+	}
+	cmd_device__machines_find(&m, devs, n);
+	quoted = bf_xasprintf("'%s'", d->name);
+	for (size_t i = 0; i < m.lines.argc; i++)
+		if (strstr(m.lines.argv[i], quoted))
+			printf("%s: %s; a job measures on one of them at a "
+			       "time unless devices.same_machine: parallel\n",
+			       d->name, m.lines.argv[i]);
+	free(quoted);
+out:
+	cmd_device__machines_release(&m);
+	bf_store_devices_free(devs, n);
+	free(rec);
+}
+
 int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct add_opts o;
@@ -312,6 +356,7 @@ int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx)
 	printf("%s: added (%s, %s%s%s:%d)\n", o.dev.name, o.dev.type,
 	       o.dev.user ? o.dev.user : "", o.dev.user ? "@" : "", o.dev.host,
 	       o.dev.port);
+	add_machine(&o.dev, ctx->store);
 	ret = BF_EXIT_OK;
 out:
 	bf_store_device_release(&old);

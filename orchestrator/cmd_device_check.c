@@ -10,6 +10,7 @@
 #include "config/cfg.h"
 #include "farm/agentconn.h"
 #include "farm/devcheck.h"
+#include "farm/machine.h"
 #include "farm/ssh.h"
 #include "store/store.h"
 
@@ -201,6 +202,19 @@ static void run_all(struct target *ts, size_t n)
 			pthread_join(ts[i].thread, NULL);
 }
 
+/* What the agent said of its machine (farm/machine.h), when it changed. */
+static int record_machine(struct target *t, struct bf_store *store,
+                          struct bf_err *err)
+{
+	char *rec = bf_machine_from_info(t->dc.info);
+	int ret = 0;
+
+	if (rec && (!t->dev.machine || strcmp(rec, t->dev.machine)))
+		ret = bf_store_device_set_machine(store, t->dev.name, rec, err);
+	free(rec);
+	return ret;
+}
+
 /* Record one outcome in the store; 0 or the store's exit code. */
 static int settle(struct target *t, struct bf_store *store)
 {
@@ -223,6 +237,7 @@ static int settle(struct target *t, struct bf_store *store)
 	}
 	if ((!t->ret &&
 	     bf_devcheck_store(store, &t->dc, 0, t->dev.name, t->at, &err)) ||
+	    (!t->ret && record_machine(t, store, &err)) ||
 	    bf_store_device_set_health(store, t->dev.name, health, reason,
 	                               t->at, &err))
 		return bf_cmd_fail(BF_EXIT_INFRA, "device check", "%s",

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "benchfarm/argv.h"
 #include "cmd.h"
 
 struct bf_store_device;
@@ -58,6 +59,40 @@ void cmd_device__print_json(const json_t *json);
  */
 void cmd_device__table(FILE *f, const char *const *head, size_t ncols,
                        const char *const *cells, size_t nrows);
+
+/*
+ * Devices that are one machine (cmd_device_machine.c; the rule is
+ * farm/machine.h's), found pool by pool (each label): siblings[i] names
+ * the other devices of a pool of devs[i] that are its machine, lines
+ * says each such group once ("pool 'lab': 'd1', 'd2' are one machine
+ * (the same machine-id and boot id)").
+ */
+struct cmd_device__machines {
+	struct bf_argv *siblings; /* n of them */
+	size_t n;
+	struct bf_argv lines;
+};
+
+/* Find them among devs[0..n) (borrowed). Cannot fail. */
+void cmd_device__machines_find(struct cmd_device__machines *out,
+                               const struct bf_store_device *devs, size_t n);
+void cmd_device__machines_release(struct cmd_device__machines *m);
+
+/*
+ * {"record": the device's machine record or null, "same_as": the names
+ * in siblings (NULL: none)}: a new object. Cannot fail.
+ */
+json_t *cmd_device__machine_json(const struct bf_store_device *d,
+                                 const struct bf_argv *siblings);
+
+/*
+ * Connect to device d (SSH with its pin, known_hosts NULL: the
+ * default), ask its agent's info and make it a machine record: *out a
+ * new string (NULL when the agent named no machine). Errors name the
+ * device where the layer that found them did.
+ */
+int cmd_device__ask_machine(char **out, const struct bf_store_device *d,
+                            const char *known_hosts, struct bf_err *err);
 
 /* Whether d holds an unexpired lease at now. */
 bool cmd_device__is_leased(const struct bf_store_device *d, int64_t now);

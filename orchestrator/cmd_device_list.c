@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
@@ -225,12 +226,28 @@ static void queue_text(const struct leases_waiters *q, int64_t now)
 	free(cells);
 }
 
+/* The devices that are one machine, each group once. */
+static void machines_text(const struct cmd_device__machines *m)
+{
+	if (!m->lines.argc)
+		return;
+	printf("\none machine (a job measures on one of them at a time "
+	       "unless devices.same_machine: parallel):\n");
+	for (size_t i = 0; i < m->lines.argc; i++) {
+		char *text = bf_text_inert(m->lines.argv[i], 0);
+
+		printf("  %s\n", text);
+		free(text);
+	}
+}
+
 int cmd_device__list(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_store_device *devs = NULL;
 	struct bf_err err = BF_ERR_INIT;
 	int64_t now = (int64_t)time(NULL);
 	struct leases_waiters q = { NULL, 0, NULL, 0 };
+	struct cmd_device__machines m = { NULL, 0, BF_ARGV_INIT };
 	bool json = false;
 	size_t n = 0;
 	int ret = parse_opts(NULL, &json, argc, argv);
@@ -243,12 +260,16 @@ int cmd_device__list(int argc, char **argv, struct bf_ctx *ctx)
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "device list", "%s", err.msg);
 		goto out;
 	}
+	cmd_device__machines_find(&m, devs, n);
 	if (json) {
 		json_t *a = json_array();
 
 		for (size_t i = 0; i < n; i++) {
 			json_t *o = cmd_device__json(&devs[i], now);
 
+			json_object_set_new(o, "machine",
+			                    cmd_device__machine_json(
+			                            &devs[i], &m.siblings[i]));
 			add_queue_json(o, &devs[i], &q);
 			json_array_append_new(a, o);
 		}
@@ -256,10 +277,12 @@ int cmd_device__list(int argc, char **argv, struct bf_ctx *ctx)
 		json_decref(a);
 	} else {
 		list_text(devs, n, now);
+		machines_text(&m);
 		queue_text(&q, now);
 	}
 	ret = BF_EXIT_OK;
 out:
+	cmd_device__machines_release(&m);
 	bf_store_devices_free(devs, n);
 	bf_store_leases_free(q.leases, q.nleases);
 	bf_store_waiters_free(q.waiters, q.nwaiters);
@@ -312,8 +335,45 @@ static void when(char *buf, size_t len, int64_t t, int64_t now)
 		snprintf(buf, len, "%s (%s)", stamp, age);
 }
 
+/* "machine-id X, boot id Y, hostname H, cpu C, kernel K" of a record. */
+static void machine_field(const char *record)
+{
+	static const char *const keys[][2] = {
+		{ "machine_id", "machine-id" }, { "boot_id", "boot id" },
+		{ "hostname", "hostname" },     { "cpu", "cpu" },
+		{ "kernel", "kernel" },
+	};
+	json_t *o = record ? json_loads(record, 0, NULL) : NULL;
+	struct bf_buf b = BF_BUF_INIT;
+
+	for (size_t i = 0; i < BF_ARRAY_SIZE(keys); i++) {
+		const char *v = bf_json_str_or(o, keys[i][0], NULL);
+
+		if (v)
+			bf_buf_addf(&b, "%s%s %s", b.len ? ", " : "",
+			            keys[i][1], v);
+	}
+	field("machine:", b.len ? b.buf : "(not known: 'device check' asks)");
+	bf_buf_release(&b);
+	json_decref(o);
+}
+
+/* The names of siblings, "'d2', 'd3'", or "-" for none. */
+static void same_machine_field(const struct bf_argv *siblings)
+{
+	struct bf_buf b = BF_BUF_INIT;
+
+	for (size_t i = 0; siblings && i < siblings->argc; i++)
+		bf_buf_addf(&b, "%s'%s'", i ? ", " : "", siblings->argv[i]);
+	if (b.len)
+		bf_buf_addstr(&b, " (a job measures on one of them at a time "
+		                  "unless devices.same_machine: parallel)");
+	field("same machine:", b.buf);
+	bf_buf_release(&b);
+}
+
 static void show_text(const struct bf_store_device *d, const json_t *checks,
-                      int64_t now)
+                      const struct bf_argv *siblings, int64_t now)
 {
 	char buf[128];
 	const char *id;
@@ -339,6 +399,8 @@ static void show_text(const struct bf_store_device *d, const json_t *checks,
 	field("last check:", buf);
 	when(buf, sizeof(buf), d->created_at, now);
 	field("created:", buf);
+	machine_field(d->machine);
+	same_machine_field(siblings);
 	if (d->lease_holder) {
 		snprintf(buf, sizeof(buf), "%s, %s %lld s", d->lease_holder,
 		         cmd_device__is_leased(d, now) ? "expires in"
@@ -366,11 +428,15 @@ static void show_text(const struct bf_store_device *d, const json_t *checks,
 int cmd_device__show(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_store_device d = { 0 };
+	struct bf_store_device *devs = NULL;
+	struct cmd_device__machines m = { NULL, 0, BF_ARGV_INIT };
+	const struct bf_argv *siblings = NULL;
 	struct bf_err err = BF_ERR_INIT;
 	int64_t now = (int64_t)time(NULL);
 	const char *name = NULL;
 	json_t *checks = NULL, *o;
 	bool json = false;
+	size_t n = 0;
 	int ret = parse_opts(&name, &json, argc, argv);
 
 	if (ret >= 0)
@@ -379,6 +445,14 @@ int cmd_device__show(int argc, char **argv, struct bf_ctx *ctx)
 		return bf_cmd_fail(err.code == BF_ENOTFOUND ? BF_EXIT_USAGE
 		                                            : BF_EXIT_INFRA,
 		                   "device show", "%s", err.msg);
+	if (bf_store_device_list(&devs, &n, ctx->store, &err)) {
+		ret = bf_cmd_fail(BF_EXIT_INFRA, "device show", "%s", err.msg);
+		goto out;
+	}
+	cmd_device__machines_find(&m, devs, n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(devs[i].name, d.name))
+			siblings = &m.siblings[i];
 	checks = json_object();
 	if (bf_store_checks_foreach(ctx->store, 0, name, latest_check, checks,
 	                            &err)) {
@@ -392,14 +466,18 @@ int cmd_device__show(int argc, char **argv, struct bf_ctx *ctx)
 
 		json_object_foreach(checks, id, c) json_array_append(a, c);
 		o = cmd_device__json(&d, now);
+		json_object_set_new(o, "machine",
+		                    cmd_device__machine_json(&d, siblings));
 		json_object_set_new(o, "checks", a);
 		cmd_device__print_json(o);
 		json_decref(o);
 	} else {
-		show_text(&d, checks, now);
+		show_text(&d, checks, siblings, now);
 	}
 	ret = BF_EXIT_OK;
 out:
+	cmd_device__machines_release(&m);
+	bf_store_devices_free(devs, n);
 	json_decref(checks);
 	bf_store_device_release(&d);
 	return ret;

@@ -104,6 +104,12 @@ static const char backfill_usage[] =
         "the same build (its point is that measurement's), not measured "
         "again.\n"
         "\n"
+        "It stops at the first commit that no device of the pool can "
+        "measure\n"
+        "(every device down, busy past devices.wait, or unfit), naming "
+        "them;\n"
+        "run it again once a device is back: it resumes at that commit.\n"
+        "\n"
         "Exit: 0 when every commit is measured or was already, 3 when some\n"
         "could not be (their runs say why), 2 usage or config error.\n";
 
@@ -195,6 +201,13 @@ static int parse(struct bf_presubmit_opts *o, bool *detect, const char **range,
 	return -1;
 }
 
+/* The job failed because no device of the pool could measure. */
+static bool no_device(const json_t *failure)
+{
+	return failure &&
+	       !strcmp(bf_json_str_or(failure, "stage", ""), "devices");
+}
+
 /* What run recorded: a table of medians, no verdict. */
 static void print_recorded(const json_t *result)
 {
@@ -235,7 +248,7 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 {
 	struct bf_presubmit_opts o = BF_PRESUBMIT_OPTS_INIT;
 	struct bf_cmd_notes notes;
-	json_t *result = NULL;
+	json_t *result = NULL, *failure = NULL;
 	struct bf_cfg cfg;
 	bool detect = false;
 	int ret = parse(&o, &detect, NULL, NULL, argc, argv, "run", run_usage);
@@ -249,17 +262,43 @@ int cmd_run(int argc, char **argv, struct bf_ctx *ctx)
 	o.note = bf_cmd_job_note;
 	o.note_arg = &notes;
 	o.result_out = &result;
+	o.failure_out = &failure;
 	ret = bf_presubmit_run(&o, &cfg, ctx->store, NULL);
 	if (result) {
 		print_recorded(result);
 		bf_cmd_say_stopped(result, "run");
 	}
+	if (no_device(failure))
+		fprintf(stderr,
+		        "benchfarm: run: nothing was recorded: no device of "
+		        "the pool can measure; once a device is back "
+		        "('benchfarm device list', 'benchfarm device check "
+		        "--all'), run it again\n");
+	json_decref(failure);
 	json_decref(result);
 	if (ret == BF_EXIT_OK && detect)
 		ret = bf_cmd_detect_after(&cfg, ctx->store,
 		                          o.device ? o.device : o.pool, "run");
 	bf_cfg_release(&cfg);
 	return ret;
+}
+
+/*
+ * The backfill stops at commit i of n: measuring the rest would only
+ * build them and record them as failed. The devices and why were said
+ * with the commit's line; a rerun measures from this commit on.
+ */
+static void say_no_device(const char *commit, size_t i, size_t n,
+                          const char *range)
+{
+	fprintf(stderr,
+	        "benchfarm: backfill: stopped at commit %.12s (%zu of %zu): "
+	        "no device of the pool can measure, so nothing after it "
+	        "was built or recorded; once a device is back ('benchfarm "
+	        "device list', 'benchfarm device check --all', 'benchfarm "
+	        "device undrain'), run 'benchfarm backfill %s' again: it "
+	        "resumes at this commit\n",
+	        commit, i + 1, n, range);
 }
 
 /* The first-parent commits of range, oldest first. */
@@ -309,6 +348,7 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	char(*keys)[65] = NULL;
 	size_t n = 0, measured = 0, skipped = 0, failed = 0, known = 0;
 	size_t same = 0;
+	size_t stop_at = SIZE_MAX; /* the commit no device could measure */
 	json_t *summary = json_array();
 	const char *klass;
 	struct bf_cfg cfg;
@@ -374,6 +414,9 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			} else if (rc == BF_EXIT_OK) {
 				measured++;
 				what = "measured";
+			} else if (no_device(failure)) {
+				stop_at = i;
+				what = "not measured: no usable device";
 			} else {
 				failed++;
 				what = "failed (recorded as failed, no point)";
@@ -394,7 +437,11 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 		if (failure)
 			json_object_set_new(row, "failure", failure);
 		json_array_append_new(summary, row);
+		if (stop_at != SIZE_MAX)
+			break;
 	}
+	if (stop_at != SIZE_MAX)
+		say_no_device(oids[stop_at], stop_at, n, range);
 	printf("backfill %s: %zu commits: %zu measured, %zu the same build "
 	       "as one measured, %zu already measured, %zu failed",
 	       range, n, measured, same, skipped, failed);
@@ -406,7 +453,8 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	    bf_json_write_file(summary, json_path, true, true, &err))
 		ret = bf_cmd_fail(BF_EXIT_INFRA, "backfill", "%s", err.msg);
 	else
-		ret = failed ? BF_EXIT_INFRA : BF_EXIT_OK;
+		ret = failed || stop_at != SIZE_MAX ? BF_EXIT_INFRA
+		                                    : BF_EXIT_OK;
 	if (ret != BF_EXIT_USAGE && detect && (measured || same)) {
 		int rc = bf_cmd_detect_after(&cfg, ctx->store,
 		                             o.device ? o.device : o.pool,

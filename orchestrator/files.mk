@@ -6,6 +6,7 @@ ORCH_OBJS += orchestrator/cmd_device.o
 ORCH_OBJS += orchestrator/cmd_device_add.o
 ORCH_OBJS += orchestrator/cmd_device_list.o
 ORCH_OBJS += orchestrator/cmd_device_check.o
+ORCH_OBJS += orchestrator/cmd_device_machine.o
 ORCH_OBJS += orchestrator/cmd_postsubmit.o
 ORCH_OBJS += orchestrator/cmd_detect.o
 ORCH_OBJS += orchestrator/cmd_opts.o

@@ -114,6 +114,17 @@ static void add_infra(struct section *s, const json_t *result,
 		bf_buf_addch(&line, '\n');
 		sec_add(s, &line);
 	}
+	json_array_foreach(bf_rep_devices_out(result), i, e)
+	{
+		struct bf_buf t = BF_BUF_INIT;
+
+		bf_rep_add_device_out(&t, e);
+		bf_buf_addstr(&line, "    * device out of the pool: ");
+		bf_gerrit_plain(&line, t.buf, 1000);
+		bf_buf_addch(&line, '\n');
+		sec_add(s, &line);
+		bf_buf_release(&t);
+	}
 	json_array_foreach(json_object_get(result, "errors"), i, e)
 	{
 		bf_buf_addstr(&line, "    * ");
@@ -234,7 +245,7 @@ char *bf_gerrit_message(const json_t *result, const json_t *results,
 		add_results(&s, results, "regressed");
 		sec_end(&s);
 	}
-	if (bf_rep_has_infra(result)) {
+	if (bf_rep_has_infra(result) || bf_rep_devices_out(result)) {
 		bf_buf_addstr(&b,
 		              "\nInfrastructure failures (not results; what "
 		              "they touched was not compared):\n\n");

@@ -127,6 +127,22 @@ static void add_error_commands(struct bf_buf *b, const json_t *errors)
 	}
 }
 
+/* One warning per device of the pool that did not measure. */
+static void add_devices_out(struct bf_buf *b, const json_t *result)
+{
+	size_t i;
+	json_t *d;
+
+	json_array_foreach(bf_rep_devices_out(result), i, d)
+	{
+		struct bf_buf m = BF_BUF_INIT;
+
+		bf_rep_add_device_out(&m, d);
+		add_warning(b, "benchfarm: device out of the pool", m.buf);
+		bf_buf_release(&m);
+	}
+}
+
 /*
  * The workflow commands, one a line, in the order a reviewer reads them
  * (GitHub shows only the first 10 of each level per step): regressions,
@@ -151,6 +167,7 @@ void bf_gh_compare_commands(struct bf_buf *b, const json_t *result,
 		if (strcmp(bf_gh_order[k], "error"))
 			continue;
 		add_error_commands(b, json_object_get(result, "errors"));
+		add_devices_out(b, result);
 		if (stop)
 			add_warning(b, "benchfarm: stopped early", stop);
 	}

@@ -309,18 +309,39 @@ static void add_suite(struct bf_buf *b, const char *suite, const json_t *result,
 		sum[i] += n[i];
 }
 
-/* The run's infrastructure failures, one error each. */
-static size_t add_infra_suite(struct bf_buf *b, const json_t *result)
+/*
+ * The run's infrastructure failures, one error each (the count
+ * returned), and its devices out of the pool, one skipped each
+ * (*nskipped).
+ */
+static size_t add_infra_suite(struct bf_buf *b, const json_t *result,
+                              size_t *nskipped)
 {
 	const json_t *errors = json_object_get(result, "errors");
 	const char *stopped = bf_json_str_or(result, "infra_error", NULL);
+	const json_t *out = bf_rep_devices_out(result);
 	size_t n = json_array_size(errors) + (stopped != NULL), i;
+	size_t nout = json_array_size(out);
 	json_t *e;
 
-	if (!n)
+	*nskipped = nout;
+	if (!n && !nout)
 		return 0;
+	/* a device out is skipped: the other devices may have measured */
 	open_suite(b, "benchfarm.infrastructure",
-	           (const size_t[4]){ n, 0, n, 0 }, result);
+	           (const size_t[4]){ n + nout, 0, n, nout }, result);
+	json_array_foreach(out, i, e)
+	{
+		struct bf_buf name = BF_BUF_INIT, msg = BF_BUF_INIT;
+
+		bf_buf_addf(&name, "device %s", bf_json_str_or(e, "name", "?"));
+		bf_rep_add_device_out(&msg, e);
+		open_case(b, "benchfarm.infrastructure", name.buf);
+		add_problem(b, "skipped", NULL, msg.buf, NULL);
+		bf_buf_addstr(b, "    </testcase>\n");
+		bf_buf_release(&name);
+		bf_buf_release(&msg);
+	}
 	if (stopped) {
 		open_case(b, "benchfarm.infrastructure", "stopped early");
 		add_problem(b, "error", "infrastructure", stopped, NULL);
@@ -349,7 +370,7 @@ static int compare_body(struct bf_buf *b, const json_t *result, size_t n[4],
                         struct bf_err *err)
 {
 	const json_t *results;
-	size_t i, infra;
+	size_t i, infra, out;
 	json_t *suites, *s, *res;
 	int ret;
 
@@ -361,9 +382,10 @@ static int compare_body(struct bf_buf *b, const json_t *result, size_t n[4],
 	        add_suite(b, json_string_value(s), result, results, "benchmark",
 	                  count_result, add_case, NULL);
 	json_decref(suites);
-	infra = add_infra_suite(b, result);
-	n[0] += infra;
+	infra = add_infra_suite(b, result, &out);
+	n[0] += infra + out;
 	n[2] += infra;
+	n[3] += out;
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/json.h"
@@ -89,7 +90,8 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 	size_t i;
 	json_t *e;
 
-	if (!bf_rep_has_infra(result) && !moved && !recon)
+	if (!bf_rep_has_infra(result) && !moved && !recon &&
+	    !bf_rep_devices_out(result))
 		return;
 	bf_buf_addstr(b, "### Infrastructure failures\n\n"
 	                 "These are failures of the lab, the build or the "
@@ -99,6 +101,16 @@ static void add_infra(struct bf_buf *b, const json_t *result)
 		bf_buf_addstr(b, "- The comparison stopped early: ");
 		bf_md_text(b, infra);
 		bf_buf_addch(b, '\n');
+	}
+	json_array_foreach(bf_rep_devices_out(result), i, e)
+	{
+		struct bf_buf t = BF_BUF_INIT;
+
+		bf_rep_add_device_out(&t, e);
+		bf_buf_addstr(b, "- Device out of the pool: ");
+		bf_md_text(b, t.buf);
+		bf_buf_addch(b, '\n');
+		bf_buf_release(&t);
 	}
 	/* only what happened: one device has nowhere to move anything */
 	if (moved || recon) {
@@ -208,6 +220,39 @@ static void add_checks(struct bf_buf *b, const json_t *result)
 		            rounds, plural(rounds));
 }
 
+/*
+ * Devices found to be one machine: measured at once they would be each
+ * other's load, so the reader learns whether they were.
+ */
+static void add_machines(struct bf_buf *b, const json_t *result)
+{
+	const json_t *machines = json_object_get(result, "machines");
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(machines, i, m)
+	{
+		const json_t *names = json_object_get(m, "devices");
+		size_t k;
+		json_t *n;
+
+		bf_buf_addstr(b, "- One machine: ");
+		json_array_foreach(names, k, n)
+		{
+			bf_buf_addstr(b, k ? ", " : "");
+			bf_md_name(b, json_string_value(n));
+		}
+		bf_buf_addstr(b, " (the same ");
+		bf_md_text(b, bf_json_str_or(m, "same", "?"));
+		if (!strcmp(bf_json_str_or(m, "ran", ""), "one at a time"))
+			bf_buf_addstr(b, "); they ran one at a time.\n");
+		else
+			bf_buf_addstr(b, "); they ran at once, each the "
+			                 "other's load (devices.same_machine: "
+			                 "parallel).\n");
+	}
+}
+
 static void add_devices_section(struct bf_buf *b, const json_t *result)
 {
 	const json_t *devices = json_object_get(result, "devices");
@@ -220,6 +265,7 @@ static void add_devices_section(struct bf_buf *b, const json_t *result)
 	            json_array_size(devices),
 	            plural((long long)json_array_size(devices)));
 	json_array_foreach(devices, i, d) add_device(b, d);
+	add_machines(b, result);
 	add_checks(b, result);
 	bf_buf_addstr(b, "\n</details>\n");
 }

@@ -40,6 +40,23 @@ bool bf_rep_has_infra(const json_t *result)
 	       bf_rep_count(json_object_get(result, "results"), "error");
 }
 
+const json_t *bf_rep_devices_out(const json_t *result)
+{
+	const json_t *out = json_object_get(result, "devices_out");
+
+	return json_array_size(out) ? out : NULL;
+}
+
+void bf_rep_add_device_out(struct bf_buf *b, const json_t *dev)
+{
+	bf_buf_addf(b, "%s (%s%s): %s", bf_json_str_or(dev, "name", "?"),
+	            bf_json_str_or(dev, "health", "?"),
+	            json_is_true(json_object_get(dev, "skipped"))
+	                    ? ", skipped for this run"
+	                    : "",
+	            bf_json_str_or(dev, "why", ""));
+}
+
 bool bf_rep_compared_nothing(const json_t *results)
 {
 	return !json_array_size(results);

@@ -24,6 +24,20 @@ size_t bf_rep_count(const json_t *results, const char *verdict);
 bool bf_rep_has_infra(const json_t *result);
 
 /*
+ * The pool's devices that did not measure for the run (the result's
+ * "devices_out": {name, health, skipped, why}), borrowed; NULL when
+ * none. Every reporter lists them beside the infrastructure failures,
+ * whether or not the other devices finished the work: a pool that lost
+ * devices is said to have lost them.
+ */
+const json_t *bf_rep_devices_out(const json_t *result);
+/*
+ * One of them as text: "NAME (HEALTH, skipped for this run): WHY" or
+ * "NAME (HEALTH): WHY"; plain text, for each reporter to escape.
+ */
+void bf_rep_add_device_out(struct bf_buf *b, const json_t *dev);
+
+/*
  * Whether nothing was compared: results is empty (or not an array). Like
  * infrastructure failures, this never reads as "no regressions", passes
  * no check and earns no vote.

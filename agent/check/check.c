@@ -120,6 +120,18 @@ int bf_check_opts_validate(const struct bf_check_opts *o, struct bf_err *err)
 		        err, BF_EINVAL,
 		        "load_wait (--load-wait) must be 0..%.0f seconds",
 		        BF_CHECK_WAIT_MAX_LIMIT);
+	if (o->throttle_retries < 0 ||
+	    o->throttle_retries > BF_CHECK_THROTTLE_RETRY_MAX)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "throttle_retries (--throttle-retries) must be 0..%d",
+		        BF_CHECK_THROTTLE_RETRY_MAX);
+	if (!isfinite(o->throttle_sleep_s) || o->throttle_sleep_s < 0 ||
+	    o->throttle_sleep_s > BF_CHECK_WAIT_MAX_LIMIT)
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "throttle_sleep (--throttle-sleep) must be 0..%.0f seconds",
+		        BF_CHECK_WAIT_MAX_LIMIT);
 	return 0;
 }
 
@@ -181,7 +193,7 @@ static int json_suppress(unsigned *bits, const json_t *req, struct bf_err *err)
 int bf_check_opts_from_json(struct bf_check_opts *o, const json_t *req,
                             struct bf_err *err)
 {
-	double battery = o->battery_min;
+	double battery = o->battery_min, retries = o->throttle_retries;
 
 	if (json_num(&battery, req, "battery_min", err) ||
 	    json_bool(&o->require_charging, req, "require_charging", err) ||
@@ -193,8 +205,17 @@ int bf_check_opts_from_json(struct bf_check_opts *o, const json_t *req,
 	    json_num(&o->load_max, req, "load_max", err) ||
 	    json_num(&o->wait_max_s, req, "wait_max", err) ||
 	    json_num(&o->load_wait_s, req, "load_wait", err) ||
+	    json_num(&retries, req, "throttle_retries", err) ||
+	    json_num(&o->throttle_sleep_s, req, "throttle_sleep", err) ||
 	    json_suppress(&o->suppress, req, err))
 		return BF_EINVAL;
+	if (retries != floor(retries) || retries < 0 ||
+	    retries > BF_CHECK_THROTTLE_RETRY_MAX)
+		return bf_err_set(err, BF_EINVAL,
+		                  "check: \"throttle_retries\" must be an "
+		                  "integer 0..%d",
+		                  BF_CHECK_THROTTLE_RETRY_MAX);
+	o->throttle_retries = (int)retries;
 	if (battery != floor(battery) || battery < 0 || battery > 100)
 		return bf_err_set(
 		        err, BF_EINVAL,
@@ -276,6 +297,16 @@ static double default_now(void *hook)
 	return bf_now_monotonic();
 }
 
+void bf_check__sleep(const struct bf_check_env *env, double seconds)
+{
+	(env->sleep ? env->sleep : default_sleep)(seconds, env->hook);
+}
+
+double bf_check__now(const struct bf_check_env *env)
+{
+	return (env->now ? env->now : default_now)(env->hook);
+}
+
 /* One probe and every check on it. */
 static void check_once(struct bf_check_result *res,
                        const struct bf_check_opts *opts,
@@ -301,7 +332,8 @@ static void check_once(struct bf_check_result *res,
 	else if (load_waited > 0)
 		snprintf(load->message + len, sizeof(load->message) - len,
 		         "; settled after waiting %.0f s", load_waited);
-	bf_throttle_check(&res->items[BF_CHECK_THROTTLE], &p, opts, env);
+	res->waited_s += bf_throttle_check(&res->items[BF_CHECK_THROTTLE], &p,
+	                                   opts, env);
 	bf_check_finish(res, opts);
 	res->device = p.device ? bf_xstrdup(p.device) : NULL;
 	bf_argv_copy(&res->errors, &p.errors);
@@ -344,6 +376,40 @@ static void settle_load(struct bf_check_result *res,
 	bf_probe_release(&p);
 }
 
+/*
+ * The load passed while settling but fails in the checks' own probe,
+ * with some of load_wait left: wait for it again.
+ */
+static bool load_again(const struct bf_check_result *res,
+                       const struct bf_check_opts *opts)
+{
+	const struct bf_check_item *it = &res->items[BF_CHECK_LOAD];
+
+	return it->status == BF_CHECK_FAIL && !it->suppressed &&
+	       isfinite(it->value) && opts->load_max > 0 &&
+	       res->load_waited_s < opts->load_wait_s;
+}
+
+/*
+ * Wait for the load again: one poll first (so the loop always moves
+ * on, even when the load passes and fails in turn), then as before.
+ */
+static void resettle(struct bf_check_result *res,
+                     const struct bf_check_opts *opts,
+                     const struct bf_check_env *env,
+                     bf_check_sleep_fn *sleep_fn, bf_check_now_fn *now)
+{
+	double step =
+	        env->load_poll_s > 0 ? env->load_poll_s : BF_CHECK_LOAD_POLL;
+	double left = opts->load_wait_s - res->load_waited_s, t0;
+
+	res->waited_s -= res->load_waited_s; /* settle_load adds it all */
+	t0 = now(env->hook);
+	sleep_fn(step < left ? step : left, env->hook);
+	res->load_waited_s += now(env->hook) - t0;
+	settle_load(res, opts, env, sleep_fn, now);
+}
+
 int bf_check_run(struct bf_check_result *res, const struct bf_check_opts *opts,
                  const struct bf_check_env *env, struct bf_err *err)
 {
@@ -362,6 +428,11 @@ int bf_check_run(struct bf_check_result *res, const struct bf_check_opts *opts,
 		double left, t0;
 
 		check_once(res, opts, env);
+		/* it settled for a moment only: load_wait is not spent yet */
+		if (load_again(res, opts)) {
+			resettle(res, opts, env, sleep_fn, now);
+			continue;
+		}
 		left = opts->wait_max_s - (res->waited_s - res->load_waited_s);
 		if (res->fit || left <= 0 || !worth_waiting(res))
 			break;

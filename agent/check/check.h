@@ -22,7 +22,11 @@ struct bf_throttle_ops;
  * is probed, a busy device is given up to load_wait to settle: the load
  * alone is re-read every BF_CHECK_LOAD_POLL seconds until it is within
  * its limit (a build that just ended, say), so the throttle workload
- * and the other checks do not run under someone else's load.
+ * and the other checks do not run under someone else's load; a load
+ * that settled for a moment and is over its limit again when the
+ * checks probe it is waited for again, until load_wait is spent in all.
+ * A throttle is measured again after throttle_sleep, up to
+ * throttle_retries times (throttle.h).
  *
  * Values (NAN when there is none): battery percent; cores online count
  * (threshold: possible count); clocks 1 locked, 0 not; thermal hottest
@@ -68,11 +72,17 @@ struct bf_check_opts {
 	unsigned suppress; /* 1 << enum bf_check_id for each suppressed id */
 	double wait_max_s; /* wait for recharge/cool-down; 0 = fail now */
 	double load_wait_s; /* wait for the load to settle; 0 = fail now */
+	int throttle_retries; /* re-measures of a throttle; 0 = fail now */
+	double throttle_sleep_s; /* sleep before each re-measure */
 	const char *state_dir; /* borrowed; NULL: bf_check_state_dir() */
 };
 
 #define BF_CHECK_WAIT_MAX_LIMIT 3600.0 /* seconds */
 #define BF_CHECK_LOAD_WAIT      30.0 /* seconds, the default load_wait */
+/* Jetpack's ThrottleDetector reaction: sleep 90 s and redo, twice */
+#define BF_CHECK_THROTTLE_RETRIES   2
+#define BF_CHECK_THROTTLE_SLEEP     90.0 /* seconds */
+#define BF_CHECK_THROTTLE_RETRY_MAX 10
 
 #define BF_CHECK_OPTS_INIT                                                 \
 	{                                                                  \
@@ -80,7 +90,10 @@ struct bf_check_opts {
 		.require_all_cores = true, .require_locked_clocks = false, \
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,           \
 		.load_max = 1.0, .suppress = 0, .wait_max_s = 0,           \
-		.load_wait_s = BF_CHECK_LOAD_WAIT, .state_dir = NULL,      \
+		.load_wait_s = BF_CHECK_LOAD_WAIT,                         \
+		.throttle_retries = BF_CHECK_THROTTLE_RETRIES,             \
+		.throttle_sleep_s = BF_CHECK_THROTTLE_SLEEP,               \
+		.state_dir = NULL,                                         \
 	}
 
 #define BF_CHECK_MSG_SIZE 320
@@ -143,7 +156,7 @@ int bf_check_suppress_parse(unsigned *suppress, const char *list,
  * Fill opts from a protocol request's fields (battery_min,
  * require_charging, require_all_cores, require_locked_clocks,
  * thermal_max, throttle_tolerance, load_max, suppress, wait_max,
- * load_wait);
+ * load_wait, throttle_retries, throttle_sleep);
  * missing fields keep their value. BF_EINVAL names the bad field.
  */
 int bf_check_opts_from_json(struct bf_check_opts *opts, const json_t *req,
@@ -208,6 +221,10 @@ void bf_check_boost(struct bf_check_item *it, const struct bf_probe *p,
 void bf_check__set(struct bf_check_item *it, enum bf_check_status status,
                    double value, double threshold, const char *fmt, ...)
         BF_PRINTF(5, 6);
+/* Sleep (env->sleep, else nanosleep) and the clock (env->now, else
+ * monotonic), for the waits of the check_*.c and throttle files. */
+void bf_check__sleep(const struct bf_check_env *env, double seconds);
+double bf_check__now(const struct bf_check_env *env);
 /* The first probe error mentioning needle, or "" (borrowed). */
 const char *bf_check__probe_error(const struct bf_probe *p, const char *needle);
 

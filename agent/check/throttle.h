@@ -77,10 +77,14 @@ int bf_throttle_baseline_save(const char *path, double ns, const char *device,
 /*
  * The throttle check: measure (as above), compare with the baseline of
  * env->device_key in opts->state_dir, record the first measurement as
- * the baseline. Fills it; never fails (problems become the status).
+ * the baseline. A measured throttle is measured again after sleeping
+ * opts->throttle_sleep_s (env->sleep), up to opts->throttle_retries
+ * times, and fails only when the last one is throttled too; a forced
+ * time is not measured again. Fills it; never fails (problems become
+ * the status). Returns the seconds slept.
  */
-void bf_throttle_check(struct bf_check_item *it, const struct bf_probe *p,
-                       const struct bf_check_opts *opts,
-                       const struct bf_check_env *env);
+double bf_throttle_check(struct bf_check_item *it, const struct bf_probe *p,
+                         const struct bf_check_opts *opts,
+                         const struct bf_check_env *env);
 
 #endif /* BF_THROTTLE_H */

@@ -35,6 +35,8 @@ void bf_probe_release(struct bf_probe *p)
 	free(p->kernel);
 	free(p->arch);
 	free(p->cpu_model);
+	free(p->machine_id);
+	free(p->boot_id);
 	bf_cpulist_release(&p->possible);
 	bf_cpulist_release(&p->present);
 	bf_cpulist_release(&p->online);
@@ -71,6 +73,15 @@ static void android_arch(struct bf_probe *p)
 		p->arch = bf_xstrdup(abi);
 }
 
+/* Android: the phone's serial number says which machine it is. */
+static void android_machine(struct bf_probe *p)
+{
+	const char *serial = bf_json_str_or(p->props, "ro.serialno", NULL);
+
+	if (!p->machine_id && serial && *serial)
+		p->machine_id = bf_xstrdup(serial);
+}
+
 static void probe_android(struct bf_probe *p, struct bf_devfs *fs)
 {
 	struct bf_err err = BF_ERR_INIT;
@@ -96,6 +107,7 @@ static void probe_android(struct bf_probe *p, struct bf_devfs *fs)
 	if (ret && ret != BF_ENOTFOUND)
 		bf_probe__error(p, "%s", err.msg);
 	android_arch(p);
+	android_machine(p);
 }
 
 int bf_probe_all(struct bf_probe *p, struct bf_devfs *fs, unsigned flags,

@@ -78,6 +78,13 @@ struct bf_probe {
 	char *device; /* fs->desc, for messages */
 	bool host; /* the device is this machine */
 	char *hostname, *kernel, *arch, *cpu_model; /* NULL unknown */
+	/*
+	 * Which machine this is, for telling two devices that are one
+	 * machine (NULL unknown): /etc/machine-id (on Android the
+	 * property ro.serialno) and /proc/sys/kernel/random/boot_id, both
+	 * read through the sysroot or adb.
+	 */
+	char *machine_id, *boot_id;
 	int aslr; /* randomize_va_space 0..2, -1 unknown */
 
 	struct bf_cpulist possible, present, online, isolated;

@@ -257,6 +257,7 @@ static const char *const props_kept[] = {
 	"ro.soc.model",
 	"ro.debuggable",
 	"ro.kernel.qemu",
+	"ro.serialno",
 };
 
 static bool prop_kept(const char *key, size_t len)

@@ -7,6 +7,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/parse.h"
+#include "probe/devfs.h"
 
 /* System facts: kernel, hostname, ASLR, memory, load. */
 
@@ -112,6 +113,23 @@ static void probe_loadavg(struct bf_probe *p, struct bf_devfs *fs)
 	free(line);
 }
 
+/*
+ * Which machine: systemd's /etc/machine-id (not on Android, whose
+ * serial number probe_android takes from getprop) and the kernel's boot
+ * id, a random UUID of this boot that every container and every user of
+ * the running kernel reads alike. An empty file counts as absent.
+ */
+static void probe_machine(struct bf_probe *p, struct bf_devfs *fs)
+{
+	if (strcmp(fs->ops->name, "adb"))
+		bf_probe__line(&p->machine_id, p, fs, "/etc/machine-id");
+	bf_probe__line(&p->boot_id, p, fs, "/proc/sys/kernel/random/boot_id");
+	if (p->machine_id && !*p->machine_id)
+		BF_FREE(p->machine_id);
+	if (p->boot_id && !*p->boot_id)
+		BF_FREE(p->boot_id);
+}
+
 static void probe_kernel(struct bf_probe *p, struct bf_devfs *fs)
 {
 	struct utsname u;
@@ -119,6 +137,7 @@ static void probe_kernel(struct bf_probe *p, struct bf_devfs *fs)
 
 	bf_probe__line(&p->kernel, p, fs, "/proc/sys/kernel/osrelease");
 	bf_probe__line(&p->hostname, p, fs, "/proc/sys/kernel/hostname");
+	probe_machine(p, fs);
 	if (p->host && uname(&u) == 0) {
 		if (!p->kernel)
 			p->kernel = bf_xstrdup(u.release);

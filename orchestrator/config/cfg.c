@@ -21,6 +21,7 @@ const char *const bf_cfg__measure_words[] = { "time", "instructions", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
 const char *const bf_cfg__build_identity_words[] = { "code", "bytes", NULL };
+const char *const bf_cfg__same_machine_words[] = { "serial", "parallel", NULL };
 const char *const bf_cfg__check_words[] = {
 	"battery",  "cores", "clocks", "thermal",
 	"throttle", "load",  "boost",  NULL,
@@ -104,6 +105,12 @@ const char *bf_fail_on_name(enum bf_fail_on f)
 	               BF_ARRAY_SIZE(bf_cfg__fail_on_words), (int)f);
 }
 
+const char *bf_same_machine_name(enum bf_same_machine m)
+{
+	return word_at(bf_cfg__same_machine_words,
+	               BF_ARRAY_SIZE(bf_cfg__same_machine_words), (int)m);
+}
+
 void bf_cfg__detector_set(struct bf_cfg_detector *d,
                           const struct bf_cfg__detector_def *def)
 {
@@ -137,6 +144,7 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->devices.pool = bf_xstrdup(BF_CFG_DEFAULT_POOL);
 	cfg->devices.lease_time_s = BF_CFG_DEFAULT_LEASE_TIME;
 	cfg->devices.wait_s = BF_CFG_DEFAULT_WAIT;
+	cfg->devices.same_machine = BF_SAME_MACHINE_SERIAL;
 	cfg->runs.repeats = BF_CFG_DEFAULT_REPEATS;
 	cfg->runs.min_repeats = BF_CFG_DEFAULT_MIN_REPEATS;
 	cfg->runs.max_repeats = BF_CFG_DEFAULT_MAX_REPEATS;

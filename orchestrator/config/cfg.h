@@ -146,6 +146,19 @@ enum bf_fail_on {
 /* "regression" or "never"; NULL if f is out of range. */
 const char *bf_fail_on_name(enum bf_fail_on f);
 
+/*
+ * devices.same_machine: what a job does with leased devices that are
+ * one machine (farm/machine.h): measure on one of them at a time
+ * (serial, the default), or on all at once (parallel).
+ */
+enum bf_same_machine {
+	BF_SAME_MACHINE_SERIAL = 0,
+	BF_SAME_MACHINE_PARALLEL = 1,
+};
+
+/* "serial" or "parallel"; NULL if m is out of range. */
+const char *bf_same_machine_name(enum bf_same_machine m);
+
 struct bf_cfg_checks {
 	int battery_min; /* percent; 0 disables */
 	bool require_charging;
@@ -157,6 +170,8 @@ struct bf_cfg_checks {
 	struct bf_argv suppress; /* check ids turned into warnings */
 	int wait_max_s; /* wait for cool-down / recharge; 0 = fail */
 	int load_wait_s; /* wait for the load to settle; 0 = fail */
+	int throttle_retries; /* re-measures of a throttle; 0 = fail */
+	int throttle_sleep_s; /* sleep before each re-measure */
 };
 
 #define BF_CFG_CHECKS_INIT                                                  \
@@ -165,7 +180,8 @@ struct bf_cfg_checks {
 		.require_all_cores = true, .require_locked_clocks = false,  \
 		.thermal_max = 70.0, .throttle_tolerance = 0.10,            \
 		.load_max = 1.0, .suppress = BF_ARGV_INIT, .wait_max_s = 0, \
-		.load_wait_s = 30,                                          \
+		.load_wait_s = 30, .throttle_retries = 2,                   \
+		.throttle_sleep_s = 90,                                     \
 	}
 
 /*
@@ -215,6 +231,7 @@ struct bf_cfg {
 		int lease_time_s;
 		/* Seconds a job waits its turn for a busy pool; 0: none. */
 		int wait_s;
+		enum bf_same_machine same_machine;
 	} devices;
 
 	struct {

@@ -134,6 +134,8 @@ static json_t *checks_json(const struct bf_cfg_checks *c)
 	set(o, "suppress", bf_json_argv(&c->suppress));
 	set(o, "wait_max", json_integer(c->wait_max_s));
 	set(o, "load_wait", json_integer(c->load_wait_s));
+	set(o, "throttle_retries", json_integer(c->throttle_retries));
+	set(o, "throttle_sleep", json_integer(c->throttle_sleep_s));
 	return o;
 }
 
@@ -194,6 +196,9 @@ static json_t *cfg_json(const struct bf_cfg *cfg)
 	set(devices, "pool", bf_json_str_or_null(cfg->devices.pool));
 	set(devices, "lease_time", json_integer(cfg->devices.lease_time_s));
 	set(devices, "wait", json_integer(cfg->devices.wait_s));
+	set(devices, "same_machine",
+	    bf_json_str_or_null(
+	            bf_same_machine_name(cfg->devices.same_machine)));
 	set(root, "version", json_integer(cfg->version));
 	set(root, "project", project_json(cfg));
 	if (cfg->store) {

@@ -274,6 +274,8 @@ static const struct bf_cfg__field devices_fields[] = {
 	BF_CFG__INT_KEY("lease_time", OFF(devices.lease_time_s), 3,
 	                BF_CFG_MAX_LEASE_TIME),
 	BF_CFG__INT_KEY("wait", OFF(devices.wait_s), 0, BF_CFG_MAX_TIMEOUT),
+	BF_CFG__WORD_KEY("same_machine", OFF(devices.same_machine),
+	                 bf_cfg__same_machine_words, "value"),
 };
 
 /* runs.repeats as a number: a fixed count of runs per side. */
@@ -344,6 +346,10 @@ static const struct bf_cfg__field checks_fields[] = {
 	                  bf_cfg__check_words, "check"),
 	BF_CFG__INT_KEY("wait_max", OFF(checks.wait_max_s), 0, 86400),
 	BF_CFG__INT_KEY("load_wait", OFF(checks.load_wait_s), 0, 3600),
+	BF_CFG__INT_KEY("throttle_retries", OFF(checks.throttle_retries), 0,
+	                10),
+	BF_CFG__INT_KEY("throttle_sleep", OFF(checks.throttle_sleep_s), 0,
+	                3600),
 };
 
 static const struct bf_cfg__field presubmit_fields[] = {

@@ -17,22 +17,26 @@ json_t *bf_devcheck_request(const struct bf_cfg_checks *c)
 	for (size_t i = 0; i < c->suppress.argc; i++)
 		json_array_append_new(suppress,
 		                      json_string(c->suppress.argv[i]));
-	return json_pack("{s:s, s:i, s:b, s:b, s:b, s:f, s:f, s:f, s:o, s:i, "
-	                 "s:i}",
-	                 "type", "check", "battery_min", c->battery_min,
-	                 "require_charging", c->require_charging,
-	                 "require_all_cores", c->require_all_cores,
-	                 "require_locked_clocks", c->require_locked_clocks,
-	                 "thermal_max", c->thermal_max, "throttle_tolerance",
-	                 c->throttle_tolerance, "load_max", c->load_max,
-	                 "suppress", suppress, "wait_max", c->wait_max_s,
-	                 "load_wait", c->load_wait_s);
+	return json_pack(
+	        "{s:s, s:i, s:b, s:b, s:b, s:f, s:f, s:f, s:o, s:i, "
+	        "s:i, s:i, s:i}",
+	        "type", "check", "battery_min", c->battery_min,
+	        "require_charging", c->require_charging, "require_all_cores",
+	        c->require_all_cores, "require_locked_clocks",
+	        c->require_locked_clocks, "thermal_max", c->thermal_max,
+	        "throttle_tolerance", c->throttle_tolerance, "load_max",
+	        c->load_max, "suppress", suppress, "wait_max", c->wait_max_s,
+	        "load_wait", c->load_wait_s, "throttle_retries",
+	        c->throttle_retries, "throttle_sleep", c->throttle_sleep_s);
 }
 
 double bf_devcheck_timeout(const struct bf_cfg_checks *c)
 {
 	return 60.0 + (c->wait_max_s > 0 ? c->wait_max_s : 0) +
-	       (c->load_wait_s > 0 ? c->load_wait_s : 0);
+	       (c->load_wait_s > 0 ? c->load_wait_s : 0) +
+	       (c->throttle_retries > 0 && c->throttle_sleep_s > 0
+	                ? (double)c->throttle_retries * c->throttle_sleep_s
+	                : 0);
 }
 
 /* Turn line breaks and other control characters into spaces. */
@@ -68,6 +72,35 @@ void bf_devcheck_describe_unfit(char *buf, size_t len, const char *device,
 	if (off > 0 && off < len && buf[off - 1] == ';')
 		buf[--off] = '\0';
 	one_line(buf);
+}
+
+static bool transient_id(const char *id)
+{
+	static const char *const ids[] = { "battery", "thermal", "throttle",
+		                           "load", "boost" };
+
+	for (size_t i = 0; i < BF_ARRAY_SIZE(ids); i++)
+		if (!strcmp(id, ids[i]))
+			return true;
+	return false;
+}
+
+bool bf_devcheck_is_transient(const json_t *checks)
+{
+	bool any = false;
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(checks, i, c)
+	{
+		if (strcmp(bf_json_str_or(c, "status", ""), "fail"))
+			continue;
+		if (!transient_id(bf_json_str_or(c, "id", "")) ||
+		    !json_is_number(json_object_get(c, "value")))
+			return false;
+		any = true;
+	}
+	return any;
 }
 
 static void count_statuses(struct bf_devcheck *dc, const json_t *checks)
@@ -165,9 +198,11 @@ int bf_devcheck_run(struct bf_devcheck *out, struct bf_agentconn *agent,
 	}
 	count_statuses(&dc, checks);
 	dc.fit = json_is_true(json_object_get(dc.result, "fit"));
-	if (!dc.fit)
+	if (!dc.fit) {
 		bf_devcheck_describe_unfit(dc.reason, sizeof(dc.reason), device,
 		                           checks);
+		dc.transient = bf_devcheck_is_transient(checks);
+	}
 out:
 	*out = dc;
 	return ret;

@@ -23,17 +23,19 @@ struct bf_devcheck {
 	json_t *info; /* the agent's "info" object; NULL if not asked */
 	json_t *result; /* the check answer: fit, checks, suppressed, ... */
 	bool fit; /* the agent's verdict */
+	/* unfit for now only (bf_devcheck_is_transient): keeps its health */
+	bool transient;
 	int fails; /* checks with status "fail" */
 	int warns; /* checks with status "warn" */
 	char reason[BF_ERR_SIZE]; /* one line: why unfit; "" when fit */
 };
 
-#define BF_DEVCHECK_INIT                 \
-	{                                \
-		NULL, NULL, false, 0, 0, \
-		{                        \
-			0                \
-		}                        \
+#define BF_DEVCHECK_INIT                        \
+	{                                       \
+		NULL, NULL, false, false, 0, 0, \
+		{                               \
+			0                       \
+		}                               \
 	}
 
 /* Default seconds to wait for the agent's info answer. */
@@ -47,8 +49,10 @@ json_t *bf_devcheck_request(const struct bf_cfg_checks *c);
 
 /*
  * Seconds to wait for the answer to bf_devcheck_request(c): the agent
- * may wait up to c->load_wait_s for the load to settle and then up to
- * c->wait_max_s for a cool-down. Cannot fail.
+ * may wait up to c->load_wait_s for the load to settle, sleep
+ * c->throttle_sleep_s before each of c->throttle_retries re-measures of
+ * a throttle, and then wait up to c->wait_max_s for a cool-down. Cannot
+ * fail.
  */
 double bf_devcheck_timeout(const struct bf_cfg_checks *c);
 
@@ -83,6 +87,20 @@ int bf_devcheck_store(struct bf_store *store, const struct bf_devcheck *dc,
  */
 void bf_devcheck_describe_unfit(char *buf, size_t len, const char *device,
                                 const json_t *checks);
+
+/*
+ * Whether a check answer's failures (its "checks" array, borrowed) are
+ * the device's state of the moment rather than a fault of the device:
+ * true when at least one check fails and every failing one is battery,
+ * thermal, throttle, load or boost with a measured value (the device
+ * recharges, cools down, finishes someone else's work). A failing
+ * cores or clocks check (cores offline, clocks not locked), a check
+ * that could not read its input (no value: a garbage or unreadable
+ * file), or an id this orchestrator does not know is a fault. A
+ * transient failure makes the device skip the job; a fault marks it
+ * bad. Cannot fail.
+ */
+bool bf_devcheck_is_transient(const json_t *checks);
 
 /* Free what dc holds and reset it; NULL is ok. */
 void bf_devcheck_release(struct bf_devcheck *dc);

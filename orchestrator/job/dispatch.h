@@ -13,4 +13,13 @@ struct bf_job;
  */
 int bf_dispatch_run(struct bf_job *job, struct bf_err *err);
 
+/*
+ * Before anything is built: whether the pool has a device the registry
+ * lets it use (not bad, drained or retired). BF_ENOTFOUND, with
+ * job->no_device and job->devices_out set and err naming each device
+ * and why, when it has none; 0 for the local machine, a named device,
+ * or a pool with one (which may still be busy or unfit when leased).
+ */
+int bf_dispatch_preflight(struct bf_job *job, struct bf_err *err);
+
 #endif /* BF_DISPATCH_H */

@@ -37,8 +37,10 @@ static void job_release(struct bf_job *job)
 	}
 	bf_comparison_release(&job->cmp);
 	json_decref(job->checks);
+	json_decref(job->machines);
 	json_decref(job->trace);
 	json_decref(job->failure);
+	json_decref(job->devices_out);
 	bf_gitrepo_free(job->repo);
 	free(job->digest);
 	free(job->runs);
@@ -190,6 +192,19 @@ static void job_fail(struct bf_job *job, const char *stage, const char *side,
 	if (tail)
 		json_object_set_new(job->failure, "log_tail",
 		                    json_string(tail));
+}
+
+/*
+ * No device of the pool could measure: the failure's stage is
+ * "devices", with each device left out and why (its "devices").
+ */
+static void no_device(struct bf_job *job, const char *msg)
+{
+	job_fail(job, "devices", NULL, NULL, msg, NULL);
+	if (job->devices_out &&
+	    !strcmp(bf_json_str_or(job->failure, "stage", ""), "devices"))
+		json_object_set_new(job->failure, "devices",
+		                    json_deep_copy(job->devices_out));
 }
 
 /* Export and build both sides; a failure shows the log's tail. */
@@ -568,6 +583,18 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 	 * and the pool's queue too, which can outlast a PostgreSQL
 	 * restart's grace (another host would then mark it aborted).
 	 */
+	/*
+	 * A history record on a pool with no usable device stops before it
+	 * builds: a backfill then stops at this commit (cmd_postsubmit.c).
+	 */
+	if (job.record && bf_dispatch_preflight(&job, &err)) {
+		note(&job, BF_JOB_ERROR, "%s", err.msg);
+		no_device(&job, err.msg);
+		bf_store_run_finish(store, job.run_id, "failed",
+		                    (int64_t)time(NULL), NULL);
+		ret = BF_EXIT_INFRA;
+		goto out;
+	}
 	bf_heartbeat_holder(holder, sizeof(holder), &job);
 	hb = bf_heartbeat_start(&job, holder, cfg->devices.lease_time_s);
 	ret = prepare_sides(&job, &err);
@@ -603,6 +630,8 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		bf_strlcpy(job.abort_msg, err.msg, sizeof(job.abort_msg));
 	}
 	bf_heartbeat_stop(hb);
+	if (job.no_device)
+		no_device(&job, job.abort_msg);
 	if (job.record) {
 		ret = conclude_record(&job, &err);
 		goto out;

@@ -13,7 +13,12 @@
  * Device checks before every measurement block: the agent's
  * `check` request with the config's thresholds. Every check result is
  * stored with the run; a device that is not fit is not measured, and
- * that is an infrastructure failure, never a verdict.
+ * that is an infrastructure failure, never a verdict. A device unfit
+ * for now only (busy, hot, low battery, throttled: the agent has
+ * already waited load_wait, throttle_sleep, wait_max for it) is left
+ * out of this job with its health unchanged (w->transient); only a
+ * fault (cores offline, clocks, a check that cannot read the device)
+ * marks it bad.
  */
 
 static json_t *copy_or_null(const json_t *o, const char *key)
@@ -71,8 +76,10 @@ int bf_worker_check(struct bf_worker *w, int block, struct bf_err *err)
 	ret = bf_worker_fence_end(w, txn, 0, err);
 	add_to_report(w, json_object_get(dc.result, "checks"), block);
 	pthread_mutex_unlock(&job->lock);
-	if (!ret && !dc.fit)
+	if (!ret && !dc.fit) {
+		w->transient = dc.transient;
 		ret = bf_err_set(err, BF_EBUSY, "%s", dc.reason);
+	}
 out:
 	bf_devcheck_release(&dc);
 	return ret;

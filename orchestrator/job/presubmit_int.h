@@ -60,8 +60,21 @@ struct bf_job {
 	double started, runs_wall_s, bench_wall_s;
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */
+	/*
+	 * The leased devices found to be one machine (dispatch.c): an
+	 * array of {devices, same, ran}; NULL when none were.
+	 */
+	json_t *machines;
 	json_t *trace; /* compare --trace: files or error; NULL */
 	json_t *failure; /* why the job failed, for the run's info; NULL */
+	/*
+	 * The pool's devices that did not measure for the job, and why:
+	 * [{name, health, skipped, before_job, why}] (dispatch.c), skipped
+	 * true for a device unfit for now (it keeps its health), before_job
+	 * for one the registry kept out (bad, drained); NULL: none.
+	 */
+	json_t *devices_out;
+	bool no_device; /* no device of the pool could measure */
 	struct bf_err first_err; /* the first error noted (BF_JOB_ERROR) */
 };
 

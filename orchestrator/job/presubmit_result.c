@@ -114,10 +114,10 @@ static json_t *devices_json(const struct bf_job *job)
 
 	for (size_t i = 0; i < job->nworkers; i++) {
 		const struct bf_worker *w = job->workers[i];
-		json_t *d =
-		        json_pack("{s:s, s:O, s:i, s:b}", "name", w->name,
-		                  "info", w->info ? w->info : json_null(),
-		                  "steps", w->steps_done, "failed", w->dead);
+		json_t *d = json_pack(
+		        "{s:s, s:O, s:i, s:b, s:b}", "name", w->name, "info",
+		        w->info ? w->info : json_null(), "steps", w->steps_done,
+		        "failed", w->dead, "skipped", w->dead && w->transient);
 
 		if (w->dead)
 			json_object_set_new(d, "error", json_string(w->why));
@@ -156,6 +156,13 @@ static json_t *build_json(const struct bf_job *job)
 static void add_outcome(json_t *r, const struct bf_job *job)
 {
 	json_object_set_new(r, "devices", devices_json(job));
+	/* the pool's devices that did not measure, before or during it */
+	json_object_set_new(r, "devices_out",
+	                    job->devices_out ? json_deep_copy(job->devices_out)
+	                                     : json_array());
+	if (job->machines)
+		json_object_set_new(r, "machines",
+		                    json_deep_copy(job->machines));
 	json_object_set_new(r, "status",
 	                    json_string(job->aborted ? "infra_failure" : "ok"));
 	if (job->aborted)

@@ -24,6 +24,7 @@ static struct bf_worker *worker_new(struct bf_job *job, const char *name)
 
 	w->job = job;
 	w->name = bf_xstrdup(name);
+	w->machine = -1;
 	for (int s = 0; s < 2; s++) {
 		bf_argv_init(&w->art_local[s]);
 		bf_argv_init(&w->art_remote[s]);
@@ -59,6 +60,8 @@ struct bf_worker *bf_worker_new_remote(struct bf_job *job,
 	w->dev.adb_serial = dupnull(dev->adb_serial);
 	w->dev.workdir = dupnull(dev->workdir);
 	w->dev.host_key_fp = dupnull(dev->host_key_fp);
+	w->dev.health = dupnull(dev->health);
+	w->dev.machine = dupnull(dev->machine);
 	return w;
 }
 

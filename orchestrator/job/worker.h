@@ -48,6 +48,12 @@ struct bf_worker {
 	                  runs nothing more; other failures are retried */
 	bool dead; /* gave up: unreachable, unfit or broken */
 	/*
+	 * It gave up because a check found it unfit for now only (load,
+	 * heat, battery, throttle: bf_devcheck_is_transient): out of this
+	 * job, its health unchanged.
+	 */
+	bool transient;
+	/*
 	 * The last failure was the job's (an artifact it cannot ship, a
 	 * sample the store refused), not the device's: the job stops, the
 	 * device keeps its health.
@@ -56,6 +62,12 @@ struct bf_worker {
 	bool counters_noted; /* its unavailable counters were logged */
 	char why[BF_ERR_SIZE]; /* why it gave up */
 	int steps_done; /* measured and warmup runs completed */
+	/*
+	 * Its machine among the job's devices (dispatch.c): the index of
+	 * the pool's first device on that machine, -1 when no other
+	 * device of the pool is (or its machine is not known).
+	 */
+	int machine;
 	pthread_t thread;
 };
 

@@ -23,6 +23,8 @@ struct bisect {
 	char good_id[41];
 	char *series, *metric; /* followed; NULL until the first probe */
 	char *verdict; /* what good..bad showed: regressed|improved */
+	json_t *choice; /* why that series (bisect.h); NULL until then */
+	json_t *endpoints; /* every series of good..bad; NULL until then */
 	bool *skipped; /* [k]: range[k - 1] could not be judged */
 	const char **why; /* [k]: why, when skipped */
 	json_t *probes, *skipped_json;
@@ -99,34 +101,31 @@ static int resolve_range(struct bisect *b, struct bf_err *err)
 	return ret;
 }
 
-/* The result's series this bisect follows; NULL when none fits. */
-static json_t *pick_series(const struct bisect *b, json_t *result,
-                           bool need_change)
+/*
+ * The result's series this bisect follows; NULL when none fits. The
+ * first probe (good against bad, first) chooses it, the clearest
+ * change of those the options allow (bf_bisect_choose), and records
+ * why; later probes take that one.
+ */
+static json_t *pick_series(struct bisect *b, const json_t *result, bool first)
 {
 	const char *want_s = b->series ? b->series : b->o->series;
 	const char *want_m = b->metric ? b->metric : b->o->metric;
-	json_t *best = NULL, *r;
-	double best_effect = -1;
-	size_t i;
+	json_t *s, *runner_up;
 
-	json_array_foreach(json_object_get(result, "results"), i, r)
-	{
-		const char *v = bf_json_str_or(r, "verdict", "");
-		double e =
-		        fabs(json_number_value(json_object_get(r, "effect")));
+	s = bf_bisect_choose(&runner_up, result, want_s, want_m, first);
+	if (!first || !s)
+		return s;
+	b->choice = bf_bisect_choice_json(s, runner_up,
+	                                  b->o->series || b->o->metric);
+	if (b->o->choice && b->o->series && b->o->metric) {
+		/* the caller's reason, with this series' change */
+		json_t *c = json_deep_copy(b->o->choice);
 
-		if ((want_s && strcmp(bf_json_str_or(r, "name", ""), want_s)) ||
-		    (want_m && strcmp(bf_json_str_or(r, "metric", ""), want_m)))
-			continue;
-		if (need_change && strcmp(v, "regressed") &&
-		    strcmp(v, "improved"))
-			continue;
-		if (e > best_effect) {
-			best = r;
-			best_effect = e;
-		}
+		json_object_update(b->choice, c);
+		json_decref(c);
 	}
-	return best;
+	return s;
 }
 
 /* The agent's error codes that are the benchmark's doing, not the lab's. */
@@ -217,6 +216,8 @@ static int probe(json_t **out, const char **why, struct bisect *b,
 		                         : job_err.msg);
 		goto out;
 	}
+	if (first)
+		b->endpoints = bf_bisect_endpoints_json(result);
 	s = pick_series(b, result, first);
 	if (s && first) {
 		b->series = bf_xstrdup(bf_json_str_or(s, "name", ""));
@@ -304,7 +305,11 @@ static json_t *result_json(const struct bisect *b, size_t lo, size_t hi,
 		json_object_set_new(r, "series", json_string(b->series));
 		json_object_set_new(r, "metric", json_string(b->metric));
 		json_object_set_new(r, "direction", json_string(b->verdict));
+		json_object_set(r, "choice", b->choice);
 	}
+	json_object_set_new(r, "endpoints",
+	                    b->endpoints ? json_incref(b->endpoints)
+	                                 : json_array());
 	if (found && hi - lo == 1) {
 		json_object_set_new(r, "culprit",
 		                    json_string(b->range[hi - 1]));
@@ -387,6 +392,8 @@ static int run(json_t **result_out, struct bisect *b, struct bf_err *err)
 	}
 	log_line(b, "  following %s %s: %s between good and bad\n", b->series,
 	         b->metric, b->verdict);
+	if (b->o->log && b->choice)
+		bf_bisect_choice_print(b->o->log, b->choice);
 	add_probe(b, bad_id, s, "bad");
 	json_decref(s);
 	if ((ret = narrow(&lo, &hi, b, err)))
@@ -444,6 +451,8 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
 	free(b.series);
 	free(b.metric);
 	free(b.verdict);
+	json_decref(b.choice);
+	json_decref(b.endpoints);
 	free(b.skipped);
 	free(b.why);
 	free(b.range);

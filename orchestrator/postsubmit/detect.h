@@ -46,10 +46,14 @@ int bf_postsubmit_detect(json_t **result_out, const struct bf_cfg *cfg,
  * detect --bisect (detect_bisect.c): every alert of result (from
  * bf_postsubmit_detect) that this detect stored ("new") and whose range
  * commit_lo..commit_hi has unmeasured commits is bisected with o (good,
- * bad, bench, series and metric are taken from the alert). The alert's
- * JSON gets "culprit" (a commit or null) and "bisect" (the bisect's
- * result, or its "error"); a culprit is stored with the alert. Every
- * alert is tried; returns 0, or BF_ERROR with the first failure in err.
+ * bad and bench are taken from the alert). The alerts of one suite
+ * over one range are bisected once, on the series of the one with the
+ * largest |score| when they share a detector, else on the clearest
+ * change (bisect.h). Each alert's JSON gets "culprit" (a commit, or
+ * null when the change found does not explain it: bf_bisect_explains)
+ * and "bisect" (the bisect's result, or its "error"); a culprit is
+ * stored with the alert. Every step is tried; returns 0, or BF_ERROR
+ * with the first failure in err.
  */
 int bf_detect_bisect(json_t *result, const struct bf_cfg *cfg,
                      struct bf_store *store, const struct bf_bisect_opts *o,

@@ -5,3 +5,5 @@ ORCH_OBJS += orchestrator/postsubmit/detect_info.o
 ORCH_OBJS += orchestrator/postsubmit/bisect.o
 ORCH_OBJS += orchestrator/postsubmit/detect_bisect.o
 ORCH_OBJS += orchestrator/postsubmit/detect_env.o
+ORCH_OBJS += orchestrator/postsubmit/bisect_choose.o
+ORCH_OBJS += orchestrator/postsubmit/bisect_alert.o

@@ -150,12 +150,17 @@ struct bf_store_device {
 	char *health_reason; /* why, for bad/maintenance/retired */
 	int64_t last_check_at; /* 0 = never checked */
 	int64_t created_at; /* 0 on add = time(NULL) */
+	/*
+	 * What the device's agent said of the machine it runs on: JSON
+	 * text (farm/machine.h), NULL unknown.
+	 */
+	char *machine;
 	char *lease_holder; /* read-only: current lease holder or NULL */
 	int64_t lease_expires_at; /* read-only: 0 when not leased */
 };
 
 /*
- * Register a device. Only the fields up to created_at are read; health
+ * Register a device. Only the fields up to machine are read; health
  * NULL means "unknown". dev is borrowed. Returns 0, BF_EEXISTS (name
  * taken) or BF_EINVAL (missing name, bad type, state or health).
  */
@@ -207,6 +212,13 @@ int bf_store_device_set_health(struct bf_store *store, const char *name,
  */
 int bf_store_device_set_host_key(struct bf_store *store, const char *name,
                                  const char *fp, struct bf_err *err);
+
+/*
+ * Record what the device's agent said of its machine (JSON text of
+ * farm/machine.h; NULL: unknown). Returns 0 or BF_ENOTFOUND.
+ */
+int bf_store_device_set_machine(struct bf_store *store, const char *name,
+                                const char *machine, struct bf_err *err);
 
 /*
  * Set the state ("idle", "leased", "running"). Returns 0, BF_ENOTFOUND

@@ -18,7 +18,7 @@ static const char *const device_healths[] = { "unknown",     "good",    "bad",
 	"SELECT d.id, d.name, d.type, d.host, d.port, d.\"user\", d.key_path," \
 	" d.labels, d.agent_path, d.adb_serial, d.host_key_fp, d.state,"       \
 	" d.health, d.health_reason, d.last_check_at, d.created_at,"           \
-	" l.holder, l.expires_at, d.workdir"                                   \
+	" l.holder, l.expires_at, d.workdir, d.machine"                        \
 	" FROM devices d LEFT JOIN leases l ON l.device_id = d.id"
 
 /* Copy a row of a DEVICE_COLUMNS query into the device at out. */
@@ -45,6 +45,7 @@ static void read_device(void *out, const struct bf_sql_row *row)
 	dev->lease_holder = bf_sql_strdup(row, 16);
 	dev->lease_expires_at = bf_sql_int(row, 17);
 	dev->workdir = bf_sql_strdup(row, 18);
+	dev->machine = bf_sql_strdup(row, 19);
 }
 
 void bf_store_device_release(struct bf_store_device *dev)
@@ -64,6 +65,7 @@ void bf_store_device_release(struct bf_store_device *dev)
 	free(dev->state);
 	free(dev->health);
 	free(dev->health_reason);
+	free(dev->machine);
 	free(dev->lease_holder);
 	memset(dev, 0, sizeof(*dev));
 }
@@ -126,6 +128,7 @@ int bf_store_device_add(struct bf_store *store,
 		bf_store__opt_int(dev->last_check_at),
 		BF_SQL_V_INT(created),
 		BF_SQL_V_TEXT(dev->workdir),
+		BF_SQL_V_TEXT(dev->machine),
 	};
 	int rc;
 
@@ -137,10 +140,10 @@ int bf_store_device_add(struct bf_store *store,
 	        "INSERT INTO devices (name, type, host, port, \"user\","
 	        " key_path, labels, agent_path, adb_serial,"
 	        " host_key_fp, state, health, health_reason,"
-	        " last_check_at, created_at, workdir) VALUES (?1, ?2,"
-	        " ?3, ?4, ?5, ?6, coalesce(?7, ''), ?8, ?9, ?10,"
+	        " last_check_at, created_at, workdir, machine) VALUES"
+	        " (?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, ''), ?8, ?9, ?10,"
 	        " coalesce(?11, 'idle'), coalesce(?12, 'unknown'),"
-	        " ?13, ?14, ?15, ?16)",
+	        " ?13, ?14, ?15, ?16, ?17)",
 	        vals, BF_ARRAY_SIZE(vals), NULL, NULL, NULL, err,
 	        "cannot add device '%s'", dev->name);
 	if (rc == BF_EEXISTS)
@@ -239,6 +242,18 @@ int bf_store_device_set_host_key(struct bf_store *store, const char *name,
 	                    " health_reason = CASE WHEN health IN"
 	                    " ('maintenance', 'retired') THEN health_reason"
 	                    " END WHERE name = ?1",
+	                    name, vals, BF_ARRAY_SIZE(vals), err);
+}
+
+int bf_store_device_set_machine(struct bf_store *store, const char *name,
+                                const char *machine, struct bf_err *err)
+{
+	const struct bf_sql_val vals[] = { BF_SQL_V_TEXT(machine) };
+
+	if (!name)
+		return bf_err_set(err, BF_EINVAL, "no device name given");
+	return device_write(store,
+	                    "UPDATE devices SET machine = ?2 WHERE name = ?1",
 	                    name, vals, BF_ARRAY_SIZE(vals), err);
 }
 

@@ -168,9 +168,11 @@
 
 	function infra(app, doc) {
 		var s = doc.summary || {}, errs = doc.errors || [];
+		var out = doc.devices_out || [];
 		add(app, el("h2", null, "Infrastructure failures"));
 		var box = add(app, el("div", { id: "bf-infra" }));
-		if (!errs.length && !s.failed_runs && !s.reconnects && !s.aborted) {
+		if (!errs.length && !s.failed_runs && !s.reconnects && !s.aborted &&
+			!out.length && !doc.infra_error) {
 			add(box, el("p", { class: "muted" }, "None."));
 			return;
 		}
@@ -178,6 +180,18 @@
 			(s.reconnects || 0) + " reconnects, " + (s.moved_units || 0) +
 			" units moved" + (s.aborted ? "; the comparison was aborted" :
 			"")));
+		if (doc.infra_error)
+			add(box, el("p", { class: "bf-stopped" }, "Stopped early: " +
+				doc.infra_error));
+		/* the pool's devices that did not measure, and why */
+		if (out.length) {
+			var dl = add(box, el("ul", { id: "bf-devices-out" }));
+			out.forEach(function (d) {
+				add(dl, el("li", null, "Device out of the pool: " + d.name +
+					" (" + d.health + (d.skipped ? ", skipped for this run" :
+					"") + "): " + d.why));
+			});
+		}
 		var ul = add(box, el("ul"));
 		errs.forEach(function (e) {
 			add(ul, el("li", null, [e.benchmark, e.side,

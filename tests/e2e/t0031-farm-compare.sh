@@ -37,6 +37,10 @@ jq_check "no work directory was given" '.workdir == null' "$OUT"
 #           slow SSH connect under load would otherwise let a fast
 #           device take two units).
 # It also fails loudly if two runs ever overlap on one device.
+# The four devices are one machine (127.0.0.1), which a job would
+# measure on one at a time; this test is of spreading over a pool, so
+# its config says devices.same_machine: parallel (t0119 tests the
+# default).
 R="$T/repo"
 demo_repo_start "$R" micro.cc Makefile
 cat >"$R/wrap.sh" <<X
@@ -106,7 +110,7 @@ benchmarks:
     command: [./wrap.sh, out/micro, --benchmark_filter=BM_sum,
               --benchmark_format=json, --benchmark_min_time=0.01]
     format: gbench
-devices: {pool: lab}
+devices: {pool: lab, same_machine: parallel}
 checks:
   battery_min: 0
   suppress: [load, throttle, battery]

@@ -3,10 +3,12 @@
 # and every broken one fails in its own way: a full disk (a 256 KiB tmpfs
 # work directory, when this machine lets us mount one), an agent that
 # prints garbage, an agent that never answers, an unreachable host, a
-# device too hot to measure. Each gets one clear error naming it and is
-# marked bad; a spare takes its place and the job finishes on the two
-# good devices with every sample. A pool with no healthy device left is
-# exit 3 with an error saying so.
+# device too hot to measure. Each gets one clear error naming it; the
+# broken ones are marked bad, the hot one (unfit for now, not broken) is
+# skipped for the job and keeps its health; a spare takes each one's
+# place and the job finishes on the two good devices with every sample.
+# A pool with no device left that can measure is exit 3 with an error
+# saying so and naming the devices.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -101,7 +103,11 @@ why() {
 why garbage "hello"
 why mute "hello"
 why gone "refused|connect"
-why hot "thermal"
+jq_check "hot is skipped, not marked bad" \
+	'.[] | select(.name == "hot") | .health != "bad"' "$T/list.json"
+jq_check "the result lists hot as skipped for its heat, the others as bad" \
+	'(.devices_out | map(select(.name == "hot" and .skipped and .health != "bad" and (.why | test("thermal")))) | length == 1) and (.devices_out | map(select(.name == "garbage" and .health == "bad")) | length == 1)' \
+	"$T/r.json"
 jq_check "only the good devices are good" \
 	'[.[] | select(.health == "good") | .name] | length > 0 and all(.[]; . == "ok1" or . == "ok2")' \
 	"$T/list.json"
@@ -118,7 +124,7 @@ n=$(sqlite3 "$BENCHFARM_DB" 'select count(*) from leases')
 "$BF" device drain ok2 >/dev/null
 expect_exit 3 "a pool without a healthy device is exit 3" "$BF" compare \
 	-c "$R/benchfarm.yaml" --base main --patch patch --json "$T/r2.json"
-grep_file "the error names the pool and the way out" \
-	"no healthy free device for pool 'lab'.*benchfarm device list" "$ERR"
+grep_file "the error says no device could measure and names hot" \
+	"no device of the pool could measure: .*'hot' .*thermal" "$ERR"
 n=$(sqlite3 "$BENCHFARM_DB" "select count(*) from samples")
 [ "$n" = 16 ] && t_ok "the stored samples are intact" || t_fail "$n samples now"

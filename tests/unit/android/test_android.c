@@ -118,6 +118,7 @@ static void test_android__props(void **state)
 		{ "ro.board.platform", "gs101" },
 		{ "ro.soc.model", "Tensor" },
 		{ "ro.debuggable", "0" },
+		{ "ro.serialno", "18281FDF6007K8" },
 	};
 	struct bf_devfs *fs = open_adb("pixel-healthy");
 	struct bf_err err = BF_ERR_INIT;
@@ -129,7 +130,7 @@ static void test_android__props(void **state)
 		assert_prop(p, want[i][0], want[i][1]);
 	assert_null(json_object_get(p, "dalvik.vm.heapsize"));
 	assert_null(json_object_get(p, "ro.kernel.qemu"));
-	assert_int_equal(json_object_size(p), 19);
+	assert_int_equal(json_object_size(p), 20);
 	json_decref(p);
 	bf_devfs_free(fs);
 	fs = open_adb("pixel-rooted");

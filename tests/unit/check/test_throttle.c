@@ -90,6 +90,58 @@ static void test_throttle__measure_takes_the_minimum(void **state)
 	assert_int_equal(bf_throttle_measure(&ns, &ops, &err), BF_EINVAL);
 }
 
+/* The sleeps of a throttle's re-measures: counted, never slept. */
+struct naps {
+	int n;
+	double now;
+};
+
+static void nap(double seconds, void *hook)
+{
+	struct naps *z = hook;
+
+	z->n++;
+	z->now += seconds;
+}
+
+static double nap_now(void *hook)
+{
+	return ((struct naps *)hook)->now;
+}
+
+/*
+ * The throttle check on a fake workload whose measurements (samples
+ * samples each) take d in turn, with retries re-measures; the naps and
+ * the seconds bf_throttle_check said it slept into *z and *slept.
+ */
+static void throttle_retry_run(struct bf_check_item *it, const char *state_dir,
+                               const int64_t *d, size_t n, int samples,
+                               int retries, struct naps *z, double *slept)
+{
+	struct bf_check_opts o = BF_CHECK_OPTS_INIT;
+	struct bf_check_env env = { 0 };
+	struct bf_throttle_ops ops;
+	struct bf_probe p;
+	struct fake f;
+
+	bf_probe_init(&p);
+	fake_ops(&ops, &f, d, n);
+	ops.samples = samples;
+	o.state_dir = state_dir;
+	o.throttle_retries = retries;
+	memset(z, 0, sizeof(*z));
+	assert_int_equal(bf_devfs_open_local(&env.fs, state_dir, NULL), 0);
+	env.probe_flags = BF_PROBE_HOST;
+	env.device_key = "unit";
+	env.throttle = &ops;
+	env.sleep = nap;
+	env.now = nap_now;
+	env.hook = z;
+	*slept = bf_throttle_check(it, &p, &o, &env);
+	bf_devfs_free(env.fs);
+	bf_probe_release(&p);
+}
+
 static void throttle_run(struct bf_check_item *it, const char *state_dir,
                          const int64_t *d, size_t n, double tolerance)
 {
@@ -97,6 +149,7 @@ static void throttle_run(struct bf_check_item *it, const char *state_dir,
 	struct bf_check_env env = { 0 };
 	struct bf_throttle_ops ops;
 	struct bf_probe p;
+	struct naps z = { 0, 0 };
 	struct fake f;
 
 	bf_probe_init(&p);
@@ -107,6 +160,9 @@ static void throttle_run(struct bf_check_item *it, const char *state_dir,
 	env.probe_flags = BF_PROBE_HOST;
 	env.device_key = "unit";
 	env.throttle = &ops;
+	env.sleep = nap;
+	env.now = nap_now;
+	env.hook = &z;
 	bf_throttle_check(it, &p, &o, &env);
 	bf_devfs_free(env.fs);
 	bf_probe_release(&p);
@@ -146,6 +202,89 @@ static void test_throttle__baseline(void **state)
 	throttle_run(&it, t->dir, slow, 1, 0.10);
 	assert_int_equal(it.status, BF_CHECK_WARN);
 	assert_non_null(strstr(it.message, "throttle-unit.json"));
+	free(path);
+}
+
+/*
+ * A throttle is measured again after a sleep (Jetpack: 90 s, at most
+ * twice) and fails only when the last measurement is throttled too.
+ */
+static void test_throttle__remeasure(void **state)
+{
+	static const int64_t base[] = { 1000 };
+	static const int64_t once[] = { 1200, 1000 };
+	static const int64_t twice[] = { 1200, 1150, 1050 };
+	static const int64_t hot[] = { 1300 };
+	struct tmptree *t = *state;
+	struct bf_check_item it;
+	struct naps z;
+	double slept;
+
+	throttle_retry_run(&it, t->dir, base, 1, 1, 2, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_int_equal(z.n, 0);
+	/* not throttled: measured once, no sleep */
+	throttle_retry_run(&it, t->dir, base, 1, 1, 2, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_int_equal(z.n, 0);
+	assert_true(slept == 0);
+	assert_null(strstr(it.message, "re-measure"));
+	/* jitter: +20% once, then the baseline: passes after one sleep */
+	throttle_retry_run(&it, t->dir, once, 2, 1, 2, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_int_equal(z.n, 1);
+	assert_true(slept == BF_CHECK_THROTTLE_SLEEP);
+	assert_true(fabs(it.value - 1.0) < 1e-9);
+	assert_non_null(strstr(it.message, "passed after 1 re-measure 90 s "
+	                                   "apart (the first at +20.0%)"));
+	/* the shortest sample of each measurement counts, not of all */
+	throttle_retry_run(&it, t->dir, twice, 3, 1, 2, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_int_equal(z.n, 2);
+	assert_true(slept == 2 * BF_CHECK_THROTTLE_SLEEP);
+	assert_true(fabs(it.value - 1.05) < 1e-9);
+	/* one retry is not enough for that one */
+	throttle_retry_run(&it, t->dir, twice, 3, 1, 1, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_int_equal(z.n, 1);
+	assert_true(fabs(it.value - 1.15) < 1e-9);
+	assert_non_null(strstr(it.message, "still throttled after 1 "
+	                                   "re-measure"));
+	/* really throttled: fails after its retries, no more */
+	throttle_retry_run(&it, t->dir, hot, 1, 1, 2, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_int_equal(z.n, 2);
+	assert_true(slept == 2 * BF_CHECK_THROTTLE_SLEEP);
+	/* no retries: fails at once */
+	throttle_retry_run(&it, t->dir, hot, 1, 1, 0, &z, &slept);
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_int_equal(z.n, 0);
+	/* a forced time reads the same again: never re-measured */
+	setenv(BF_THROTTLE_ENV, "1300", 1);
+	throttle_retry_run(&it, t->dir, base, 1, 1, 2, &z, &slept);
+	unsetenv(BF_THROTTLE_ENV);
+	assert_int_equal(it.status, BF_CHECK_FAIL);
+	assert_int_equal(z.n, 0);
+}
+
+/* A baseline of the older, shorter workload is recorded anew. */
+static void test_throttle__old_baseline_replaced(void **state)
+{
+	static const int64_t d[] = { 5000 };
+	struct tmptree *t = *state;
+	char *path = bf_throttle_baseline_path(t->dir, "unit");
+	struct bf_check_item it;
+	double ns = 0;
+
+	tmptree_put(t->dir, "/throttle-unit.json",
+	            "{\"version\": 1, \"baseline_ns\": 9781}");
+	assert_int_equal(bf_throttle_baseline_load(&ns, path, NULL),
+	                 BF_ENOTFOUND);
+	throttle_run(&it, t->dir, d, 1, 0.10);
+	assert_int_equal(it.status, BF_CHECK_PASS);
+	assert_non_null(strstr(it.message, "recorded as the baseline"));
+	assert_int_equal(bf_throttle_baseline_load(&ns, path, NULL), 0);
+	assert_true(ns == 5000);
 	free(path);
 }
 
@@ -356,6 +495,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_throttle__baseline,
 		                                tmptree_setup,
 		                                tmptree_teardown),
+		cmocka_unit_test_setup_teardown(test_throttle__remeasure,
+		                                tmptree_setup,
+		                                tmptree_teardown),
+		cmocka_unit_test_setup_teardown(
+		        test_throttle__old_baseline_replaced, tmptree_setup,
+		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(
 		        test_throttle__forced_and_skipped, tmptree_setup,
 		        tmptree_teardown),

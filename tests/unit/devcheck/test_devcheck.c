@@ -19,6 +19,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
+#include "benchfarm/parse.h"
 #include "config/cfg.h"
 #include "farm/agentconn.h"
 #include "farm/devcheck.h"
@@ -274,6 +275,67 @@ static void test_devcheck__drained_device_takes_no_new_lease(void **state)
 	        0);
 }
 
+/* checks: "id:status:value" words, value "-" for none (null) */
+static json_t *checks_of(const char *const *words, size_t n)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		char id[32], st[16], val[16];
+		double v = 0;
+
+		assert_int_equal(
+		        sscanf(words[i], "%31[^:]:%15[^:]:%15s", id, st, val),
+		        3);
+		if (strcmp(val, "-"))
+			assert_int_equal(bf_parse_double(&v, val, false, NULL),
+			                 0);
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o}", "id",
+		                                     id, "status", st, "value",
+		                                     strcmp(val, "-")
+		                                             ? json_real(v)
+		                                             : json_null()));
+	}
+	return arr;
+}
+
+static bool transient(const char *const *words, size_t n)
+{
+	json_t *checks = checks_of(words, n);
+	bool t = bf_devcheck_is_transient(checks);
+
+	json_decref(checks);
+	return t;
+}
+
+/*
+ * What waiting can fix (load, heat, battery, throttle, boost) skips the
+ * device for the job; a fault of the device (cores offline, clocks, a
+ * check that could not read its input, a check unknown here) marks it
+ * bad. Nothing failing is not transient: there is nothing to skip.
+ */
+static void test_devcheck__transient_or_fault(void **state)
+{
+	static const char *const busy[] = { "load:fail:3", "cores:pass:2" };
+	static const char *const env[] = { "thermal:fail:95", "battery:fail:10",
+		                           "throttle:fail:1.2",
+		                           "boost:warn:1" };
+	static const char *const cores[] = { "load:fail:3", "cores:fail:1" };
+	static const char *const clocks[] = { "clocks:fail:0" };
+	static const char *const unread[] = { "load:fail:-" };
+	static const char *const unknown[] = { "gpu:fail:1" };
+	static const char *const fit[] = { "load:pass:0", "cores:warn:1" };
+
+	(void)state;
+	assert_true(transient(busy, 2));
+	assert_true(transient(env, 4));
+	assert_false(transient(cores, 2));
+	assert_false(transient(clocks, 1));
+	assert_false(transient(unread, 1));
+	assert_false(transient(unknown, 1));
+	assert_false(transient(fit, 2));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +347,7 @@ int main(void)
 		T(test_devcheck__describe_unfit_is_one_line),
 		T(test_devcheck__workdir_round_trips),
 		T(test_devcheck__drained_device_takes_no_new_lease),
+		T(test_devcheck__transient_or_fault),
 #undef T
 	};
 

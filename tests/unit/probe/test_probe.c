@@ -294,6 +294,41 @@ static void test_probe__meminfo_fields(void **state)
 	bf_probe_release(&p);
 }
 
+static const json_t *get(const json_t *o, const char *path);
+
+/* The machine's ids are read through the sysroot; empty is absent. */
+static void test_probe__machine_ids(void **state)
+{
+	struct tmptree *t = *state;
+	struct bf_probe p;
+	json_t *info;
+
+	probe_root(&p, t->dir);
+	assert_null(p.machine_id);
+	assert_null(p.boot_id);
+	assert_true(has_string(&p.unavailable, "/etc/machine-id"));
+	bf_probe_release(&p);
+	tmptree_put(t->dir, "/etc/machine-id",
+	            "0123456789abcdef0123456789abcdef\n");
+	tmptree_put(t->dir, "/proc/sys/kernel/random/boot_id",
+	            "5a1f8a43-0d2c-4a8e-9b1b-2a6c3c1d9e77\n");
+	probe_root(&p, t->dir);
+	assert_string_equal(p.machine_id, "0123456789abcdef0123456789abcdef");
+	assert_string_equal(p.boot_id, "5a1f8a43-0d2c-4a8e-9b1b-2a6c3c1d9e77");
+	info = bf_info_json(&p, t->dir);
+	assert_string_equal(json_string_value(get(info, "machine_id")),
+	                    "0123456789abcdef0123456789abcdef");
+	assert_string_equal(json_string_value(get(info, "boot_id")),
+	                    "5a1f8a43-0d2c-4a8e-9b1b-2a6c3c1d9e77");
+	json_decref(info);
+	bf_probe_release(&p);
+	tmptree_put(t->dir, "/etc/machine-id", "\n");
+	probe_root(&p, t->dir);
+	assert_null(p.machine_id);
+	assert_int_equal(p.errors.argc, 0);
+	bf_probe_release(&p);
+}
+
 static void test_probe__cpufreq_details(void **state)
 {
 	struct tmptree *t = *state;
@@ -490,6 +525,9 @@ int main(void)
 		        test_probe__loadavg_is_parsed_strictly, tmptree_setup,
 		        tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_probe__meminfo_fields,
+		                                tmptree_setup,
+		                                tmptree_teardown),
+		cmocka_unit_test_setup_teardown(test_probe__machine_ids,
 		                                tmptree_setup,
 		                                tmptree_teardown),
 		cmocka_unit_test_setup_teardown(test_probe__cpufreq_details,
