@@ -381,6 +381,10 @@ static int record_builds(struct bf_job *job, struct bf_err *err)
 	}
 	if (!job->record) {
 		job->same_build = !strcmp(base, patch);
+		for (int i = 0; i < 2; i++)
+			if (job->o->known_builds[i] &&
+			    !strcmp(job->o->known_builds[i], patch))
+				job->known_build = true;
 		if (job->same_build)
 			note(job, BF_JOB_WARNING,
 			     "base and patch are the same build (%.17s...): "
@@ -421,7 +425,7 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 	bf_comparison_tally(&t, &job->cmp);
 	if (write_markdown(job, result, err))
 		ret = BF_EXIT_INFRA;
-	if (!ret && (job->aborted || !t.measured))
+	if (!ret && (job->aborted || (!t.measured && !job->known_build)))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
 		job_fail(job, "run", NULL, NULL,
@@ -623,7 +627,7 @@ int bf_presubmit_run(const struct bf_presubmit_opts *o,
 		ret = BF_EXIT_INFRA;
 		goto out;
 	}
-	if (job.same_build_run) {
+	if (job.same_build_run || job.known_build) {
 		/* the same build is measured: nothing to lease or run */
 	} else if (bf_dispatch_run(&job, &err)) {
 		job.aborted = true;

@@ -100,6 +100,13 @@ struct bf_presubmit_opts {
 	 * else that run's samples stand for this commit.
 	 */
 	bool measure_every;
+	/*
+	 * A compare: build identities whose outcome the caller knows
+	 * (bisect: good's and bad's). When the patch's build is one of
+	 * them, the job builds but measures nothing, and its result's
+	 * "known_build" names it. NULL: none.
+	 */
+	const char *known_builds[2];
 };
 
 enum { BF_MODE_INTERLEAVED = 1, BF_MODE_DUET = 2 };
@@ -111,7 +118,10 @@ enum { BF_MODE_INTERLEAVED = 1, BF_MODE_DUET = 2 };
 	{                                                                    \
 		NULL, NULL, false, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
 		        NULL, 0, -1, 0, false, -1, -1, NULL, NULL, false,    \
-		        NULL, NULL, NULL, NULL, NULL, -1, 0, false           \
+		        NULL, NULL, NULL, NULL, NULL, -1, 0, false,          \
+		{                                                            \
+			NULL, NULL                                           \
+		}                                                            \
 	}
 
 /*

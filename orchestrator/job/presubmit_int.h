@@ -35,6 +35,8 @@ struct bf_job {
 	 */
 	int64_t same_build_run;
 	char same_build_commit[41];
+	/* the patch's build is one of o->known_builds: not measured */
+	bool known_build;
 	pthread_mutex_t lock; /* guards what worker threads share */
 	pthread_cond_t cond; /* a unit was finished or given back */
 	struct bf_worker **workers;

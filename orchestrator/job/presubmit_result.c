@@ -287,6 +287,9 @@ json_t *bf_job_result_json(const struct bf_job *job)
 	json_object_set_new(r, "build", build_json(job));
 	/* one build on both sides: no verdict but same or unknown */
 	json_object_set_new(r, "same_build", json_boolean(job->same_build));
+	if (job->known_build)
+		json_object_set_new(r, "known_build",
+		                    json_string(job->build[1].id));
 	add_outcome(r, job);
 	if (job->failure) /* stage, side, commit, error, log_tail */
 		json_object_set_new(r, "failure", json_deep_copy(job->failure));

@@ -10,6 +10,7 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "config/cfg.h"
+#include "git/buildid.h"
 #include "git/gitrepo.h"
 #include "job/presubmit.h"
 
@@ -21,6 +22,12 @@ struct bisect {
 	char (*range)[41]; /* good..bad, oldest first; last = bad */
 	size_t n;
 	char good_id[41];
+	/*
+	 * The builds of good and bad (from the first probe; "" when not
+	 * known): a commit of either build is that side without being
+	 * measured.
+	 */
+	char good_build[BF_BUILD_ID_SIZE], bad_build[BF_BUILD_ID_SIZE];
 	char *series, *metric; /* followed; NULL until the first probe */
 	char *verdict; /* what good..bad showed: regressed|improved */
 	json_t *choice; /* why that series (bisect.h); NULL until then */
@@ -185,20 +192,33 @@ static const char *untestable(const json_t *failure, const json_t *result)
 	return patch && own == patch && !base ? "its benchmark failed" : NULL;
 }
 
+/* The identity of a result's side ("base", "patch"), or "". */
+static const char *build_of(const json_t *result, const char *side)
+{
+	return bf_json_str_or(
+	        json_object_get(json_object_get(result, "build"), side), "id",
+	        "");
+}
+
 /*
  * Compare good with commit; *out the followed series (NULL: none).
  * *why is set when commit cannot be judged (skip it, see untestable);
- * any other failure is BF_ERROR.
+ * *known is -1 or 1 when commit is good's or bad's build, which is not
+ * measured again (0: it was measured); any other failure is BF_ERROR.
  */
-static int probe(json_t **out, const char **why, struct bisect *b,
+static int probe(json_t **out, const char **why, int *known, struct bisect *b,
                  const char *commit, bool first, struct bf_err *err)
 {
 	json_t *result = NULL, *failure = NULL, *s;
 	struct bf_err job_err = BF_ERR_INIT;
+	const char *kb;
 	int ret;
 
 	*out = NULL;
 	*why = NULL;
+	*known = 0;
+	b->po.known_builds[0] = b->good_build[0] ? b->good_build : NULL;
+	b->po.known_builds[1] = b->bad_build[0] ? b->bad_build : NULL;
 	b->po.base = b->good_id;
 	b->po.patch = commit;
 	b->po.result_out = &result;
@@ -216,8 +236,19 @@ static int probe(json_t **out, const char **why, struct bisect *b,
 		                         : job_err.msg);
 		goto out;
 	}
-	if (first)
+	kb = bf_json_str_or(result, "known_build", NULL);
+	if (!first && kb) {
+		*known = !strcmp(kb, b->bad_build) ? 1 : -1;
+		ret = 0;
+		goto out;
+	}
+	if (first) {
 		b->endpoints = bf_bisect_endpoints_json(result);
+		bf_strlcpy(b->good_build, build_of(result, "base"),
+		           sizeof(b->good_build));
+		bf_strlcpy(b->bad_build, build_of(result, "patch"),
+		           sizeof(b->bad_build));
+	}
 	s = pick_series(b, result, first);
 	if (s && first) {
 		b->series = bf_xstrdup(bf_json_str_or(s, "name", ""));
@@ -269,6 +300,22 @@ static void add_probe(struct bisect *b, const char *commit, const json_t *s,
 	                                commit, "verdict", verdict, "bad", bad,
 	                                "outcome", outcome, "series",
 	                                s ? s : json_null()));
+}
+
+/*
+ * A commit of good's or bad's build: that side, known without being
+ * measured.
+ */
+static void add_known(struct bisect *b, const char *commit, bool bad)
+{
+	log_line(b, "  %.12s  the same build as %s, not measured   -> %s\n",
+	         commit, bad ? "bad" : "good", bad ? "bad" : "good");
+	json_array_append_new(b->probes,
+	                      json_pack("{s:s, s:s, s:b, s:s, s:n, s:s}",
+	                                "commit", commit, "verdict",
+	                                "same build", "bad", bad, "outcome",
+	                                bad ? "bad" : "good", "series",
+	                                "same_build_as", bad ? "bad" : "good"));
 }
 
 /* A commit that cannot be judged (why: "does not build", ...). */
@@ -339,16 +386,25 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 
 	while (!ret && (k = bf_bisect_next(lo, hi, b->skipped))) {
 		const char *c = b->range[k - 1], *why;
+		int known;
 		bool bad;
 		json_t *s;
 
-		if ((ret = probe(&s, &why, b, c, false, err)))
+		if ((ret = probe(&s, &why, &known, b, c, false, err)))
 			break;
+		if (known) {
+			add_known(b, c, known > 0);
+			if (known > 0)
+				hi = k;
+			else
+				lo = k;
+			continue;
+		}
 		if (!why && unclear(s)) {
 			/* once more: a burst of noise is not an answer */
 			add_probe(b, c, s, "again");
 			json_decref(s);
-			if ((ret = probe(&s, &why, b, c, false, err)))
+			if ((ret = probe(&s, &why, &known, b, c, false, err)))
 				break;
 		}
 		if (why || unclear(s)) {
@@ -375,12 +431,13 @@ static int run(json_t **result_out, struct bisect *b, struct bf_err *err)
 	const char *bad_id = b->range[b->n - 1];
 	size_t lo, hi;
 	const char *why;
+	int known;
 	json_t *s;
 	int ret;
 
 	log_line(b, "bisect %s over %zu commits of %.12s..%.12s\n", b->o->bench,
 	         b->n, b->good_id, bad_id);
-	if ((ret = probe(&s, &why, b, bad_id, true, err)))
+	if ((ret = probe(&s, &why, &known, b, bad_id, true, err)))
 		return ret;
 	if (!s) {
 		log_line(b,

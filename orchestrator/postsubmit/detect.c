@@ -474,47 +474,85 @@ static int place_changes(struct ctx *c, const struct bf_hist_series *s,
                          const struct bf_change *ch, size_t nch,
                          struct bf_err *err)
 {
-	size_t *placed = bf_xcalloc(nch + 1, sizeof(*placed)), np = 0;
+	/* the (lo, k) of each placement so far: a step is reported once */
+	size_t *seen = bf_xcalloc(3 * nch + 1, 2 * sizeof(*seen)), ns = 0;
 	int rc = 0;
 
 	for (size_t i = 0; !rc && i < nch; i++) {
 		long lo = neighbour(s->v, c->ncommits, ch[i].index, -1);
-		size_t plo, pk;
-		bool dup = false;
+		struct bf_step_placed pl[3];
+		size_t npl;
 
 		if (lo < 0)
 			continue; /* a step needs a point before it */
-		switch (bf_detect_place_step(&plo, &pk, &c->h, s->v, (size_t)lo,
-		                             ch[i].index, ch[i].before,
-		                             ch[i].after)) {
-		case BF_STEP_ENV:
-			report_env_shift(c, s, &ch[i], plo, pk);
-			break;
-		case BF_STEP_CODE:
-			for (size_t k = 0; k < np; k++)
-				dup |= placed[k] == pk;
+		npl = bf_detect_place_step(pl, &c->h, s->v, (size_t)lo,
+		                           ch[i].index);
+		for (size_t j = 0; !rc && j < npl; j++) {
+			struct bf_change moved = ch[i];
+			bool dup = false;
+
+			for (size_t x = 0; x < ns; x++)
+				dup |= seen[2 * x] == pl[j].lo &&
+				       seen[2 * x + 1] == pl[j].k;
 			if (dup)
-				break;
-			placed[np++] = pk;
-			rc = report_change(c, s, p, &ch[i], (long)plo, pk, err);
-			break;
-		case BF_STEP_NONE:
-			break;
+				continue;
+			seen[2 * ns] = pl[j].lo;
+			seen[2 * ns + 1] = pl[j].k;
+			ns++;
+			/* levels the placement measured replace the fit's */
+			if (!isnan(pl[j].before) && !isnan(pl[j].after)) {
+				moved.before = pl[j].before;
+				moved.after = pl[j].after;
+				moved.size =
+				        pl[j].before != 0
+				                ? pl[j].after / pl[j].before - 1
+				                : NAN;
+				moved.direction =
+				        pl[j].after > pl[j].before ? 1 : -1;
+			}
+			if (pl[j].kind == BF_STEP_ENV) {
+				report_env_shift(c, s, &moved, pl[j].lo,
+				                 pl[j].k);
+				continue;
+			}
+			/*
+			 * The commits after lo of lo's build, not measured
+			 * (copies, or of a build measured elsewhere), are
+			 * not the step's: its range starts at the last one
+			 */
+			while (pl[j].lo + 1 < pl[j].k &&
+			       bf_history_same_build(&c->h, pl[j].lo,
+			                             pl[j].lo + 1))
+				pl[j].lo++;
+			rc = report_change(c, s, p, &moved, (long)pl[j].lo,
+			                   pl[j].k, err);
 		}
 	}
-	free(placed);
+	free(seen);
 	return rc;
 }
 
 static int scan(struct ctx *c, struct bf_err *err)
 {
 	double **vs = bf_xcalloc(c->h.n + 1, sizeof(*vs));
+	bool *copy = bf_xcalloc(c->ncommits + 1, sizeof(*copy));
 	int rc = 0;
 
+	/*
+	 * A commit recorded as the same build as a measured one repeats
+	 * that measurement: it is left out of the fits, which would
+	 * otherwise take one measurement for many (and their noise
+	 * between commits for none). Its build still places the steps.
+	 */
+	bf_history_copies(copy, &c->h);
 	for (size_t i = 0; i < c->h.n; i++) {
+		for (size_t k = 0; k < c->ncommits; k++)
+			if (copy[k])
+				c->h.series[i].v[k] = NAN;
 		drop_ignored(c, &c->h.series[i]);
 		vs[i] = c->h.series[i].v;
 	}
+	free(copy);
 	bf_detect_suite_spikes(c->suppressed, vs, c->h.n, c->ncommits,
 	                       c->o->spike_share);
 	free(vs);

@@ -34,54 +34,130 @@ static double median_of(const double *v, size_t a, size_t b)
 	return m;
 }
 
-enum bf_step_place bf_detect_place_step(size_t *lo_out, size_t *k_out,
-                                        const struct bf_history *h,
-                                        const double *v, size_t lo, size_t k,
-                                        double before, double after)
+/* The sum of |v[i] - m| over the measured points of v[a..b]. */
+static double deviation(const double *v, size_t a, size_t b, double m)
 {
-	size_t n = h->ncommits, gs = lo, ge = k;
-	double ml, mr;
-	bool right_old, left_new;
+	double s = 0;
+
+	for (size_t i = a; i <= b; i++)
+		if (!isnan(v[i]))
+			s += fabs(v[i] - m);
+	return s;
+}
+
+/* The series' robust noise: the scaled MAD of successive differences. */
+static double noise_of(const double *v, size_t n)
+{
+	double *d = bf_xcalloc(n + 1, sizeof(*d));
+	double prev = NAN, sigma;
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		if (!isnan(prev))
+			d[m++] = v[i] - prev;
+		prev = v[i];
+	}
+	sigma = m ? bf_stats_mad_scaled(d, m) / sqrt(2.0) : 0;
+	free(d);
+	return sigma;
+}
+
+/*
+ * The level of the build of measured point i: the median of the run of
+ * consecutive measured points of that build from i on (dir), at most
+ * BF_PLACE_REACH of them.
+ */
+static double level_from(const struct bf_history *h, const double *v, size_t n,
+                         long i, int dir)
+{
+	double x[BF_PLACE_REACH];
+	size_t m = 0;
+	long at = i;
+
+	for (; at >= 0 && (size_t)at < n && m < BF_PLACE_REACH; at += dir) {
+		if (isnan(v[at]))
+			continue;
+		if (m && !bf_history_same_build(h, (size_t)i, (size_t)at))
+			break;
+		x[m++] = v[at];
+	}
+	return m ? bf_stats_median(x, m) : NAN;
+}
+
+static void put(struct bf_step_placed *out, size_t *n, enum bf_step_place kind,
+                size_t lo, size_t k, double before, double after)
+{
+	out[(*n)++] = (struct bf_step_placed){ kind, lo, k, before, after };
+}
+
+size_t bf_detect_place_step(struct bf_step_placed out[3],
+                            const struct bf_history *h, const double *v,
+                            size_t lo, size_t k)
+{
+	size_t n = h->ncommits, gs = lo, ge = k, np = 0, split = 0;
+	double before, after, ml = NAN, mr = NAN, tol, best = -1, fit = 0;
 	long p, q;
 
-	*lo_out = lo;
-	*k_out = k;
-	if (!bf_history_same_build(h, lo, k))
-		return BF_STEP_CODE;
-	/* the points of this build either side of the step */
+	if (!bf_history_same_build(h, lo, k)) {
+		put(out, &np, BF_STEP_CODE, lo, k, NAN, NAN);
+		return np;
+	}
+	/* G: the points of this build either side of the step */
 	while ((p = next_point(v, n, gs, -1)) >= 0 &&
 	       bf_history_same_build(h, (size_t)p, gs))
 		gs = (size_t)p;
 	while ((q = next_point(v, n, ge, +1)) >= 0 &&
 	       bf_history_same_build(h, (size_t)q, ge))
 		ge = (size_t)q;
-	ml = median_of(v, gs, lo);
-	mr = median_of(v, k, ge);
 	p = next_point(v, n, gs, -1);
 	q = next_point(v, n, ge, +1);
-	if (isnan(before))
-		before = p >= 0 ? v[p] : ml;
-	if (isnan(after))
-		after = q >= 0 ? v[q] : mr;
-	right_old = fabs(mr - before) <= fabs(mr - after);
-	left_new = fabs(ml - after) < fabs(ml - before);
-	if (right_old && !left_new) {
-		/* still the old level: the step is the next build's */
-		if (q < 0)
-			return BF_STEP_NONE;
-		*lo_out = ge;
-		*k_out = (size_t)q;
-		return BF_STEP_CODE;
+	before = p >= 0 ? level_from(h, v, n, p, -1) : NAN;
+	after = q >= 0 ? level_from(h, v, n, q, +1) : NAN;
+	/*
+	 * G as two levels: the split whose two medians leave the least
+	 * absolute deviation (the best fit of one change point)
+	 */
+	for (long j = next_point(v, n, gs, +1); j >= 0 && (size_t)j <= ge;
+	     j = next_point(v, n, (size_t)j, +1)) {
+		double l = median_of(v, gs, (size_t)j - 1);
+		double r = median_of(v, (size_t)j, ge);
+		double cost = deviation(v, gs, (size_t)j - 1, l) +
+		              deviation(v, (size_t)j, ge, r);
+
+		if (best < 0 || cost < fit) {
+			fit = cost;
+			best = fabs(r - l);
+			split = (size_t)j;
+			ml = l;
+			mr = r;
+		}
 	}
-	if (left_new && !right_old) {
-		/* already the new level: the step is this build's own */
-		if (p < 0)
-			return BF_STEP_NONE;
-		*lo_out = (size_t)p;
-		*k_out = gs;
-		return BF_STEP_CODE;
+	tol = 4 * noise_of(v, n);
+	if (best >= 0 && best > fmax(tol, 0.02 * fmin(fabs(ml), fabs(mr)))) {
+		/* the same build measured two levels: the machine moved */
+		put(out, &np, BF_STEP_ENV, (size_t)next_point(v, n, split, -1),
+		    split, ml, mr);
+		if (p >= 0 &&
+		    fabs(ml - before) > fmax(tol, 0.02 * fabs(before)))
+			put(out, &np, BF_STEP_CODE, (size_t)p, gs, before, ml);
+		if (q >= 0 && fabs(after - mr) > fmax(tol, 0.02 * fabs(mr)))
+			put(out, &np, BF_STEP_CODE, ge, (size_t)q, mr, after);
+		return np;
 	}
-	return BF_STEP_ENV;
+	/* one level: the step is the build change it differs from */
+	ml = median_of(v, gs, ge);
+	{
+		double db = p >= 0 ? fabs(ml - before) : -1;
+		double da = q >= 0 ? fabs(after - ml) : -1;
+
+		if (db >= da && db > fmax(tol, 0.02 * fabs(before)))
+			put(out, &np, BF_STEP_CODE, (size_t)p, gs, before, ml);
+		else if (da > db && da > fmax(tol, 0.02 * fabs(ml)))
+			put(out, &np, BF_STEP_CODE, ge, (size_t)q, ml, after);
+	}
+	return np;
 }
 
 /* One check's values in one run. */

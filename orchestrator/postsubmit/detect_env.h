@@ -16,32 +16,52 @@ struct bf_store;
  *
  * - the builds of the points either side of the step differ (or one is
  *   not known): a code step, where the detector put it;
- * - they are the same build: the run of consecutive measured points of
- *   that build around the step is looked at. When its points after the
- *   step are still at the level before it, the step belongs at the
- *   first build change after the run; when its points before the step
- *   are already at the level after it, at the build change that
- *   started the run (a detector's fit can put a step one point early
- *   or late where two points are equal, as a commit that changed only
- *   tests or CI is to its parent). Otherwise the level moved between
- *   points of one build: an environment shift, never a code alert.
+ * - they are the same build: the run G of consecutive measured points
+ *   of that build around the step is read with the levels of the
+ *   builds measured before and after it (the median of their own runs
+ *   of points, up to BF_PLACE_REACH each). Levels differ
+ *   when they are further apart than the series' noise allows: 4 times
+ *   its robust noise (the scaled MAD of successive differences), and
+ *   at least 2%. When G's points themselves split into two levels (at
+ *   the best fit of one change point: the split whose two medians
+ *   leave the least absolute deviation), the machine
+ *   moved between two measurements of one build: an environment shift
+ *   there, never a code alert; and where G's first level differs from
+ *   the level before G, or its last from the level after, that is a
+ *   code step at the build change (one detector step can hold both,
+ *   when a code step and a shift of the machine are a few commits
+ *   apart). When G is at one level, the step belongs to the build
+ *   change that G's level differs from (the larger difference): a
+ *   detector's fit can put a step a point early or late where
+ *   neighbouring points are equal, as a commit that changed only tests
+ *   or CI is to its parent.
  */
 enum bf_step_place {
-	BF_STEP_CODE, /* at *lo_out .. *k_out */
-	BF_STEP_ENV, /* between lo and k, identical builds */
-	BF_STEP_NONE, /* placed at a build change that has no point yet */
+	BF_STEP_CODE, /* an alert */
+	BF_STEP_ENV, /* an environment shift */
+};
+
+#define BF_PLACE_REACH 8
+
+struct bf_step_placed {
+	enum bf_step_place kind;
+	size_t lo, k; /* the last point before it, its first new point */
+	/*
+	 * The levels either side, when the placement measured them (NaN:
+	 * the detector's stand).
+	 */
+	double before, after;
 };
 
 /*
  * Place the step a detector found between measured points lo and k (k
  * its first new point) of series values v (NaN: no point) over h's
- * commits, with the levels before and after it (NaN: read from v).
- * *lo_out and *k_out get the step's points (for BF_STEP_ENV, lo and k).
+ * commits. out gets up to 3 placements; returns how many (0: none can
+ * be placed yet, a build change with no point after it).
  */
-enum bf_step_place bf_detect_place_step(size_t *lo_out, size_t *k_out,
-                                        const struct bf_history *h,
-                                        const double *v, size_t lo, size_t k,
-                                        double before, double after);
+size_t bf_detect_place_step(struct bf_step_placed out[3],
+                            const struct bf_history *h, const double *v,
+                            size_t lo, size_t k);
 
 /*
  * What the device checks said around a step between the runs of

@@ -166,6 +166,41 @@ bool bf_history_same_build(const struct bf_history *h, size_t i, size_t j)
 	return a && b && !strcmp(a, b);
 }
 
+struct run_idx {
+	int64_t run;
+	size_t idx;
+};
+
+static int cmp_run_idx(const void *a, const void *b)
+{
+	int64_t x = ((const struct run_idx *)a)->run;
+	int64_t y = ((const struct run_idx *)b)->run;
+
+	return (x > y) - (x < y);
+}
+
+void bf_history_copies(bool *out, const struct bf_history *h)
+{
+	struct run_idx *m = bf_xcalloc(h->ncommits + 1, sizeof(*m));
+	size_t n = 0;
+
+	for (size_t k = 0; k < h->ncommits; k++) {
+		out[k] = false;
+		if (h->commit && h->commit[k].run_id &&
+		    h->commit[k].measured_by == h->commit[k].run_id)
+			m[n++] = (struct run_idx){ h->commit[k].run_id, k };
+	}
+	qsort(m, n, sizeof(*m), cmp_run_idx);
+	for (size_t k = 0; h->commit && k < h->ncommits; k++) {
+		struct run_idx key = { h->commit[k].measured_by, 0 };
+
+		out[k] = h->commit[k].run_id &&
+		         h->commit[k].measured_by != h->commit[k].run_id &&
+		         bsearch(&key, m, n, sizeof(*m), cmp_run_idx);
+	}
+	free(m);
+}
+
 struct builds {
 	struct bf_history *h;
 	const struct commit_pos *sorted;

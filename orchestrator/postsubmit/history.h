@@ -60,6 +60,14 @@ struct bf_history {
 bool bf_history_same_build(const struct bf_history *h, size_t i, size_t j);
 
 /*
+ * out[k] (ncommits of them) is set true where commit k was not
+ * measured but recorded as the same build as a measurement that is a
+ * commit of this history too: its point is a copy, and a fit that
+ * counted it would count one measurement as many. Others false.
+ */
+void bf_history_copies(bool *out, const struct bf_history *h);
+
+/*
  * Load the series of device_class over commits[0..ncommits) (oldest
  * first, 40-hex ids). Only complete `run` records count.
  */

@@ -290,67 +290,79 @@ static void builds_history(struct bf_history *h, const char *builds)
 		                         : bf_xasprintf("code:%c", builds[k]);
 }
 
-static enum bf_step_place place(size_t *lo, size_t *k, const char *builds,
-                                const double *v, size_t at)
+/*
+ * Place a step put at point at (its point before: the nearest measured
+ * one) over a history of builds; the placements into pl, how many.
+ */
+static size_t place(struct bf_step_placed pl[3], const char *builds,
+                    const double *v, size_t at)
 {
 	struct bf_history h;
-	enum bf_step_place r;
-	size_t before = at - 1;
+	size_t before = at - 1, n;
 
 	while (isnan(v[before]))
 		before--;
 	builds_history(&h, builds);
-	r = bf_detect_place_step(lo, k, &h, v, before, at, NAN, NAN);
+	n = bf_detect_place_step(pl, &h, v, before, at);
 	bf_history_release(&h);
-	return r;
+	return n;
 }
+
+#define ASSERT_PLACED(pl, i, kind_, lo_, k_)             \
+	do {                                             \
+		assert_int_equal((pl)[i].kind, (kind_)); \
+		assert_int_equal((pl)[i].lo, (lo_));     \
+		assert_int_equal((pl)[i].k, (k_));       \
+	} while (0)
 
 /*
  * A step between two builds stays where the detector put it; one
  * between two measurements of one build is the machine's when that
- * build measured both levels, and moves to the build change that
- * explains it when the build measured one level only.
+ * build measured two levels, and moves to the build change that
+ * explains it when the build measured one level; a code step and a
+ * shift of the machine a few commits apart, which one detector step
+ * can hold, are told apart.
  */
 static void test_place_step__code_or_environment(void **state)
 {
-	const double step[] = { 10, 10, 10, 20, 20, 20 };
-	const double late[] = { 10, 10, 20, 20, 20, 20 };
-	const double flat[] = { 10, 10, 10, 10, 20, 20 };
-	const double gap[] = { 10, 10, NAN, 20, 20, 20 };
-	size_t lo, k;
+	const double step[] = { 10, 10.1, 9.9, 20, 20.1, 19.9 };
+	const double late[] = { 10, 10.1, 20, 20.1, 19.9, 20 };
+	const double flat[] = { 10, 10.1, 9.9, 10, 20, 20.1 };
+	const double gap[] = { 10, 10.1, NAN, 20, 20.1, 19.9 };
+	/* a code step of +30% at 3, the machine 4x slower from 6 on */
+	const double both[] = { 10, 10.1, 9.9, 13, 13.1, 12.9, 52, 52.5, 51 };
+	const double still[] = { 10, 10.1, 9.9, 10 };
+	struct bf_step_placed pl[3];
 
 	(void)state;
 	/* the builds differ at the step: code, where it was put */
-	assert_int_equal(place(&lo, &k, "AAABBB", step, 3), BF_STEP_CODE);
-	assert_int_equal(lo, 2);
-	assert_int_equal(k, 3);
+	assert_int_equal(place(pl, "AAABBB", step, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_CODE, 2, 3);
 	/* not known on one side (an older store): code, as before */
-	assert_int_equal(place(&lo, &k, "AA..BB", step, 3), BF_STEP_CODE);
-	assert_int_equal(k, 3);
-	/* one build measured at both levels: the machine changed */
-	assert_int_equal(place(&lo, &k, "AAAABB", step, 3), BF_STEP_ENV);
-	assert_int_equal(lo, 2);
-	assert_int_equal(k, 3);
+	assert_int_equal(place(pl, "AA..BB", step, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_CODE, 2, 3);
+	/* one build measured at both levels: the machine moved */
+	assert_int_equal(place(pl, "AAAAAA", step, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_ENV, 2, 3);
 	/* put one early, at a commit of the same build as its parent
 	 * and still at the old level: the next build's step */
-	assert_int_equal(place(&lo, &k, "AABBCC", flat, 3), BF_STEP_CODE);
-	assert_int_equal(lo, 3);
-	assert_int_equal(k, 4);
+	assert_int_equal(place(pl, "AABBCC", flat, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_CODE, 3, 4);
+	assert_true(pl[0].after > 19 && pl[0].before < 11);
 	/* put one late: the build that started the run is the step */
-	assert_int_equal(place(&lo, &k, "AABBCC", late, 3), BF_STEP_CODE);
-	assert_int_equal(lo, 1);
-	assert_int_equal(k, 2);
+	assert_int_equal(place(pl, "AABBCC", late, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_CODE, 1, 2);
 	/* unmeasured commits between are skipped over */
-	assert_int_equal(place(&lo, &k, "AAXAAB", gap, 3), BF_STEP_ENV);
-	assert_int_equal(lo, 1);
+	assert_int_equal(place(pl, "AAXAAB", gap, 3), 1);
+	ASSERT_PLACED(pl, 0, BF_STEP_ENV, 1, 3);
+	/* both in one step put at 4: the code step at 3, the shift at 6 */
+	assert_int_equal(place(pl, "AAABBBBBB", both, 4), 2);
+	ASSERT_PLACED(pl, 0, BF_STEP_ENV, 5, 6);
+	ASSERT_PLACED(pl, 1, BF_STEP_CODE, 2, 3);
+	assert_true(pl[1].after / pl[1].before > 1.25 &&
+	            pl[1].after / pl[1].before < 1.35);
 	/* a build change with no point after it yet: nothing to place */
-	assert_int_equal(place(&lo, &k, "AAAAAA", flat, 4), BF_STEP_ENV);
-	{
-		const double still[] = { 10, 10, 10, 10 };
-
-		assert_int_equal(place(&lo, &k, "ABBB", still, 2),
-		                 BF_STEP_NONE);
-	}
+	assert_int_equal(place(pl, "ABBB", still, 2), 0);
 }
 
 static const char ids[16][41] = {
