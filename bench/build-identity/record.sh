@@ -22,7 +22,7 @@
 #   SNAPPY_REPO  a git repository (or bare git directory) with snappy's
 #                history, e.g. a clone of https://github.com/google/snappy
 #   -w WORKDIR   where everything is kept (default: a new one under TMPDIR)
-#   -r RANGE     the first-parent range A..B (default: the 32 commits of
+#   -r RANGE     the first-parent range A..B (default: the 33 commits of
 #                a8400f1f..c9f9edf6); main is set to B in the clone
 #   -n REPEATS   runs per benchmark and commit (default 7, and 1 warmup)
 #   -i IDENTITY  project.build_identity: code (default) or bytes
