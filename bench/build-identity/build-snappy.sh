@@ -39,9 +39,10 @@ here=$(pwd)
 rm -rf out gen obj
 mkdir -p out gen obj
 
-# config.h: every #cmakedefine01 of the commit's template, 1 for what
-# this machine has, 0 for the rest (a name this list does not know is 0,
-# as CMake would leave an unset variable).
+# config.h: every #cmakedefine01 of the commit's template 1 for what
+# this machine has and 0 for the rest, every #cmakedefine (the template
+# before cbb83a1) defined as 1 or left undefined; a name this list does
+# not know is off, as CMake leaves an unset variable.
 awk '
 BEGIN {
 	split("HAVE_ATTRIBUTE_ALWAYS_INLINE HAVE_BUILTIN_CTZ HAVE_BUILTIN_EXPECT " \
@@ -52,7 +53,10 @@ BEGIN {
 		yes[on[i]] = 1
 }
 $1 == "#cmakedefine01" { print "#define " $2 " " ($2 in yes ? 1 : 0); next }
-$1 == "#cmakedefine" { print "/* #undef " $2 " */"; next }
+$1 == "#cmakedefine" {
+	print ($2 in yes ? "#define " $2 " 1" : "/* #undef " $2 " */")
+	next
+}
 { print }
 ' cmake/config.h.in >gen/config.h
 
