@@ -64,13 +64,16 @@ parent = {commits[i]: commits[i - 1] for i in range(1, n)}
 # Code identity: the build each store recorded per commit.
 code = {}
 for store in STORES:
-    code[store] = {r[1]: r[2] for r in runs_of(store)}
+    code[store] = {r[1]: r[2] for r in runs_of(store) if r[2]}
 for store in STORES[1:]:
     for c in commits:
         if code[store].get(c) != code["b"].get(c):
             print("NOTE: %s records %s as build %s, b as %s" %
                   (store, short(c), code[store].get(c), code["b"].get(c)))
 build = code["b"]
+failed = [c for c in commits if c not in build]
+for c in failed:
+    build[c] = "failed:" + c
 ids = {}
 for c in commits:
     ids.setdefault(build[c], "B%d" % (len(ids) + 1))
@@ -86,7 +89,8 @@ for e in entries:
         art[e["commit"]], binary[e["commit"]] = tree_digest(out)
 
 print("commits: %d (%s..%s)" % (n, short(commits[0]), short(commits[-1])))
-print("distinct builds, code identity: %d" % len(set(build.values())))
+print("distinct builds, code identity: %d" %
+      len(set(v for v in build.values() if not v.startswith("failed:"))))
 if len(art) == n:
     print("distinct builds, bytes of the shipped files: %d; of the binary: %d"
           % (len(set(art.values())), len(set(binary.values()))))
@@ -98,6 +102,9 @@ if len(art) == n:
 else:
     print("bytes identity: %d of %d commits in the build cache" %
           (len(art), n))
+if failed:
+    print("commits that failed (no build, no point): %s" %
+          " ".join(short(c) for c in failed))
 changes = [c for c in commits[1:] if build[c] != build[parent[c]]]
 print("build changes (a commit whose build differs from its parent's): %d"
       % len(changes))
@@ -108,8 +115,14 @@ a_runs = {r[1]: r for r in runs_of("a")}
 a_by_id = {r[0]: r[1] for r in runs_of("a")}
 for i, c in enumerate(commits):
     r = a_runs.get(c)
-    rec = "measured" if r and not r[3] else \
-        "= " + short(a_by_id.get(r[3])) if r else "-"
+    if not r:
+        rec = "-"
+    elif r[6] != "complete":
+        rec = r[6]
+    elif r[3]:
+        rec = "= " + short(a_by_id.get(r[3]))
+    else:
+        rec = "measured"
     print("%-3d %-8s %-4s %-6s %-8s %s" % (
         i + 1, short(c), ids[build[c]],
         "yes" if c in changes else ("" if i else "first"),
@@ -119,6 +132,48 @@ for i, c in enumerate(commits):
 def series_name(x):
     return "%s %s %s" % (x.get("suite"), x.get("benchmark"), x.get("metric"))
 
+
+# Each build change's size in (b), every commit measured: the median of
+# the points of the commits of the build before it (the consecutive ones
+# up to its parent) against those of its own build from it on.
+def median(v):
+    v = sorted(v)
+    m = len(v) // 2
+    return v[m] if len(v) % 2 else (v[m - 1] + v[m]) / 2
+
+
+alerted = {}
+for store in STORES:
+    for a in load("%s/%s-detect.json" % (W, store)).get("alerts", []):
+        alerted.setdefault((store, a.get("commit_hi")), []).append(
+            "%s %s" % (a.get("benchmark"), a.get("metric")))
+hist = load("%s/b-history.json" % W)
+print()
+print("build changes in (b): each series' change of level (medians of the"
+      " commits of the two builds next to it), and the alerts there")
+for c in changes:
+    i = commits.index(c)
+    lo = i - 1
+    while lo > 0 and build[commits[lo - 1]] == build[commits[i - 1]]:
+        lo -= 1
+    hi = i
+    while hi + 1 < n and build[commits[hi + 1]] == build[c]:
+        hi += 1
+    before, after = set(commits[lo:i]), set(commits[i:hi + 1])
+    sizes = []
+    for se in hist["series"]:
+        b = [p["value"] for p in se["points"] if p["commit"] in before]
+        f = [p["value"] for p in se["points"] if p["commit"] in after]
+        if b and f:
+            sizes.append("%s %s %+.1f%%" % (
+                se["benchmark"], se["metric"].replace("_time", ""),
+                100 * (median(f) / median(b) - 1)))
+    print("  %s (%s -> %s, %d and %d commits): %s" % (
+        short(c), ids[build[commits[i - 1]]], ids[build[c]], len(before),
+        len(after), ", ".join(sizes)))
+    for store in STORES:
+        print("    (%s) alerts here: %s" % (
+            store, ", ".join(alerted.get((store, c), [])) or "none"))
 
 print()
 for store in STORES:
@@ -178,6 +233,8 @@ for store in STORES:
           " %.1f s, backfill %.1f s" % (store, len(rs), len(measured), run_s,
                                         jn, js, t1 - t0))
 for store in ("warm", "a"):
+    if not all(tot["b"]):
+        break
     print("  (%s) / (b): runs %.3f, journal %.3f, backfill %.3f" % (
         store, tot[store][0] / tot["b"][0], tot[store][1] / tot["b"][1],
         tot[store][2] / tot["b"][2]))
