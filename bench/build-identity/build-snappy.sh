@@ -30,10 +30,12 @@ case ${1:-} in
 	exit 0
 	;;
 esac
-[ -f snappy.cc ] && [ -f snappy_benchmark.cc ] && [ -f cmake/config.h.in ] || {
-	echo "$0: not a snappy tree with snappy_benchmark.cc: $(pwd)" >&2
-	exit 2
-}
+for f in snappy.cc snappy_benchmark.cc cmake/config.h.in; do
+	if [ ! -f "$f" ]; then
+		echo "$0: not a snappy tree with snappy_benchmark.cc (no $f): $(pwd)" >&2
+		exit 2
+	fi
+done
 CXX=${BF_SNAPPY_CXX:-g++}
 here=$(pwd)
 rm -rf out gen obj
@@ -67,6 +69,7 @@ major=${ver%%.*}
 rest=${ver#*.}
 minor=${rest%%.*}
 patch=${rest#*.}
+# shellcheck disable=SC2016 # CMake's ${VAR}, replaced literally
 sed -e 's/\${HAVE_SYS_UIO_H_01}/1/g' \
 	-e "s/\${PROJECT_VERSION_MAJOR}/$major/g" \
 	-e "s/\${PROJECT_VERSION_MINOR}/$minor/g" \
