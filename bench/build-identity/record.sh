@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build identity on a real project's history (BENCHMARKS.md, "Build
-# identity on google/snappy's history"): google/snappy's first-parent
+# identity on a real project's history: google/snappy"): snappy's first-parent
 # history measured by `benchfarm backfill` on two real OpenSSH sshd
 # devices of one pool (ci/sshd.sh, on 127.0.0.1), three times into
 # three stores:
@@ -32,7 +32,8 @@
 #
 # Each pass builds nothing that the warm pass built (one build cache,
 # WORKDIR/cache). It needs sshd (openssh-server), python3, g++ and
-# Debian's libbenchmark-dev; at the defaults about 15 minutes on 2 CPUs.
+# Debian's libbenchmark-dev; at the defaults it took 7 minutes on 2 CPUs
+# (the builds about 2 of them).
 set -eu
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$SRC/bench/build-identity
@@ -41,7 +42,7 @@ case ${BF_BUILD:=build/default} in
 *) B=$SRC/$BF_BUILD ;;
 esac
 usage() {
-	sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'
 }
 case ${1:-} in
 -h | --help) usage; exit 0 ;;
