@@ -166,6 +166,19 @@ for store in warm a b; do
 	"$BF" --db "$W/$store.db" history -c "$CFG" --range "$RANGE" --json \
 		>"$W/$store-history.json"
 done
+# Every run and raw sample of each store as text, to keep with the
+# results (summary.py reads the stores themselves).
+command -v sqlite3 >/dev/null &&
+	for store in warm a b; do
+		sqlite3 -header -separator '	' "$W/$store.db" \
+			"SELECT id, patch_commit, status, build_id, measured_by,
+			 started_at, finished_at FROM runs ORDER BY id" \
+			>"$W/$store-runs.tsv"
+		sqlite3 -header -separator '	' "$W/$store.db" \
+			"SELECT run_id, commit_id, suite, benchmark, metric, unit,
+			 device, repeat_idx, value FROM samples ORDER BY id" \
+			>"$W/$store-samples.tsv"
+	done
 "$BF" --db "$W/a.db" cache list --json >"$W/cache.json"
 python3 "$HERE/summary.py" "$W" >"$W/summary.txt"
 cat "$W/summary.txt"
