@@ -124,6 +124,54 @@ static void test_store__copy_runs_with_one_key(void **state)
 	bf_store_close(dst);
 }
 
+/*
+ * A run's build identities come along, and a run recorded as the same
+ * build as another points at that run's copy (its id in the
+ * destination, which a destination that had other runs first makes
+ * another number): the copied history gives its commit that run's
+ * samples.
+ */
+static void test_store__copy_same_build(void **state)
+{
+	struct fixture *f = *state;
+	struct bf_store_copy_result r;
+	struct bf_store_run got = { 0 };
+	struct bf_store_run *runs = NULL;
+	struct bf_err err = BF_ERR_INIT;
+	char path[PATH_MAX];
+	struct bf_store *dst = open_dst(f, path);
+	int64_t a = add_run(f->store, "run", 1000);
+	int64_t b = add_run(f->store, "run", 2000);
+	size_t n = 0;
+
+	add_run(dst, "compare", 5); /* ids in dst are not src's */
+	add_run(dst, "compare", 6);
+	add_sample(f->store, a, "BM_a", 7);
+	assert_int_equal(
+	        bf_store_run_finish(f->store, a, "complete", 1001, &err), 0);
+	assert_int_equal(bf_store_run_set_build(f->store, a, "code:base",
+	                                        "code:aa", &err),
+	                 0);
+	assert_int_equal(
+	        bf_store_run_set_build(f->store, b, NULL, "code:aa", &err), 0);
+	assert_int_equal(bf_store_run_set_measured_by(f->store, b, a, &err), 0);
+	copy_ok(&r, dst, f->store);
+	assert_int_equal(bf_store_run_list(&runs, &n, dst, "run", 0, &err), 0);
+	assert_int_equal(n, 2); /* newest first: b's copy, then a's */
+	assert_int_equal(bf_store_run_get(&got, dst, runs[0].id, &err), 0);
+	assert_string_equal(got.build_id, "code:aa");
+	assert_null(got.base_build_id);
+	assert_int_equal(got.measured_by, runs[1].id);
+	assert_true(runs[1].id != a || runs[0].id != b);
+	bf_store_run_release(&got);
+	assert_int_equal(bf_store_run_get(&got, dst, runs[1].id, &err), 0);
+	assert_string_equal(got.base_build_id, "code:base");
+	assert_int_equal(got.measured_by, 0);
+	bf_store_run_release(&got);
+	bf_store_runs_free(runs, n);
+	bf_store_close(dst);
+}
+
 /* A device comes with its settings and pinned key, idle, no lease. */
 static void test_store__copy_device_without_lease(void **state)
 {
@@ -359,6 +407,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
 		T(test_store__copy_runs_with_one_key),
+		T(test_store__copy_same_build),
 		T(test_store__copy_device_without_lease),
 		T(test_store__copy_lone_checks_and_alerts),
 		T(test_store__copy_progress),
