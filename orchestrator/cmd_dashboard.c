@@ -10,9 +10,11 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/log.h"
 #include "benchfarm/parse.h"
 #include "config/cfg.h"
 #include "git/gitrepo.h"
+#include "postsubmit/detect.h"
 #include "postsubmit/history.h"
 #include "report/plugins.h"
 #include "store/store.h"
@@ -196,6 +198,36 @@ static json_t *alert_json(const struct bf_store_alert *a)
 	        a->status ? a->status : "open", "culprit", a->culprit);
 }
 
+/*
+ * The environment shifts detect finds on class (without storing
+ * anything), each with its device class, appended to out. A detection
+ * that fails leaves them out: the page still shows the history.
+ */
+static void add_env_shifts(json_t *out, const struct bf_cfg *cfg,
+                           struct bf_store *store, const char *klass)
+{
+	struct bf_detect_opts d = BF_DETECT_OPTS_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	json_t *det = NULL, *e;
+	size_t i;
+
+	d.device_class = klass;
+	d.store_alerts = false;
+	if (bf_postsubmit_detect(&det, cfg, store, &d, &err)) {
+		BF_LOG_WARN("dashboard: no environment shifts of '%s': %s",
+		            klass, err.msg);
+		return;
+	}
+	json_array_foreach(json_object_get(det, "environment_shifts"), i, e)
+	{
+		json_t *c = json_deep_copy(e);
+
+		json_object_set_new(c, "device_class", json_string(klass));
+		json_array_append_new(out, c);
+	}
+	json_decref(det);
+}
+
 /* The page's data: commits, the selected series and their alerts. */
 static int build(json_t **out, const struct dash_opts *o,
                  const struct bf_cfg *cfg, struct bf_store *store,
@@ -203,6 +235,7 @@ static int build(json_t **out, const struct dash_opts *o,
                  struct bf_err *err)
 {
 	json_t *series = json_array(), *alerts = json_array(), *classes;
+	json_t *shifts = json_array();
 	char **idv = bf_xcalloc(n + 1, sizeof(*idv));
 	struct bf_store_alert *al = NULL;
 	size_t nal = 0;
@@ -228,6 +261,8 @@ static int build(json_t **out, const struct dash_opts *o,
 				                    n));
 		}
 		bf_history_release(&h);
+		if (!rc)
+			add_env_shifts(shifts, cfg, store, o->sel.klass[c]);
 	}
 	if (!rc)
 		rc = bf_store_alert_list(&al, &nal, store, NULL, err);
@@ -244,16 +279,17 @@ static int build(json_t **out, const struct dash_opts *o,
 		json_decref(series);
 		json_decref(alerts);
 		json_decref(classes);
+		json_decref(shifts);
 		return rc;
 	}
-	*out = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:o, s:o, s:o}",
+	*out = json_pack("{s:s, s:s, s:s, s:s?, s:o, s:o, s:o, s:o, s:o}",
 	                 "benchfarm", BF_VERSION, "kind", "dashboard", "branch",
 	                 cfg->project.target_branch ? cfg->project.target_branch
 	                                            : "HEAD",
 	                 "commit_url", cfg->project.commit_url,
 	                 "device_classes", classes, "commits",
 	                 commits_json(repo, ids, n), "series", series, "alerts",
-	                 alerts);
+	                 alerts, "environment_shifts", shifts);
 	return 0;
 }
 

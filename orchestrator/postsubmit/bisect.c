@@ -23,11 +23,13 @@ struct bisect {
 	size_t n;
 	char good_id[41];
 	/*
-	 * The builds of good and bad (from the first probe; "" when not
-	 * known): a commit of either build is that side without being
-	 * measured.
+	 * The builds of the nearest commits known good and bad (good and
+	 * bad from the first probe, then each measured probe's; "" when
+	 * not known): a commit of either build is that side without being
+	 * measured. last_build: the latest probe's patch build.
 	 */
 	char good_build[BF_BUILD_ID_SIZE], bad_build[BF_BUILD_ID_SIZE];
+	char last_build[BF_BUILD_ID_SIZE];
 	char *series, *metric; /* followed; NULL until the first probe */
 	char *verdict; /* what good..bad showed: regressed|improved */
 	json_t *choice; /* why that series (bisect.h); NULL until then */
@@ -236,6 +238,8 @@ static int probe(json_t **out, const char **why, int *known, struct bisect *b,
 		                         : job_err.msg);
 		goto out;
 	}
+	bf_strlcpy(b->last_build, build_of(result, "patch"),
+	           sizeof(b->last_build));
 	kb = bf_json_str_or(result, "known_build", NULL);
 	if (!first && kb) {
 		*known = !strcmp(kb, b->bad_build) ? 1 : -1;
@@ -415,6 +419,10 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 		bad = s &&
 		      !strcmp(bf_json_str_or(s, "verdict", ""), b->verdict);
 		add_probe(b, c, s, bad ? "bad" : "good");
+		/* the nearest known side: its build needs no measurement */
+		if (b->last_build[0])
+			memcpy(bad ? b->bad_build : b->good_build,
+			       b->last_build, sizeof(b->last_build));
 		json_decref(s);
 		if (bad)
 			hi = k;

@@ -328,6 +328,14 @@
 				return a.suite === s.suite && a.benchmark === s.benchmark &&
 					a.metric === s.metric && a.device_class === s.device_class;
 			});
+			/* level shifts between two measurements of one build */
+			var envs = (doc.environment_shifts || []).filter(function (e) {
+				return e.device_class === s.device_class &&
+					(e.series || []).some(function (x) {
+						return x.suite === s.suite && x.benchmark === s.benchmark &&
+							x.metric === s.metric;
+					});
+			});
 			var u = new uPlot({
 				width: plotW, height: 200,
 				scales: { x: { time: false } },
@@ -370,6 +378,15 @@
 								c.lineTo(xc, u_.bbox.top + u_.bbox.height);
 								c.stroke();
 							}
+						});
+						envs.forEach(function (e) {
+							var i0 = index[e.commit_lo], i1 = index[e.commit_hi];
+							if (i0 === undefined || i1 === undefined) return;
+							var x0 = u_.valToPos(i0, "x", true);
+							var x1 = u_.valToPos(i1, "x", true);
+							c.fillStyle = "rgba(120,120,120,0.2)";
+							c.fillRect(Math.min(x0, x1), u_.bbox.top,
+								Math.max(Math.abs(x1 - x0), 3), u_.bbox.height);
 						});
 						/* a grey tick under a point of the previous
 						 * point's build: a change there is the machine's */
@@ -425,6 +442,20 @@
 						String(a.commit_hi).slice(0, 12) + ": " + a.status +
 						(a.culprit ? "; bisected culprit " +
 							String(a.culprit).slice(0, 12) : "");
+				});
+			}
+			if (envs.length) {
+				var ue = add(box, el("ul", { class: "env-shifts" }));
+				envs.forEach(function (e) {
+					var x = e.series.filter(function (y) {
+						return y.suite === s.suite && y.benchmark === s.benchmark &&
+							y.metric === s.metric;
+					})[0];
+					add(ue, el("li", { class: "env-shift" }, "environment shift " +
+						pct(x.size) + " between " + String(e.commit_lo).slice(0, 12) +
+						" and " + String(e.commit_hi).slice(0, 12) +
+						": the same build measured twice, the machine's, not " +
+						"an alert"));
 				});
 			}
 		});

@@ -34,7 +34,7 @@ jq_check "result is an infrastructure failure" \
 jq_check "no verdicts and no samples" \
 	'(.results | length) == 0 and (.samples | length) == 0' "$T/hot.json"
 grep_file "markdown shows why in the infrastructure section" \
-	"stopped early: device .local. is not fit" "$T/hot.md"
+	"stopped early: no device of the pool could measure: device .local. is not fit" "$T/hot.md"
 run2=$(jq .run_id "$T/hot.json")
 f=$(sqlite3 "$BENCHFARM_DB" "select count(*) from checks where run_id=$run2 and check_id='thermal' and status='fail'")
 [ "$f" = 1 ] && t_ok "the failed thermal check is stored" ||

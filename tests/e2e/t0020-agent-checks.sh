@@ -43,7 +43,7 @@ else
 	t_fail "baseline file is mode 0600"
 fi
 jq_check "baseline file holds the measurement" \
-	'.version == 1 and .baseline_ns == 1000000' "$ST/throttle-local.json"
+	'.version == 2 and .baseline_ns == 1000000' "$ST/throttle-local.json"
 expect_exit 0 "healthy-locked: second run compares" \
 	"$BFA" check --root "$FX/healthy-locked" --state-dir "$ST" --json
 jq_check "healthy-locked: second run is at the baseline" \

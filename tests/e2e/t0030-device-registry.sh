@@ -307,7 +307,7 @@ sqlite3 "$T/old.db" "PRAGMA wal_checkpoint; ALTER TABLE devices DROP COLUMN work
 run 0 "a version-1 store opens" --db "$T/old.db" device list --json
 jq_check "its devices have no workdir" 'all(.[]; .workdir == null)' "$OUT"
 v=$(sqlite3 "$T/old.db" "PRAGMA user_version")
-[ "$v" = 11 ] && t_ok "migrated to schema 11" || t_fail "schema $v"
+[ "$v" = 12 ] && t_ok "migrated to schema 12" || t_fail "schema $v"
 cols=$(sqlite3 "$T/old.db" "select group_concat(name) from pragma_table_info('leases')")
 [ "$cols" = device_id,holder,acquired_at,expires_at,host,pid,token,holder_key,alive_at ] &&
 	t_ok "leases record the holder's host, pid and key, the token and when it was alive" ||

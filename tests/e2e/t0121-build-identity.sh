@@ -224,6 +224,11 @@ sql_check "no alert stored between commits 7 and 8" "0" \
 grep_file "detect says it is the environment, not an alert" \
 	"environment $(printf '%.12s' "$C7")\.\.$(printf '%.12s' "$C8"): [12] series moved between two measurements of the same build (not an alert)" \
 	"$OUT"
+expect_exit 0 "dashboard of d1" "$BF" dashboard -c "$R/benchfarm.yaml" \
+	--device d1 -o "$T/dash.html" --json "$T/dash.json"
+jq_check "the dashboard's data has the environment shift, apart from the alerts" \
+	"(.environment_shifts | length) == 1 and .environment_shifts[0].commit_hi == \"$C8\" and .environment_shifts[0].device_class == \"d1\" and ([.alerts[] | select(.commit_hi == \"$C8\")] | length) == 0 and ([.series[] | select(.benchmark == \"work\")][0].same_build | add) == 5" \
+	"$T/dash.json"
 expect_exit 0 "report the detect as markdown" "$BF" report --format markdown \
 	--input "$T/d1.json" --output "$T/d1.md"
 grep_file "the markdown lists it apart" "Environment shifts, not code" "$T/d1.md"
