@@ -32,6 +32,7 @@ struct bisect {
 	char last_build[BF_BUILD_ID_SIZE];
 	char *series, *metric; /* followed; NULL until the first probe */
 	char *verdict; /* what good..bad showed: regressed|improved */
+	double effect; /* its change between good and bad */
 	json_t *choice; /* why that series (bisect.h); NULL until then */
 	json_t *endpoints; /* every series of good..bad; NULL until then */
 	bool *skipped; /* [k]: range[k - 1] could not be judged */
@@ -258,6 +259,7 @@ static int probe(json_t **out, const char **why, int *known, struct bisect *b,
 		b->series = bf_xstrdup(bf_json_str_or(s, "name", ""));
 		b->metric = bf_xstrdup(bf_json_str_or(s, "metric", ""));
 		b->verdict = bf_xstrdup(bf_json_str_or(s, "verdict", ""));
+		b->effect = json_number_value(json_object_get(s, "effect"));
 	}
 	*out = s ? json_incref(s) : NULL;
 	ret = 0;
@@ -338,6 +340,30 @@ static void add_skip(struct bisect *b, size_t k, const char *why)
 	json_array_append_new(b->skipped_json, json_string(c));
 }
 
+int bf_bisect_side(double effect, double ci_low, double ci_high)
+{
+	double half;
+
+	if (!isfinite(effect) || effect <= -1 || !isfinite(ci_low) ||
+	    !isfinite(ci_high) || ci_low <= -1 || effect == 0)
+		return 0;
+	half = log1p(effect) / 2;
+	if (half > 0)
+		return log1p(ci_high) < half ? -1 : log1p(ci_low) > half ? 1 : 0;
+	return log1p(ci_low) > half ? -1 : log1p(ci_high) < half ? 1 : 0;
+}
+
+static int side_of(const struct bisect *b, const json_t *s)
+{
+	const json_t *lo = json_object_get(s, "ci_low");
+	const json_t *hi = json_object_get(s, "ci_high");
+
+	if (!json_is_number(lo) || !json_is_number(hi))
+		return 0;
+	return bf_bisect_side(b->effect, json_number_value(lo),
+	                      json_number_value(hi));
+}
+
 /* Too noisy to say either way ("unknown"): not evidence of good. */
 static bool unclear(const json_t *s)
 {
@@ -404,20 +430,22 @@ static int narrow(size_t *lo_out, size_t *hi_out, struct bisect *b,
 				lo = k;
 			continue;
 		}
-		if (!why && unclear(s)) {
+		if (!why && unclear(s) && !side_of(b, s)) {
 			/* once more: a burst of noise is not an answer */
 			add_probe(b, c, s, "again");
 			json_decref(s);
 			if ((ret = probe(&s, &why, &known, b, c, false, err)))
 				break;
 		}
-		if (why || unclear(s)) {
+		if (why || (unclear(s) && !side_of(b, s))) {
 			add_skip(b, k, why ? why : "too noisy to tell");
 			json_decref(s);
 			continue;
 		}
+		/* unclear but clearly nearer one side: that side */
 		bad = s &&
-		      !strcmp(bf_json_str_or(s, "verdict", ""), b->verdict);
+		      (!strcmp(bf_json_str_or(s, "verdict", ""), b->verdict) ||
+		       (unclear(s) && side_of(b, s) > 0));
 		add_probe(b, c, s, bad ? "bad" : "good");
 		/* the nearest known side: its build needs no measurement */
 		if (b->last_build[0])
@@ -489,6 +517,7 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
 	int ret;
 
 	memset(&b, 0, sizeof(b));
+	b.effect = NAN;
 	if (gmtime_r(&now, &tm))
 		strftime(b.started, sizeof(b.started), "%Y-%m-%dT%H:%M:%SZ",
 		         &tm);

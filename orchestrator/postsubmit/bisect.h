@@ -65,6 +65,18 @@ int bf_bisect_run(json_t **result_out, const struct bf_cfg *cfg,
                   struct bf_err *err);
 
 /*
+ * Which side a probe is on when it is unclear (unknown: neither a
+ * verdict against good nor within min_effect of it), from its interval
+ * [ci_low, ci_high] against good and effect, the change between good
+ * and bad: 1 (bad) or -1 (good) when the whole interval lies on one
+ * side of half that change on the log scale, 0 when it spans the
+ * half-way mark or a value is missing. A probe at -0.3% [-4.2%, +0.5%]
+ * of a +300% step is good, however unsure it is of being within 2% of
+ * good.
+ */
+int bf_bisect_side(double effect, double ci_low, double ci_high);
+
+/*
  * The next position to probe strictly between lo (good) and hi (bad):
  * the midpoint lo + (hi - lo) / 2, or when skipped[] marks it, the
  * nearest position that is not skipped (above first, then below, then

@@ -261,10 +261,13 @@ jq_check "the others are recorded, crc is not" \
 	'([.results[] | select(.metric == "real_time")] | length) == 2 and all(.results[]; .name != "BM_crc")' \
 	"$T/failing.json"
 all_good "a failing benchmark"
-# An orchestrator-side error: the store refuses every sample.
+# An orchestrator-side error: the store refuses every sample. Commit
+# 12 is measured already, so these runs ask to measure it again
+# (--measure-every): the same build would otherwise be recorded as that
+# measurement, without a device.
 sqlite3 "$BENCHFARM_DB" "create trigger refuse before insert on samples begin select raise(fail, 'refused by the test'); end"
 expect_exit 3 "a store that refuses the samples fails the run" "$BF" run \
-	-c "$CFG" --commit "$C12"
+	-c "$CFG" --commit "$C12" --measure-every
 sqlite3 "$BENCHFARM_DB" "drop trigger refuse"
 grep_file "the error is the job's and says what failed" \
 	"the job failed, not a device.*recording the samples.*refused by the test" \
@@ -275,7 +278,7 @@ all_good "a store error"
 # finishes on the others.
 "$SSHD_SH" stop "$S" d2
 expect_exit 0 "run with d2's sshd stopped" "$BF" run -c "$CFG" \
-	--commit "$C12" --json "$T/gone.json"
+	--commit "$C12" --measure-every --json "$T/gone.json"
 jq_check "the three benchmarks are recorded" \
 	'([.results[] | select(.metric == "real_time" and .n == 3)] | length) == 3' \
 	"$T/gone.json"

@@ -160,6 +160,30 @@ static void test_bisect__clarity(void **state)
 	json_decref(s);
 }
 
+/*
+ * An unclear probe is the side its whole interval lies on, against
+ * half the step on the log scale; one spanning the half-way mark is no
+ * side.
+ */
+static void test_bisect__side_of_an_unclear_probe(void **state)
+{
+	(void)state;
+	/* +300%: half-way is +100% */
+	assert_int_equal(bf_bisect_side(3.0, -0.042, 0.005), -1);
+	assert_int_equal(bf_bisect_side(3.0, 2.5, 3.2), 1);
+	assert_int_equal(bf_bisect_side(3.0, 0.5, 1.5), 0);
+	/* a -50% improvement: half-way is -29.3% (sqrt(0.5) - 1) */
+	assert_int_equal(bf_bisect_side(-0.5, -0.1, 0.02), -1);
+	assert_int_equal(bf_bisect_side(-0.5, -0.55, -0.4), 1);
+	assert_int_equal(bf_bisect_side(-0.5, -0.35, -0.2), 0);
+	/* +10%: a probe at +1% [-4%, +6%] spans +4.9%, no side */
+	assert_int_equal(bf_bisect_side(0.1, -0.04, 0.06), 0);
+	/* nothing to go by */
+	assert_int_equal(bf_bisect_side(NAN, -0.01, 0.01), 0);
+	assert_int_equal(bf_bisect_side(3.0, NAN, 0.01), 0);
+	assert_int_equal(bf_bisect_side(0, -0.01, 0.01), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -169,6 +193,7 @@ int main(void)
 		        test_bisect__follows_the_clearest_not_the_largest),
 		cmocka_unit_test(test_bisect__only_a_change_is_followed),
 		cmocka_unit_test(test_bisect__clarity),
+		cmocka_unit_test(test_bisect__side_of_an_unclear_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
