@@ -1,6 +1,7 @@
 #!/bin/sh
 # The test runner: every cmocka binary given as an argument, then every
-# tests/e2e/t*.sh script. Ends with the line "N passed, N failed".
+# tests/e2e/t*.sh script, each e2e script's line with the seconds it
+# took. Ends with the line "N passed, N failed".
 # Environment: BF_BUILD (build dir with the programs), BF_E2E_FILTER
 # (glob of e2e scripts to run, default t*.sh).
 set -u
@@ -60,8 +61,10 @@ done
 for s in tests/e2e/${BF_E2E_FILTER:-t*.sh}; do
 	[ -f "$s" ] || continue
 	log=$(mktemp)
+	t0=$(date +%s)
 	sh "$s" >"$log" 2>&1
 	rc=$?
+	secs=$(($(date +%s) - t0))
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -77,9 +80,9 @@ for s in tests/e2e/${BF_E2E_FILTER:-t*.sh}; do
 		echo "the failed checks of $s:"
 		grep -B2 -A12 '^not ok ' "$log" | head -80
 		failures="$failures $s"
-		echo "FAIL: $s ($p passed, $f failed)"
+		echo "FAIL: $s ($p passed, $f failed, ${secs}s)"
 	else
-		echo "ok:   $s ($p passed)"
+		echo "ok:   $s ($p passed, ${secs}s)"
 	fi
 	rm -f "$log"
 done

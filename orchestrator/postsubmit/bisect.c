@@ -349,7 +349,9 @@ int bf_bisect_side(double effect, double ci_low, double ci_high)
 		return 0;
 	half = log1p(effect) / 2;
 	if (half > 0)
-		return log1p(ci_high) < half ? -1 : log1p(ci_low) > half ? 1 : 0;
+		return log1p(ci_high) < half  ? -1
+		       : log1p(ci_low) > half ? 1
+		                              : 0;
 	return log1p(ci_low) > half ? -1 : log1p(ci_high) < half ? 1 : 0;
 }
 

@@ -159,16 +159,33 @@ jq_check "the time regressed" \
 jq_check "task_clock_ns and page_faults are metrics of the benchmark" \
 	'[.results[] | select(.benchmark == "sleepy" and .name == "sleepy") |
 	  .metric] | sort == ["page_faults", "task_clock_ns"]' "$T/r.json"
-jq_check "its CPU time is the same" \
-	'[.results[] | select(.metric == "task_clock_ns")][0].verdict == "same"' "$T/r.json"
-jq_check "the result names the disagreement and what it usually means" \
-	'.disagreements | length == 1 and .[0].benchmark == "sleepy" and
-	 .[0].time_metric == "value" and .[0].time_verdict == "regressed" and
-	 .[0].counter == "task_clock_ns" and .[0].counter_verdict == "same" and
-	 (.[0].meaning | test("waiting"))' "$T/r.json"
-grep_file "the markdown report says so" "^### Time and counters disagree$" "$T/r.md"
-grep_file "and what it usually means" \
-	"^- \*\*sleepy\*\* wall: value regressed .*but task\\\\_clock\\\\_ns .*usually waiting" "$T/r.md"
+# The same work's CPU time varies by a few % on a quiet machine; on a
+# virtual machine whose host is busy it can vary several times over
+# (measured here: 75 to 423 ms for one run's fixed work), and no rule
+# can call it the same then. The disagreement is checked where the base
+# side's CPU time varied by less than 10% (its coefficient of
+# variation); elsewhere its checks are skipped, saying how much it
+# varied.
+cv=$(jq '[.results[] | select(.metric == "task_clock_ns")][0].base.cv' "$T/r.json")
+if [ -n "$cv" ] && [ "$cv" != null ] &&
+	[ "$(echo "$cv < 0.1" | bc -l)" = 1 ]; then
+	jq_check "its CPU time is the same" \
+		'[.results[] | select(.metric == "task_clock_ns")][0].verdict == "same"' "$T/r.json"
+	jq_check "the result names the disagreement and what it usually means" \
+		'.disagreements | length == 1 and .[0].benchmark == "sleepy" and
+		 .[0].time_metric == "value" and .[0].time_verdict == "regressed" and
+		 .[0].counter == "task_clock_ns" and .[0].counter_verdict == "same" and
+		 (.[0].meaning | test("waiting"))' "$T/r.json"
+	grep_file "the markdown report says so" "^### Time and counters disagree$" "$T/r.md"
+	grep_file "and what it usually means" \
+		"^- \*\*sleepy\*\* wall: value regressed .*but task\\\\_clock\\\\_ns .*usually waiting" "$T/r.md"
+else
+	for what in "its CPU time is the same" \
+		"the result names the disagreement and what it usually means" \
+		"the markdown report says so" "and what it usually means"; do
+		t_skip "$what" "the same work's CPU time varied too much here (CV $cv)"
+	done
+fi
 sql_check "each run's task clock is stored (10 runs per side)" 20 \
 	"select count(*) from samples where metric = 'task_clock_ns' and benchmark = 'sleepy'"
 

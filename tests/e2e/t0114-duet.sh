@@ -101,11 +101,30 @@ overlap() {
 	fi
 }
 
+# quiet FILE: whether the base side of FILE's first result varied by
+# less than 10% (its CV). On a virtual machine whose host is busy, a
+# side's CPU time for the same work can vary by half or more, and no
+# test can expect a verdict on 20% then: those checks are skipped,
+# saying how much it varied.
+quiet() {
+	_cv=$(jq '.results[0].base.cv' "$1")
+	[ -n "$_cv" ] && [ "$_cv" != null ] &&
+		[ "$(echo "$_cv < 0.1" | bc -l)" = 1 ]
+}
+
 rm -f "$T/log"
-expect_exit 1 "20% more work in the patch fails the compare (exit 1)" \
-	"$BF" compare -c "$R/bf.yaml" --json "$T/r.json" --seed 1
-jq_check "spin regressed by about 20%" \
-	'.results[0].verdict == "regressed" and .results[0].effect > 0.10 and .results[0].effect < 0.30' "$T/r.json"
+"$BF" compare -c "$R/bf.yaml" --json "$T/r.json" --seed 1 >"$OUT" 2>"$ERR"
+rc=$?
+if quiet "$T/r.json"; then
+	[ "$rc" -eq 1 ] && t_ok "20% more work in the patch fails the compare (exit 1)" ||
+		t_fail "20% more work in the patch fails the compare (exit 1), got $rc"
+	jq_check "spin regressed by about 20%" \
+		'.results[0].verdict == "regressed" and .results[0].effect > 0.10 and .results[0].effect < 0.30' "$T/r.json"
+else
+	t_skip "20% more work in the patch fails the compare (exit 1)" \
+		"the same work's CPU time varied too much here (CV $_cv)"
+	t_skip "spin regressed by about 20%" "CV $_cv"
+fi
 jq_check "spin's rounds tell the cores apart (duet_cores)" \
 	'.results[0].duet_cores | has("second_slower") and has("p_value") and has("differ")' "$T/r.json"
 jq_check "the result says duet and 12 rounds" \
@@ -205,8 +224,15 @@ X
 	expect_exit 0 "d1: compare main against 20% more work in duet mode" \
 		"$BF" compare -c "$P/bf.yaml" --base main --patch patch \
 		--seed 5 --json "$T/pool.json"
-	jq_check "d1: regressed, measured on d1 in duet mode" \
-		'.results[0].verdict == "regressed" and .settings.run_mode == "duet" and ([.samples[].device] | unique) == ["d1"]' "$T/pool.json"
+	jq_check "d1: measured on d1 in duet mode" \
+		'.settings.run_mode == "duet" and ([.samples[].device] | unique) == ["d1"]' "$T/pool.json"
+	if quiet "$T/pool.json"; then
+		jq_check "d1: regressed" '.results[0].verdict == "regressed"' \
+			"$T/pool.json"
+	else
+		t_skip "d1: regressed" \
+			"the same work's CPU time varied too much here (CV $_cv)"
+	fi
 	overlap "d1: each round's base and patch ran at the same time on two cores"
 	_id=$(jq '.run_id' "$T/pool.json")
 	sql_check "d1: 10 rounds stored, each with both sides" "10 10" \
