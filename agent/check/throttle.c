@@ -267,7 +267,8 @@ static void compare(struct bf_check_item *it, double ns, const char *src,
  * opts->throttle_sleep_s and measure again, up to opts->throttle_retries
  * times (Jetpack's ThrottleDetector reaction: sleep 90 s, redo, at most
  * 2 times), so a moment's jitter or a short burst of heat does not
- * refuse the device. Returns the seconds slept.
+ * refuse the device. A suppressed throttle check refuses nothing, so it
+ * is measured once and never waited for. Returns the seconds slept.
  */
 static double measure_until_cool(struct bf_check_item *it, const char *path,
                                  const char *key,
@@ -296,7 +297,8 @@ static double measure_until_cool(struct bf_check_item *it, const char *path,
 		if (tries == 0)
 			first = it->value;
 		if (it->status != BF_CHECK_FAIL ||
-		    tries >= opts->throttle_retries)
+		    tries >= opts->throttle_retries ||
+		    (opts->suppress & (1u << BF_CHECK_THROTTLE)))
 			break;
 		t0 = bf_check__now(env);
 		bf_check__sleep(env, opts->throttle_sleep_s);

@@ -114,6 +114,9 @@ static double nap_now(void *hook)
  * samples each) take d in turn, with retries re-measures; the naps and
  * the seconds bf_throttle_check said it slept into *z and *slept.
  */
+/* checks.suppress of the next throttle_retry_run */
+static unsigned run_suppress;
+
 static void throttle_retry_run(struct bf_check_item *it, const char *state_dir,
                                const int64_t *d, size_t n, int samples,
                                int retries, struct naps *z, double *slept)
@@ -129,6 +132,7 @@ static void throttle_retry_run(struct bf_check_item *it, const char *state_dir,
 	ops.samples = samples;
 	o.state_dir = state_dir;
 	o.throttle_retries = retries;
+	o.suppress = run_suppress;
 	memset(z, 0, sizeof(*z));
 	assert_int_equal(bf_devfs_open_local(&env.fs, state_dir, NULL), 0);
 	env.probe_flags = BF_PROBE_HOST;
@@ -259,6 +263,14 @@ static void test_throttle__remeasure(void **state)
 	throttle_retry_run(&it, t->dir, hot, 1, 1, 0, &z, &slept);
 	assert_int_equal(it.status, BF_CHECK_FAIL);
 	assert_int_equal(z.n, 0);
+	/* suppressed, it refuses nothing: measured once, never waited for */
+	run_suppress = 1u << BF_CHECK_THROTTLE;
+	throttle_retry_run(&it, t->dir, hot, 1, 1, 2, &z, &slept);
+	run_suppress = 0;
+	assert_int_equal(it.status,
+	                 BF_CHECK_FAIL); /* a warning once finished */
+	assert_int_equal(z.n, 0);
+	assert_true(slept == 0);
 	/* a forced time reads the same again: never re-measured */
 	setenv(BF_THROTTLE_ENV, "1300", 1);
 	throttle_retry_run(&it, t->dir, base, 1, 1, 2, &z, &slept);
