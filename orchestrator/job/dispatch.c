@@ -869,6 +869,8 @@ int bf_dispatch_preflight(struct bf_job *job, struct bf_err *err)
 	pthread_mutex_unlock(&job->lock);
 	bf_store_devices_free(d.devs, d.ndevs);
 	free(d.tried);
+	free(d.group);
+	free(d.slot);
 	return ret;
 }
 
