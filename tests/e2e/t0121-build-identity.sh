@@ -2,7 +2,7 @@
 # Build identity on two real OpenSSH sshd devices of one pool: a C
 # benchmark in a generated 10-commit history of five builds: commits 3,
 # 7 and 9 change a tag the program prints (the same work), commit 5
-# does 30% more work, and the others touch a README or, commit 4, only
+# does 60% more work, and the others touch a README or, commit 4, only
 # a CI file. cc builds the same bytes for the same source.
 #
 # - backfill measures each build once and records the other 5 commits
@@ -106,8 +106,8 @@ for i in 2 3 4 5 6 7 8 9 10; do
 	case $i in
 	3) printf '#define WORK 3000000L\n#define TAG 3\n' >"$R/params.h" ;;
 	4) echo "make check" >"$R/.ci/run" ;;
-	5) printf '#define WORK 3900000L\n#define TAG 3\n' >"$R/params.h" ;;
-	7 | 9) printf '#define WORK 3900000L\n#define TAG %s\n' $i >"$R/params.h" ;;
+	5) printf '#define WORK 4800000L\n#define TAG 3\n' >"$R/params.h" ;;
+	7 | 9) printf '#define WORK 4800000L\n#define TAG %s\n' $i >"$R/params.h" ;;
 	*) echo "commit $i" >>"$R/README" ;;
 	esac
 	t_git -C "$R" add -A
@@ -210,28 +210,51 @@ jq_check "d1: the CPU time's only alert is the code step at commit 5" \
 jq_check "d1: no alert of either series between two commits of one build" \
 	"[.alerts[] | select(.commit_hi == \"$C8\" or .commit_hi == \"$(c 2)\" or .commit_hi == \"$C4\" or .commit_hi == \"$(c 6)\" or .commit_hi == \"$(c 10)\")] | length == 0" \
 	"$T/d1.json"
-jq_check "d1: one environment shift, between commits 7 and 8" \
-	"(.environment_shifts | length) == 1 and .environment_shifts[0].commit_lo == \"$C7\" and .environment_shifts[0].commit_hi == \"$C8\"" \
-	"$T/d1.json"
-jq_check "d1: the wall time went up there, and the evidence is the load check" \
-	'any(.environment_shifts[0].series[]; .benchmark == "work" and .direction == "up") and ([.environment_shifts[0].evidence.checks[] | select(.check == "load" and .after > .before and .changed)] | length) == 1' \
-	"$T/d1.json"
-jq_check "d1: the evidence names the device and the gap" \
-	'.environment_shifts[0].evidence.devices == ["d1"] and .environment_shifts[0].evidence.gap_s >= 0' \
-	"$T/d1.json"
+# The quiet part of d1's history must be quiet for its shift to be
+# found: the wall time of two measurements of one build before the
+# neighbour (commits 1 and 2, 3 and 4, 5 and 6) differing by a quarter
+# or more means this machine's own noise (a virtual machine's busy
+# host) is of the neighbour's size, and those checks are skipped,
+# saying by how much.
+"$BF" history -c "$R/benchfarm.yaml" --device d1 --json >"$T/d1h.json"
+spread=$(jq '[.series[] | select(.benchmark == "work")][0].points | map(.value) as $v | [0, 2, 4] | map(($v[.] / $v[. + 1] - 1) | fabs) | max' "$T/d1h.json")
 sql_check "no alert stored between commits 7 and 8" "0" \
 	"SELECT count(*) FROM alerts WHERE commit_hi = '$C8'"
-grep_file "detect says it is the environment, not an alert" \
-	"environment $(printf '%.12s' "$C7")\.\.$(printf '%.12s' "$C8"): [12] series moved between two measurements of the same build (not an alert)" \
-	"$OUT"
-expect_exit 0 "dashboard of d1" "$BF" dashboard -c "$R/benchfarm.yaml" \
-	--device d1 -o "$T/dash.html" --json "$T/dash.json"
-jq_check "the dashboard's data has the environment shift, apart from the alerts" \
-	"(.environment_shifts | length) == 1 and .environment_shifts[0].commit_hi == \"$C8\" and .environment_shifts[0].device_class == \"d1\" and ([.alerts[] | select(.commit_hi == \"$C8\")] | length) == 0 and ([.series[] | select(.benchmark == \"work\")][0].same_build | add) == 5" \
-	"$T/dash.json"
-expect_exit 0 "report the detect as markdown" "$BF" report --format markdown \
-	--input "$T/d1.json" --output "$T/d1.md"
-grep_file "the markdown lists it apart" "Environment shifts, not code" "$T/d1.md"
+if [ -n "$spread" ] && [ "$spread" != null ] &&
+	[ "$(echo "$spread < 0.25" | bc -l)" = 1 ]; then
+	jq_check "d1: one environment shift, between commits 7 and 8" \
+		"(.environment_shifts | length) == 1 and .environment_shifts[0].commit_lo == \"$C7\" and .environment_shifts[0].commit_hi == \"$C8\"" \
+		"$T/d1.json"
+	jq_check "d1: the wall time went up there, and the evidence is the load check" \
+		'any(.environment_shifts[0].series[]; .benchmark == "work" and .direction == "up") and ([.environment_shifts[0].evidence.checks[] | select(.check == "load" and .after > .before and .changed)] | length) == 1' \
+		"$T/d1.json"
+	jq_check "d1: the evidence names the device and the gap" \
+		'.environment_shifts[0].evidence.devices == ["d1"] and .environment_shifts[0].evidence.gap_s >= 0' \
+		"$T/d1.json"
+	grep_file "detect says it is the environment, not an alert" \
+		"environment $(printf '%.12s' "$C7")\.\.$(printf '%.12s' "$C8"): [12] series moved between two measurements of the same build (not an alert)" \
+		"$OUT"
+	expect_exit 0 "dashboard of d1" "$BF" dashboard -c "$R/benchfarm.yaml" \
+		--device d1 -o "$T/dash.html" --json "$T/dash.json"
+	jq_check "the dashboard's data has the environment shift, apart from the alerts" \
+		"(.environment_shifts | length) == 1 and .environment_shifts[0].commit_hi == \"$C8\" and .environment_shifts[0].device_class == \"d1\" and ([.alerts[] | select(.commit_hi == \"$C8\")] | length) == 0 and ([.series[] | select(.benchmark == \"work\")][0].same_build | add) == 5" \
+		"$T/dash.json"
+	expect_exit 0 "report the detect as markdown" "$BF" report --format markdown \
+		--input "$T/d1.json" --output "$T/d1.md"
+	grep_file "the markdown lists it apart" "Environment shifts, not code" "$T/d1.md"
+else
+	for what in \
+		"d1: one environment shift, between commits 7 and 8" \
+		"d1: the wall time went up there, and the evidence is the load check" \
+		"d1: the evidence names the device and the gap" \
+		"detect says it is the environment, not an alert" \
+		"dashboard of d1" \
+		"the dashboard's data has the environment shift, apart from the alerts" \
+		"report the detect as markdown" \
+		"the markdown lists it apart"; do
+		t_skip "$what" "the wall time of one build varied by $spread before the neighbour"
+	done
+fi
 
 # Presubmit: two commits of one build, then two builds.
 expect_exit 0 "compare two commits of one build" "$BF" compare \
