@@ -378,8 +378,9 @@ runs13() {
 }
 expect_exit 3 "backfill over a broken commit" "$BF" backfill -c "$CFG" \
 	"$C12..main"
-grep_file "it is measured once and fails once" \
-	"2 commits: 1 measured, 0 the same build as one measured, 0 already measured, 1 failed$" "$OUT"
+# commit 14 undoes commit 13: its build is commit 12's, not measured again
+grep_file "the broken commit fails once, its fix is commit 12's build" \
+	"2 commits: 0 measured, 1 the same build as one measured, 0 already measured, 1 failed$" "$OUT"
 [ "$(runs13)" = 1 ] && t_ok "one run of the broken commit" ||
 	t_fail "$(runs13) runs of the broken commit"
 expect_exit 3 "backfill again" "$BF" backfill -c "$CFG" "$C12..main" \
