@@ -17,25 +17,6 @@
 #include "postsubmit/history.h"
 #include "store/store.h"
 
-/* Robust noise of a series: the scaled MAD of successive differences. */
-static double noise_of(const double *v, size_t n)
-{
-	double *d = bf_xcalloc(n + 1, sizeof(*d));
-	double prev = NAN, sigma;
-	size_t m = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(v[i]))
-			continue;
-		if (!isnan(prev))
-			d[m++] = v[i] - prev;
-		prev = v[i];
-	}
-	sigma = m ? bf_stats_mad_scaled(d, m) / sqrt(2.0) : 0;
-	free(d);
-	return sigma;
-}
-
 /* Nearest measured point before (dir -1) or after (+1) k; -1 if none. */
 static long neighbour(const double *v, size_t n, size_t k, int dir)
 {
@@ -68,7 +49,7 @@ void bf_detect_suite_spikes(bool *out, double *const *series, size_t nseries,
 	double *sigma = bf_xcalloc(nseries + 1, sizeof(*sigma));
 
 	for (size_t s = 0; s < nseries; s++)
-		sigma[s] = noise_of(series[s], npoints);
+		sigma[s] = bf_detect_noise(series[s], npoints);
 	for (size_t k = 0; k < npoints; k++) {
 		size_t seen = 0, spiked = 0;
 

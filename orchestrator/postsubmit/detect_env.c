@@ -45,8 +45,7 @@ static double deviation(const double *v, size_t a, size_t b, double m)
 	return s;
 }
 
-/* The series' robust noise: the scaled MAD of successive differences. */
-static double noise_of(const double *v, size_t n)
+double bf_detect_noise(const double *v, size_t n)
 {
 	double *d = bf_xcalloc(n + 1, sizeof(*d));
 	double prev = NAN, sigma;
@@ -134,7 +133,7 @@ size_t bf_detect_place_step(struct bf_step_placed out[3],
 			mr = r;
 		}
 	}
-	tol = 4 * noise_of(v, n);
+	tol = 4 * bf_detect_noise(v, n);
 	if (best >= 0 && best > fmax(tol, 0.02 * fmin(fabs(ml), fabs(mr)))) {
 		/* the same build measured two levels: the machine moved */
 		put(out, &np, BF_STEP_ENV, (size_t)next_point(v, n, split, -1),

@@ -43,6 +43,12 @@ enum bf_step_place {
 
 #define BF_PLACE_REACH 8
 
+/*
+ * A series' robust noise: the scaled MAD of the differences of its
+ * successive measured points (NaN: none), over sqrt(2).
+ */
+double bf_detect_noise(const double *v, size_t n);
+
 struct bf_step_placed {
 	enum bf_step_place kind;
 	size_t lo, k; /* the last point before it, its first new point */
