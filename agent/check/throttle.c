@@ -36,13 +36,13 @@ struct workload {
 static struct workload workload; /* the agent is single-threaded */
 
 /* android.opengl.Matrix.translateM(m, 0, x, y, z) */
-static void translate(float *m, float x, float y, float z)
+BF_NO_SANITIZE static void translate(float *m, float x, float y, float z)
 {
 	for (int i = 0; i < 4; i++)
 		m[12 + i] += m[i] * x + m[4 + i] * y + m[8 + i] * z;
 }
 
-static void default_work(void *ctx)
+BF_NO_SANITIZE static void default_work(void *ctx)
 {
 	struct workload *w = ctx;
 
