@@ -12,13 +12,15 @@ set -eu
 # --no-install-recommends below leaves out, so it is named here.
 # postgresql-15 and libpq-dev: the store's PostgreSQL backend links
 # libpq, and its tests run a real server (ci/pg.sh).
+# bubblewrap: each build of a side runs in a bwrap sandbox
+# (orchestrator/git/sandbox.c; t0122).
 
 PKGS="gcc make pkg-config git
 libgit2-dev libssh2-1-dev libjansson-dev libyaml-dev libsqlite3-dev
 libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
 libxml2-utils chromium nodejs uftrace valgrind python3-jsonschema
-libclang-rt-14-dev cmark-gfm postgresql-15 libpq-dev libelf-dev"
+libclang-rt-14-dev cmark-gfm postgresql-15 libpq-dev libelf-dev bubblewrap"
 
 missing=
 for p in $PKGS; do

@@ -21,6 +21,8 @@ const char *const bf_cfg__measure_words[] = { "time", "instructions", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
 const char *const bf_cfg__build_identity_words[] = { "code", "bytes", NULL };
+const char *const bf_cfg__build_sandbox_words[] = { "auto", "require", "off",
+	                                            NULL };
 const char *const bf_cfg__same_machine_words[] = { "serial", "parallel", NULL };
 const char *const bf_cfg__check_words[] = {
 	"battery",  "cores", "clocks", "thermal",
@@ -97,6 +99,12 @@ const char *bf_build_identity_name(enum bf_build_identity b)
 {
 	return word_at(bf_cfg__build_identity_words,
 	               BF_ARRAY_SIZE(bf_cfg__build_identity_words), (int)b);
+}
+
+const char *bf_build_sandbox_name(enum bf_build_sandbox s)
+{
+	return word_at(bf_cfg__build_sandbox_words,
+	               BF_ARRAY_SIZE(bf_cfg__build_sandbox_words), (int)s);
 }
 
 const char *bf_fail_on_name(enum bf_fail_on f)

@@ -138,6 +138,20 @@ enum bf_build_identity {
 
 const char *bf_build_identity_name(enum bf_build_identity b);
 
+/*
+ * Where the build runs: auto in a bubblewrap sandbox when bwrap can run
+ * here and unsandboxed (said in the output and the result) when it
+ * cannot, require only in the sandbox (a build that cannot have it
+ * fails), off never sandboxed.
+ */
+enum bf_build_sandbox {
+	BF_BUILD_SANDBOX_AUTO,
+	BF_BUILD_SANDBOX_REQUIRE,
+	BF_BUILD_SANDBOX_OFF,
+};
+
+const char *bf_build_sandbox_name(enum bf_build_sandbox s);
+
 enum bf_fail_on {
 	BF_FAIL_ON_REGRESSION = 0,
 	BF_FAIL_ON_NEVER = 1,
@@ -217,6 +231,8 @@ struct bf_cfg {
 		 * executable code (the default) or their bytes.
 		 */
 		enum bf_build_identity build_identity;
+		enum bf_build_sandbox build_sandbox; /* auto */
+		bool build_network; /* the sandbox shares the network */
 	} project;
 
 	struct bf_cfg_benchmark *benchmarks;

@@ -35,6 +35,7 @@ extern const char *const bf_cfg__measure_words[];
 extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__build_identity_words[];
+extern const char *const bf_cfg__build_sandbox_words[];
 extern const char *const bf_cfg__same_machine_words[];
 extern const char *const bf_cfg__check_words[];
 extern const char *const bf_cfg__report_words[];

@@ -34,6 +34,10 @@ static json_t *project_json(const struct bf_cfg *cfg)
 	set(o, "build_identity",
 	    bf_json_str_or_null(
 	            bf_build_identity_name(cfg->project.build_identity)));
+	set(o, "build_sandbox",
+	    bf_json_str_or_null(
+	            bf_build_sandbox_name(cfg->project.build_sandbox)));
+	set(o, "build_network", json_boolean(cfg->project.build_network));
 	return o;
 }
 

@@ -31,6 +31,8 @@ _Static_assert(sizeof(enum bf_better) == sizeof(int), "better is an int");
 _Static_assert(sizeof(enum bf_fail_on) == sizeof(int), "fail_on is an int");
 _Static_assert(sizeof(enum bf_build_identity) == sizeof(int),
                "build_identity is an int");
+_Static_assert(sizeof(enum bf_build_sandbox) == sizeof(int),
+               "build_sandbox is an int");
 
 static int load_version(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
                         const char *path)
@@ -267,6 +269,9 @@ static const struct bf_cfg__field project_fields[] = {
 	                BF_CFG_MAX_TIMEOUT),
 	BF_CFG__WORD_KEY("build_identity", OFF(project.build_identity),
 	                 bf_cfg__build_identity_words, "value"),
+	BF_CFG__WORD_KEY("build_sandbox", OFF(project.build_sandbox),
+	                 bf_cfg__build_sandbox_words, "value"),
+	BF_CFG__BOOL_KEY("build_network", OFF(project.build_network)),
 };
 
 static const struct bf_cfg__field devices_fields[] = {

@@ -5,6 +5,7 @@
 
 #include "benchfarm/common.h"
 
+struct bf_artifacts;
 struct bf_cfg;
 struct bf_err;
 
@@ -18,7 +19,11 @@ struct bf_err;
  *   KEY/       the exported tree, built there; benchmarks run in it
  *   KEY.log    the build's output
  *   KEY.json   written last, once the build succeeded: the inputs,
- *              the commit it was exported from, when it was built
+ *              the commit it was exported from, when it was built,
+ *              whether it ran in the sandbox (sandbox.h), and the
+ *              SHA-256 of each artifact the build left ("artifacts",
+ *              bf_buildcache_digests): a build is reused only while
+ *              its artifacts still hash to those
  *   KEY.lock   a lock file; its modification time is the last use
  *   KEY.tmp    an export under way (or killed before it finished)
  *
@@ -50,6 +55,23 @@ json_t *bf_buildcache_inputs(const char *tree, const struct bf_cfg *cfg);
 /* The key of inputs: SHA-256 hex of their compact JSON. Cannot fail. */
 void bf_buildcache_key(char out[BF_BUILDCACHE_KEY_LEN + 1],
                        const json_t *inputs);
+
+/*
+ * The digests of what a build left, for its record: an array of
+ * {"name": NAME, "sha256": HEX}, one per artifact of arts in order (a
+ * directory's over its tree). New reference. Cannot fail.
+ */
+json_t *bf_buildcache_digests(const struct bf_artifacts *arts);
+
+/*
+ * Whether arts, expanded in an entry now, are what the entry's record
+ * meta says its build left. When not, why (of size len) names the
+ * first artifact that differs, or says that the record has no digests.
+ * Cannot fail.
+ */
+bool bf_buildcache_is_unchanged(const json_t *meta,
+                                const struct bf_artifacts *arts, char *why,
+                                size_t len);
 
 /*
  * The environment variables that are build inputs (NULL-terminated;

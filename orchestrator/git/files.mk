@@ -5,3 +5,5 @@ ORCH_OBJS += orchestrator/git/gitrepo.o
 ORCH_OBJS += orchestrator/git/gitrepo_export.o
 ORCH_OBJS += orchestrator/git/buildcache_prune.o
 ORCH_OBJS += orchestrator/git/buildid.o
+ORCH_OBJS += orchestrator/git/sandbox.o
+ORCH_OBJS += orchestrator/git/buildcache_digest.o

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,8 +17,10 @@
 #include "benchfarm/log.h"
 #include "benchfarm/spawn.h"
 #include "config/cfg.h"
+#include "git/artifacts.h"
 #include "git/buildcache.h"
 #include "git/gitrepo.h"
+#include "git/sandbox.h"
 
 #define BUILD_LOG_MAX (8u * 1024 * 1024)
 
@@ -26,6 +30,7 @@ void bf_side_release(struct bf_side *side)
 		return;
 	BF_FREE(side->dir);
 	BF_FREE(side->log_path);
+	BF_FREE(side->sandbox_why);
 	if (side->locked)
 		close(side->lock_fd);
 	side->locked = false;
@@ -53,19 +58,106 @@ out:
 	return ret;
 }
 
-/* The entry's record says it was built from exactly these inputs. */
-static bool build_is_cached(const struct bf_side *side, const char *record,
-                            const json_t *inputs)
-{
-	json_t *meta = NULL;
-	bool same;
+/* What a look at an entry found. */
+enum entry_state {
+	ENTRY_MISSING, /* no complete build of these inputs */
+	ENTRY_SAME, /* built, its artifacts as its build left them */
+	ENTRY_CHANGED, /* built, but its artifacts changed since */
+};
 
+/* How the entry's record says its build ran, into side. */
+static void take_sandbox(struct bf_side *side, const json_t *meta)
+{
+	const char *how = bf_json_str_or(meta, "sandbox", "");
+	const char *why = bf_json_str_or(meta, "sandbox_why", NULL);
+
+	bf_strlcpy(side->sandbox, how, sizeof(side->sandbox));
+	BF_FREE(side->sandbox_why);
+	side->sandbox_why = why ? bf_xstrdup(why) : NULL;
+}
+
+/*
+ * Whether the entry was built from exactly these inputs, and whether
+ * its artifacts, expanded into arts now, still hash to what the record
+ * says its build left (a build that ran unsandboxed beside it may have
+ * rewritten them); why says what changed.
+ */
+static enum entry_state check_entry(struct bf_side *side,
+                                    struct bf_artifacts *arts,
+                                    const char *record, const json_t *inputs,
+                                    const struct bf_cfg *cfg, char *why,
+                                    size_t len)
+{
+	struct bf_err err = BF_ERR_INIT;
+	enum entry_state st = ENTRY_MISSING;
+	json_t *meta = NULL;
+
+	bf_artifacts_release(arts);
 	if (!bf_fs_exists(side->dir) || !bf_fs_exists(record) ||
-	    bf_json_load_file(&meta, record, NULL))
-		return false;
-	same = json_equal(json_object_get(meta, "inputs"), inputs);
+	    bf_json_load_file(&meta, record, NULL) ||
+	    !json_equal(json_object_get(meta, "inputs"), inputs))
+		goto out;
+	st = ENTRY_CHANGED;
+	if (bf_artifacts_expand(arts, side->dir, &cfg->project.artifacts,
+	                        &err)) {
+		snprintf(why, len, "%s", err.msg);
+		goto out;
+	}
+	if (!bf_buildcache_is_unchanged(meta, arts, why, len))
+		goto out;
+	take_sandbox(side, meta);
+	st = ENTRY_SAME;
+out:
+	if (st != ENTRY_SAME)
+		bf_artifacts_release(arts);
 	json_decref(meta);
-	return same;
+	return st;
+}
+
+/*
+ * The sandbox the build runs in (sandbox.h), or why none, into side;
+ * argv is what runs. BF_ENOTFOUND when build_sandbox: require cannot
+ * have it.
+ */
+static int build_argv(struct bf_argv *argv, struct bf_side *side,
+                      const struct bf_cfg *cfg, struct bf_err *err)
+{
+	struct bf_sandbox sb;
+	char cwd[PATH_MAX];
+	char *real;
+	int ret;
+
+	/* bwrap binds and enters the tree by its absolute path */
+	if (side->dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+		return bf_err_sys(err, "cannot resolve '%s'", side->dir);
+	real = side->dir[0] == '/' ? bf_xstrdup(side->dir)
+	                           : bf_fs_join(cwd, side->dir);
+	ret = bf_sandbox_choose(&sb, cfg->project.build_sandbox, real,
+	                        cfg->project.build_network, err);
+	if (ret) {
+		bf_err_prefix(err, "build of %.12s", side->commit);
+	} else if (sb.on) {
+		bf_strlcpy(side->sandbox, "bwrap", sizeof(side->sandbox));
+		bf_sandbox_argv(argv, real, cfg->project.build_network,
+		                &cfg->project.build);
+	} else {
+		bf_strlcpy(side->sandbox, "none", sizeof(side->sandbox));
+		side->sandbox_why = bf_xstrdup(sb.why);
+		bf_argv_copy(argv, &cfg->project.build);
+		if (cfg->project.build_sandbox == BF_BUILD_SANDBOX_OFF)
+			BF_LOG_INFO("build of %.12s runs without a sandbox: "
+			            "%s",
+			            side->commit, sb.why);
+		else
+			BF_LOG_WARN("build of %.12s runs without a sandbox: "
+			            "%s; it can write whatever this user can, "
+			            "other builds in the cache included "
+			            "(project.build_sandbox: require refuses "
+			            "to build so)",
+			            side->commit, sb.why);
+	}
+	free(real);
+	return ret;
 }
 
 static int run_build(struct bf_side *side, const struct bf_cfg *cfg,
@@ -73,10 +165,14 @@ static int run_build(struct bf_side *side, const struct bf_cfg *cfg,
 {
 	struct bf_spawn_opts opts = BF_SPAWN_OPTS_INIT;
 	struct bf_spawn_result res;
+	struct bf_argv argv = BF_ARGV_INIT;
 	char how[64];
 	int ret;
 
-	opts.argv = (const char *const *)cfg->project.build.argv;
+	bf_spawn_result_init(&res);
+	if ((ret = build_argv(&argv, side, cfg, err)))
+		goto out;
+	opts.argv = (const char *const *)argv.argv;
 	opts.cwd = side->dir;
 	opts.timeout_s = cfg->project.build_timeout_s;
 	opts.merge_stderr = true;
@@ -99,6 +195,7 @@ static int run_build(struct bf_side *side, const struct bf_cfg *cfg,
 	}
 out:
 	bf_spawn_result_release(&res);
+	bf_argv_release(&argv);
 	return ret;
 }
 
@@ -134,15 +231,26 @@ static int check_artifacts(const struct bf_side *side, const struct bf_cfg *cfg,
 	return ret;
 }
 
-/* After a successful build: what the entry was built from, and when. */
-static int write_record(const struct bf_side *side, const char *record,
+/*
+ * After a successful build: what the entry was built from, when, how,
+ * and the digests of what it left (arts).
+ */
+static int write_record(const struct bf_side *side,
+                        const struct bf_artifacts *arts, const char *record,
                         json_t *inputs, struct bf_err *err)
 {
-	json_t *meta =
-	        json_pack("{s:s, s:O, s:s, s:I, s:f}", "key", side->key,
-	                  "inputs", inputs, "commit", side->commit, "built_at",
-	                  (json_int_t)time(NULL), "build_s", side->build_s);
-	int ret = bf_json_write_file(meta, record, true, true, err);
+	json_t *meta = json_pack(
+	        "{s:s, s:O, s:s, s:I, s:f, s:o, s:o}", "key", side->key,
+	        "inputs", inputs, "commit", side->commit, "built_at",
+	        (json_int_t)time(NULL), "build_s", side->build_s, "sandbox",
+	        bf_json_str_or_null(side->sandbox[0] ? side->sandbox : NULL),
+	        "artifacts", bf_buildcache_digests(arts));
+	int ret;
+
+	if (side->sandbox_why)
+		json_object_set_new(meta, "sandbox_why",
+		                    json_string(side->sandbox_why));
+	ret = bf_json_write_file(meta, record, true, true, err);
 
 	json_decref(meta);
 	return ret;
@@ -152,11 +260,14 @@ static int write_record(const struct bf_side *side, const char *record,
  * A fresh export built under the exclusive lock: nothing an earlier,
  * failed or interrupted build left behind is reused.
  */
-static int build_entry(struct bf_side *side, struct bf_gitrepo *repo,
-                       const struct bf_cfg *cfg, const char *record,
-                       json_t *inputs, struct bf_err *err)
+static int build_entry(struct bf_side *side, struct bf_artifacts *arts,
+                       struct bf_gitrepo *repo, const struct bf_cfg *cfg,
+                       const char *record, json_t *inputs, struct bf_err *err)
 {
 	int ret;
+
+	side->sandbox[0] = '\0';
+	BF_FREE(side->sandbox_why);
 
 	if (unlink(record) < 0 && errno != ENOENT)
 		return bf_err_sys(err, "cannot remove '%s'", record);
@@ -168,7 +279,11 @@ static int build_entry(struct bf_side *side, struct bf_gitrepo *repo,
 		if ((ret = run_build(side, cfg, err)))
 			return ret;
 	}
-	return write_record(side, record, inputs, err);
+	if ((ret = check_artifacts(side, cfg, err)) ||
+	    (ret = bf_artifacts_expand(arts, side->dir, &cfg->project.artifacts,
+	                               err)))
+		return ret;
+	return write_record(side, arts, record, inputs, err);
 }
 
 /* Evict entries not in use down to the size limit; failures only warn. */
@@ -190,9 +305,50 @@ static void evict(void)
 	free(cache);
 }
 
-int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
-                         const char *commit, const struct bf_cfg *cfg,
-                         struct bf_err *err)
+/*
+ * Under the entry's shared lock: reuse it when it holds a build of
+ * these inputs whose artifacts are as that build left them; else take
+ * the lock exclusively, look again, and build it from a fresh export.
+ * *built says which. arts holds the entry's artifacts either way.
+ */
+static int use_or_build(bool *built, struct bf_side *side,
+                        struct bf_artifacts *arts, struct bf_gitrepo *repo,
+                        const struct bf_cfg *cfg, const char *dir,
+                        const char *record, json_t *inputs, struct bf_err *err)
+{
+	char why[BF_ERR_SIZE];
+	enum entry_state st;
+	int ret;
+
+	*built = false;
+	st = check_entry(side, arts, record, inputs, cfg, why, sizeof(why));
+	if (st == ENTRY_SAME)
+		return 0;
+	close(side->lock_fd);
+	side->locked = false;
+	if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key, F_WRLCK,
+	                              true, err)))
+		return ret;
+	side->locked = true;
+	st = check_entry(side, arts, record, inputs, cfg, why, sizeof(why));
+	if (st == ENTRY_CHANGED) {
+		BF_LOG_WARN("build cache entry %.12s of %.12s is not reused: "
+		            "%s; building it again",
+		            side->key, side->commit, why);
+		side->rebuilt = true;
+	}
+	if (st != ENTRY_SAME) {
+		if ((ret = build_entry(side, arts, repo, cfg, record, inputs,
+		                       err)))
+			return ret;
+		*built = true;
+	}
+	return bf_buildcache_relock(side->lock_fd, F_RDLCK, err);
+}
+
+int bf_workspace_prepare(struct bf_side *side, struct bf_artifacts *arts,
+                         struct bf_gitrepo *repo, const char *commit,
+                         const struct bf_cfg *cfg, struct bf_err *err)
 {
 	char *dir = NULL, *record = NULL;
 	json_t *inputs = NULL;
@@ -201,6 +357,7 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 	int ret;
 
 	memset(side, 0, sizeof(*side));
+	memset(arts, 0, sizeof(*arts));
 	bf_strlcpy(side->commit, commit, sizeof(side->commit));
 	/* A bad BENCHFARM_CACHE_MAX_SIZE stops before any work is done. */
 	if ((ret = bf_buildcache_max_size(&max, err)) ||
@@ -217,27 +374,13 @@ int bf_workspace_prepare(struct bf_side *side, struct bf_gitrepo *repo,
 	                              true, err)))
 		goto out;
 	side->locked = true;
-	if (!build_is_cached(side, record, inputs)) {
-		close(side->lock_fd);
-		side->locked = false;
-		if ((ret = bf_buildcache_lock(&side->lock_fd, dir, side->key,
-		                              F_WRLCK, true, err)))
-			goto out;
-		side->locked = true;
-		if (!build_is_cached(side, record, inputs)) {
-			if ((ret = build_entry(side, repo, cfg, record, inputs,
-			                       err)))
-				goto out;
-			built = true;
-		}
-		if ((ret = bf_buildcache_relock(side->lock_fd, F_RDLCK, err)))
-			goto out;
-	}
+	if ((ret = use_or_build(&built, side, arts, repo, cfg, dir, record,
+	                        inputs, err)))
+		goto out;
 	side->cached = !built;
 	/* The lock file's modification time is the entry's last use. */
 	futimens(side->lock_fd, NULL);
-	ret = check_artifacts(side, cfg, err);
-	if (!ret && built)
+	if (built)
 		evict();
 out:
 	/* A side that failed is not used: its entry is free to go. */

@@ -217,10 +217,8 @@ static int prepare_sides(struct bf_job *job, struct bf_err *err)
 		bf_strlcpy(commit, job->side[s].commit, sizeof(commit));
 		note(job, BF_JOB_PREPARING, "%s %.12s",
 		     job->record ? "commit" : bf_side_name(s), commit);
-		if (!bf_workspace_prepare(&job->side[s], job->repo, commit,
-		                          job->cfg, err) &&
-		    !bf_artifacts_expand(&job->arts[s], job->side[s].dir,
-		                         &job->cfg->project.artifacts, err) &&
+		if (!bf_workspace_prepare(&job->side[s], &job->arts[s],
+		                          job->repo, commit, job->cfg, err) &&
 		    (!job->cfg->project.artifacts.argc ||
 		     !bf_build_id_of(&job->build[s], &job->arts[s],
 		                     job->cfg->project.build_identity, err)))

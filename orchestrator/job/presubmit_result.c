@@ -14,14 +14,26 @@
 #include "job/plan.h"
 #include "job/worker.h"
 
+/*
+ * A side's commit and build: build_sandbox is "bwrap", "none" (with
+ * build_sandbox_why) or null when there was no build command;
+ * build_rebuilt says a cached build was found changed and built again.
+ */
 static json_t *commit_json(const struct bf_side *side,
                            const struct bf_gitcommit *info)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:b}", "commit", side->commit,
-	                 "tree", side->tree, "subject",
-	                 info->subject ? info->subject : "", "author",
-	                 info->author ? info->author : "", "build_cached",
-	                 side->cached);
+	json_t *o = json_pack(
+	        "{s:s, s:s, s:s, s:s, s:b, s:b, s:o}", "commit", side->commit,
+	        "tree", side->tree, "subject",
+	        info->subject ? info->subject : "", "author",
+	        info->author ? info->author : "", "build_cached", side->cached,
+	        "build_rebuilt", side->rebuilt, "build_sandbox",
+	        bf_json_str_or_null(side->sandbox[0] ? side->sandbox : NULL));
+
+	if (side->sandbox_why)
+		json_object_set_new(o, "build_sandbox_why",
+		                    json_string(side->sandbox_why));
+	return o;
 }
 
 static json_t *summary_json(const struct bf_job *job)
