@@ -25,7 +25,8 @@ bool bf_buildcache_is_unchanged(const json_t *meta,
 	size_t i;
 
 	if (!json_is_array(rec)) {
-		snprintf(why, len, "its record has no digests of its artifacts");
+		snprintf(why, len,
+		         "its record has no digests of its artifacts");
 		return false;
 	}
 	for (i = 0; i < arts->n && i < json_array_size(rec); i++) {
@@ -34,9 +35,10 @@ bool bf_buildcache_is_unchanged(const json_t *meta,
 		const char *hex = bf_json_str_or(r, "sha256", "");
 
 		if (strcmp(name, arts->v[i].name)) {
-			snprintf(why, len,
-			         "its build left artifact '%s' where '%s' is now",
-			         name, arts->v[i].name);
+			snprintf(
+			        why, len,
+			        "its build left artifact '%s' where '%s' is now",
+			        name, arts->v[i].name);
 			return false;
 		}
 		if (strcmp(hex, arts->v[i].hex)) {
@@ -49,8 +51,8 @@ bool bf_buildcache_is_unchanged(const json_t *meta,
 	}
 	if (i < json_array_size(rec) || i < arts->n) {
 		snprintf(why, len,
-		         "it has %zu artifacts where its build left %zu", arts->n,
-		         json_array_size(rec));
+		         "it has %zu artifacts where its build left %zu",
+		         arts->n, json_array_size(rec));
 		return false;
 	}
 	return true;

@@ -39,7 +39,7 @@ t_git -C "$R" init -q -b main
 printf 'echo "x 10 ns"\n' >"$R/bench.sh"
 cat >"$R/bf.yaml" <<X
 version: 1
-project: {repo: ., target_branch: main, build: [sh, -c, 'echo built >>$T/builds'], artifacts: [bench.sh]}
+project: {repo: ., target_branch: main, build: [sh, -c, 'echo built >>$T/builds'], build_sandbox: off, artifacts: [bench.sh]}
 benchmarks:
   - {name: one, command: [sh, bench.sh], format: lines}
   - {name: two, command: [sh, bench.sh], format: lines}

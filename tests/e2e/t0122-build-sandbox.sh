@@ -138,6 +138,17 @@ if bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
 	else
 		t_fail "changed: $(cat "$T/sums.diff")"
 	fi
+	# A build that outlives its timeout, and leaves a process behind
+	# that holds its output open: the whole sandbox is killed.
+	sed 's/^  build: \[sh, build.sh\]$/  build: [sh, -c, "sleep 7171 \& sleep 7171"]\n  build_timeout: 1/' \
+		"$R/benchfarm.yaml" >"$R/slow.yaml"
+	expect_exit 3 "a sandboxed build past its timeout is killed" timeout 60 \
+		"$BF" compare -c "$R/slow.yaml" --base main --patch poison \
+		--json "$T/slow.json"
+	grep_file "and the failure says it timed out" "timed out after 1 s" "$ERR"
+	n=$(ps -eo args | grep -c '^sleep 7171')
+	[ "$n" -eq 0 ] && t_ok "nothing of the killed build is left running" ||
+		t_fail "$n processes of the killed build are still running"
 else
 	t_skip "the sandbox" "bwrap cannot run here: $(head -1 "$T/bwrap.err")"
 fi

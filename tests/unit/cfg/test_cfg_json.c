@@ -195,7 +195,9 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	                    "items_per_second");
 	assert_int_equal(cfg.benchmarks[0].metrics[1].better, BF_BETTER_HIGHER);
 	assert_int_equal(cfg.benchmarks[1].format, BF_FORMAT_HYPERFINE);
-	assert_int_equal(cfg.benchmarks[1].line, 20);
+	assert_int_equal(cfg.benchmarks[1].line, 22);
+	assert_int_equal(cfg.project.build_sandbox, BF_BUILD_SANDBOX_REQUIRE);
+	assert_true(cfg.project.build_network);
 	assert_string_equal(cfg.benchmarks[0].source,
 	                    "bench/parse_bench.cc:42");
 	assert_int_equal(cfg.runs.seed, 12345);
