@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,17 @@ static void take_sandbox(struct bf_side *side, const json_t *meta)
 }
 
 /*
+ * Under build_sandbox: require only builds made in the sandbox are
+ * used: an entry that an earlier run built without it is built again.
+ */
+static bool is_unsandboxed_build(const json_t *meta, const struct bf_cfg *cfg)
+{
+	return cfg->project.build_sandbox == BF_BUILD_SANDBOX_REQUIRE &&
+	       cfg->project.build.argc &&
+	       strcmp(bf_json_str_or(meta, "sandbox", ""), "bwrap");
+}
+
+/*
  * Whether the entry was built from exactly these inputs, and whether
  * its artifacts, expanded into arts now, still hash to what the record
  * says its build left (a build that ran unsandboxed beside it may have
@@ -105,6 +117,12 @@ static enum entry_state check_entry(struct bf_side *side,
 	}
 	if (!bf_buildcache_is_unchanged(meta, arts, why, len))
 		goto out;
+	if (is_unsandboxed_build(meta, cfg)) {
+		snprintf(why, len,
+		         "it was built without the sandbox, and "
+		         "project.build_sandbox is require");
+		goto out;
+	}
 	take_sandbox(side, meta);
 	st = ENTRY_SAME;
 out:

@@ -95,11 +95,13 @@ sums() {
 		"$BENCHFARM_CACHE"/builds/*/out/bench.sh
 }
 
+sandbox_ok=
 # 1. In the sandbox: the rewrite fails, nothing outside the build's own
 # tree changes.
 if command -v bwrap >/dev/null 2>&1 &&
 	bwrap --ro-bind / / --dev /dev --proc /proc --bind "$T" "$T" \
 		--unshare-all --cap-drop ALL true 2>"$T/bwrap.err"; then
+	sandbox_ok=1
 	expect_exit 0 "base builds" "$BF" compare -c "$R/benchfarm.yaml" \
 		--base main --patch harmless --json "$T/a0.json" --seed 1
 	expect_exit 0 "compare 1 with the poisoning patch, sandboxed" "$BF" \
@@ -183,3 +185,21 @@ expect_exit 3 "require without bwrap is an infrastructure failure" "$BF" \
 	--json "$T/c1.json"
 grep_file "the failure names the key and bwrap" \
 	"project.build_sandbox.*require.*no-such-bwrap" "$ERR"
+
+# 4. Under require, an entry an earlier run built without the sandbox
+# is built again in it.
+if [ -n "$sandbox_ok" ]; then
+	unset BENCHFARM_BWRAP
+	export BENCHFARM_CACHE="$T/cache-nosandbox"
+	expect_exit 0 "require with bwrap, on the unsandboxed cache" "$BF" \
+		compare -c "$R/require.yaml" --base main --patch harmless \
+		--json "$T/d1.json"
+	jq_check "the unsandboxed base is built again, in the sandbox" \
+		'.base.build_rebuilt == true and .base.build_sandbox == "bwrap"' \
+		"$T/d1.json"
+	grep_file "and the output says why" \
+		"built without the sandbox, and project.build_sandbox is require" \
+		"$ERR"
+else
+	t_skip "require rebuilds an unsandboxed entry" "bwrap cannot run here"
+fi

@@ -133,9 +133,8 @@ static void write_file(const char *dir, const char *name, const char *text)
 {
 	char *path = bf_fs_join(dir, name);
 
-	assert_int_equal(bf_fs_write_atomic(path, text, strlen(text), 0755,
-	                                    NULL),
-	                 0);
+	assert_int_equal(
+	        bf_fs_write_atomic(path, text, strlen(text), 0755, NULL), 0);
 	free(path);
 }
 
@@ -163,8 +162,7 @@ static void test_buildcache__digests_find_a_changed_artifact(void **state)
 	/* the same size, other bytes */
 	write_file(tmpl, "bench.sh", "echo 'BM 200 ns'\n");
 	assert_int_equal(bf_artifacts_expand(&arts, tmpl, &pats, NULL), 0);
-	assert_false(
-	        bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
+	assert_false(bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
 	assert_non_null(strstr(why, "artifact 'bench.sh' changed since it "
 	                            "was built"));
 	bf_artifacts_release(&arts);
@@ -173,13 +171,11 @@ static void test_buildcache__digests_find_a_changed_artifact(void **state)
 	bf_argv_release(&pats);
 	bf_argv_push(&pats, "bench.sh");
 	assert_int_equal(bf_artifacts_expand(&arts, tmpl, &pats, NULL), 0);
-	assert_false(
-	        bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
+	assert_false(bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
 	assert_non_null(strstr(why, "1 artifacts where its build left 2"));
 	/* a record without digests (an older benchfarm's) is not trusted */
 	json_object_del(meta, "artifacts");
-	assert_false(
-	        bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
+	assert_false(bf_buildcache_is_unchanged(meta, &arts, why, sizeof(why)));
 	assert_non_null(strstr(why, "no digests"));
 	bf_artifacts_release(&arts);
 	json_decref(meta);
