@@ -26,6 +26,7 @@ struct bf_sql_pg {
 	int depth; /* open transactions: 0 none, 1 BEGIN, more savepoints */
 	int64_t *locks; /* the session advisory locks held */
 	size_t nlocks, alloc;
+	double limit_s; /* statement_timeout set on the session; 0: none */
 };
 
 enum { TOKEN_BEGIN = 1 };
@@ -273,9 +274,44 @@ static bool retake_locks(struct bf_sql_pg *pg)
  * session gets the timeouts and the locks of the old one. false when
  * any of it failed (PQerrorMessage says why).
  */
+static bool apply_limit(struct bf_sql_pg *pg)
+{
+	char ms[32];
+	const char *vals[1] = { ms };
+	PGresult *res;
+	bool ok;
+
+	if (pg->limit_s <= 0)
+		snprintf(ms, sizeof(ms), "0");
+	else
+		snprintf(ms, sizeof(ms), "%.0f", ceil(pg->limit_s * 1000));
+	res = PQexecParams(pg->conn,
+	                   "SELECT set_config('statement_timeout', $1, false)",
+	                   1, NULL, vals, NULL, NULL, 0);
+	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+	PQclear(res);
+	return ok;
+}
+
 static bool reconnect(struct bf_sql_pg *pg)
 {
-	return bf_sql_pg__reset_conn(pg->conn) && retake_locks(pg);
+	return bf_sql_pg__reset_conn(pg->conn) && retake_locks(pg) &&
+	       (pg->limit_s <= 0 || apply_limit(pg));
+}
+
+int bf_sql_pg__set_statement_timeout(struct bf_store *store, struct bf_err *err)
+{
+	char msg[BF_ERR_SIZE];
+
+	store->pg->limit_s = store->query_limit_s;
+	if (apply_limit(store->pg))
+		return 0;
+	safe_message(msg, sizeof(msg), PQerrorMessage(store->pg->conn),
+	             store->path);
+	return bf_err_set(err, BF_ESYS,
+	                  "cannot set the statement timeout of the session on "
+	                  "the store '%s': %s",
+	                  store->shown, msg);
 }
 
 int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err)
@@ -471,6 +507,15 @@ again:
 		goto out;
 	}
 	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && !strcmp(state, "57014") && pg->limit_s > 0) {
+		/* query_canceled: statement_timeout */
+		ret = bf_err_set(err, BF_ETIMEOUT,
+		                 "%s: stopped after %g s, the bound of one "
+		                 "query on '%s' (a recursive view, or a store "
+		                 "too large for it)",
+		                 what, pg->limit_s, store->shown);
+		goto out;
+	}
 	if (state && !strcmp(state, "55P03")) {
 		/* lock_not_available: lock_timeout (or NOWAIT) */
 		ret = bf_sql_pg__busy(err, what, store->shown);
@@ -584,4 +629,11 @@ const char *bf_sql_pg__text(const struct bf_sql_row *row, int col)
 	if (PQftype(row->res, col) == OID_BOOL)
 		return v[0] == 't' ? "1" : "0";
 	return v;
+}
+
+const char *bf_sql_pg__col_name(const struct bf_sql_row *row, int col)
+{
+	const char *name = PQfname(row->res, col);
+
+	return name ? name : "?";
 }

@@ -239,6 +239,18 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 void bf_store_clock_from_caller(bool on);
 
 /*
+ * Bound every statement on store in time from now on (seconds; 0: no
+ * bound, the default): on SQLite each step of a statement (the work for
+ * one row, or for a whole count) is stopped when it runs longer; on
+ * PostgreSQL the session's statement_timeout. A statement stopped so
+ * fails with BF_ETIMEOUT, its message naming the bound. For a store
+ * that is read but not trusted (store copy's source), where a recursive
+ * view would never end. 0, or BF_ESYS when the server refused.
+ */
+int bf_store_set_query_limit(struct bf_store *store, double seconds,
+                             struct bf_err *err);
+
+/*
  * On PostgreSQL, a holder whose lock is free is dead at once when it
  * said it was alive after the server last started; only a restart since
  * then earns it the grace of BF_STORE_ALIVE_GRACE_S.
