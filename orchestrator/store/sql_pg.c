@@ -5,15 +5,19 @@
  */
 #include "store/sql_pg.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/spawn.h"
+#include "store/store.h"
 
 /* The OIDs of the parameter types (pg_type.h is a server header). */
 #define OID_BOOL   16
@@ -147,10 +151,59 @@ struct pg_conn *bf_sql_pg__open_conn(const char *location, const char *shown,
 	return conn;
 }
 
+/* The first pause between two attempts to reconnect, and the longest. */
+#define RECONNECT_FIRST_S 0.05
+#define RECONNECT_MAX_S   1.0
+
+static double reconnect_window_s = BF_STORE_RECONNECT_S;
+
+void bf_store_reconnect_window(double seconds)
+{
+	reconnect_window_s = seconds > 0 ? seconds : 0;
+}
+
+/* A refusal that waiting does not change: the password, the role. */
+static bool is_final(PGconn *conn)
+{
+	const char *msg = PQerrorMessage(conn);
+
+	return PQconnectionNeedsPassword(conn) ||
+	       strstr(msg, "authentication failed") ||
+	       strstr(msg, "does not exist");
+}
+
+static void pause_s(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * A server that restarts refuses connections, then answers "the
+ * database system is starting up", for a moment after it went away:
+ * one attempt at that moment would end the job. So the attempts go on,
+ * 50 ms apart and doubling up to 1 s, until one succeeds, the refusal
+ * is final (is_final) or the window (bf_store_reconnect_window) is
+ * over.
+ */
 bool bf_sql_pg__reset_conn(struct pg_conn *conn)
 {
-	PQreset(conn);
-	return PQstatus(conn) == CONNECTION_OK && set_timeouts(conn);
+	double end = bf_now_monotonic() + reconnect_window_s;
+	double wait = RECONNECT_FIRST_S;
+
+	for (;;) {
+		PQreset(conn);
+		if (PQstatus(conn) == CONNECTION_OK)
+			return set_timeouts(conn);
+		if (is_final(conn) || bf_now_monotonic() + wait > end)
+			return false;
+		pause_s(wait);
+		wait = wait * 2 < RECONNECT_MAX_S ? wait * 2 : RECONNECT_MAX_S;
+	}
 }
 
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)

@@ -239,6 +239,16 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 void bf_store_clock_from_caller(bool on);
 
 /*
+ * How long a PostgreSQL store goes on trying to make a lost connection
+ * again (a server restart: refused, then "starting up" for a moment),
+ * in seconds, for every store of the process; BF_STORE_RECONNECT_S by
+ * default. A job sets it to a third of its lease time, the heartbeat's
+ * period: its leases then outlast the attempts. 0: one attempt.
+ */
+#define BF_STORE_RECONNECT_S 10.0
+void bf_store_reconnect_window(double seconds);
+
+/*
  * Bound every statement on store in time from now on (seconds; 0: no
  * bound, the default): on SQLite each step of a statement (the work for
  * one row, or for a whole count) is stopped when it runs longer; on
