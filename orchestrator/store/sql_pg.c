@@ -9,6 +9,7 @@
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,11 +156,40 @@ struct pg_conn *bf_sql_pg__open_conn(const char *location, const char *shown,
 #define RECONNECT_FIRST_S 0.05
 #define RECONNECT_MAX_S   1.0
 
+static pthread_mutex_t reconnect_mu = PTHREAD_MUTEX_INITIALIZER;
 static double reconnect_window_s = BF_STORE_RECONNECT_S;
+static double gave_up_at; /* bf_now_monotonic() of the last give-up */
 
 void bf_store_reconnect_window(double seconds)
 {
+	pthread_mutex_lock(&reconnect_mu);
 	reconnect_window_s = seconds > 0 ? seconds : 0;
+	gave_up_at = 0;
+	pthread_mutex_unlock(&reconnect_mu);
+}
+
+/*
+ * How long this reconnect may go on trying: the window, or nothing when
+ * an attempt of this process gave up within the last window (a server
+ * that is down costs the first statement the window, not every one).
+ */
+static double reconnect_budget(void)
+{
+	double now = bf_now_monotonic(), w;
+
+	pthread_mutex_lock(&reconnect_mu);
+	w = gave_up_at > 0 && now - gave_up_at < reconnect_window_s
+	            ? 0
+	            : reconnect_window_s;
+	pthread_mutex_unlock(&reconnect_mu);
+	return w;
+}
+
+static void reconnect_done(bool ok)
+{
+	pthread_mutex_lock(&reconnect_mu);
+	gave_up_at = ok ? 0 : bf_now_monotonic();
+	pthread_mutex_unlock(&reconnect_mu);
 }
 
 /* A refusal that waiting does not change: the password, the role. */
@@ -188,19 +218,23 @@ static void pause_s(double s)
  * one attempt at that moment would end the job. So the attempts go on,
  * 50 ms apart and doubling up to 1 s, until one succeeds, the refusal
  * is final (is_final) or the window (bf_store_reconnect_window) is
- * over.
+ * over; after a give-up, one attempt until one succeeds again.
  */
 bool bf_sql_pg__reset_conn(struct pg_conn *conn)
 {
-	double end = bf_now_monotonic() + reconnect_window_s;
+	double end = bf_now_monotonic() + reconnect_budget();
 	double wait = RECONNECT_FIRST_S;
 
 	for (;;) {
 		PQreset(conn);
-		if (PQstatus(conn) == CONNECTION_OK)
+		if (PQstatus(conn) == CONNECTION_OK) {
+			reconnect_done(true);
 			return set_timeouts(conn);
-		if (is_final(conn) || bf_now_monotonic() + wait > end)
+		}
+		if (is_final(conn) || bf_now_monotonic() + wait > end) {
+			reconnect_done(false);
 			return false;
+		}
 		pause_s(wait);
 		wait = wait * 2 < RECONNECT_MAX_S ? wait * 2 : RECONNECT_MAX_S;
 	}

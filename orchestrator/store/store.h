@@ -242,8 +242,10 @@ void bf_store_clock_from_caller(bool on);
  * How long a PostgreSQL store goes on trying to make a lost connection
  * again (a server restart: refused, then "starting up" for a moment),
  * in seconds, for every store of the process; BF_STORE_RECONNECT_S by
- * default. A job sets it to a third of its lease time, the heartbeat's
- * period: its leases then outlast the attempts. 0: one attempt.
+ * default. A job lowers it to a third of its lease time (the
+ * heartbeat's period) when that is shorter: its leases then outlast the
+ * attempts. Once the attempts gave up, the next reconnect within the
+ * window is one attempt, until one succeeds. 0: one attempt.
  */
 #define BF_STORE_RECONNECT_S 10.0
 void bf_store_reconnect_window(double seconds);
