@@ -230,7 +230,8 @@ static struct bf_store *open_proxied(struct fixture *f, struct proxy *p)
 	struct bf_err err = BF_ERR_INIT;
 	char loc[PATH_MAX];
 
-	pathf(loc, "%s host=127.0.0.1 port=%d sslmode=disable gssencmode=disable",
+	pathf(loc,
+	      "%s host=127.0.0.1 port=%d sslmode=disable gssencmode=disable",
 	      f->path, p->port);
 	if (bf_store_open(&s, loc, &err))
 		fail_msg("open through the proxy: %s", err.msg);
