@@ -244,16 +244,61 @@ static int check_key(char **abs, const char *name, const char *key)
 	return -1;
 }
 
-/* Fetch and record the host key; its fingerprint into *fp. */
+/*
+ * The registry's pins hold by address for every host that shares it:
+ * a device registered at the address d's host resolved to (addr, ""
+ * when unknown: then its host name) and d's port, pinned to another key
+ * than fp, makes BF_EEXISTS naming it. A host whose own known_hosts has
+ * never seen that address cannot pin another key for it under a new
+ * name.
+ */
+static int check_registry_pins(struct bf_store *store,
+                               const struct bf_store_device *d, const char *fp,
+                               const char *addr, struct bf_err *err)
+{
+	struct bf_store_device *devs = NULL;
+	size_t n = 0;
+	int ret = bf_store_device_list(&devs, &n, store, err);
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		const struct bf_store_device *o = &devs[i];
+
+		if (!o->host || !o->host_key_fp || !*o->host_key_fp ||
+		    !strcmp(o->host_key_fp, fp) ||
+		    (o->port ? o->port : 22) != (d->port ? d->port : 22))
+			continue;
+		if (strcmp(o->host, d->host) &&
+		    !bf_ssh_host_is_at(o->host, o->port, addr))
+			continue;
+		ret = bf_err_set(err, BF_EEXISTS,
+		                 "%s:%d is pinned in the registry to another "
+		                 "host key, %s, by device '%s' (offered now: "
+		                 "%s): if that machine was reinstalled, run "
+		                 "'benchfarm device rekey %s'; otherwise this "
+		                 "may be someone else answering",
+		                 *addr ? addr : d->host, d->port,
+		                 o->host_key_fp, o->name, fp, o->name);
+	}
+	bf_store_devices_free(devs, n);
+	return ret;
+}
+
+/*
+ * Fetch and record the host key; its fingerprint into *fp. Unless
+ * replacing (rekey), a key the registry pins for the same address under
+ * another device is kept (check_registry_pins).
+ */
 static int accept_host_key(char **fp, const struct bf_store_device *d,
-                           bool replace, const char *cmd)
+                           struct bf_store *store, bool replace,
+                           const char *cmd)
 {
 	struct bf_err err = BF_ERR_INIT;
-	char *line = NULL, *kh = NULL;
+	char *line = NULL, *kh = NULL, *addr = NULL;
 	int ret = -1;
 
-	if (bf_ssh_scan_host_key(fp, &line, d->host, d->port, SCAN_TIMEOUT_S,
-	                         &err) ||
+	if (bf_ssh_scan_host_key(fp, &line, &addr, d->host, d->port,
+	                         SCAN_TIMEOUT_S, &err) ||
+	    (!replace && check_registry_pins(store, d, *fp, addr, &err)) ||
 	    bf_ssh_known_hosts_path(&kh, &err) ||
 	    bf_ssh_known_hosts_add(kh, line, replace, &err)) {
 		char quoted[80];
@@ -272,6 +317,7 @@ static int accept_host_key(char **fp, const struct bf_store_device *d,
 	}
 	free(line);
 	free(kh);
+	free(addr);
 	return ret;
 }
 
@@ -341,8 +387,8 @@ int cmd_device__add(int argc, char **argv, struct bf_ctx *ctx)
 		           o.dev.name);
 		goto out;
 	}
-	if (o.accept &&
-	    (ret = accept_host_key(&fp, &o.dev, false, "device add")) >= 0)
+	if (o.accept && (ret = accept_host_key(&fp, &o.dev, ctx->store, false,
+	                                       "device add")) >= 0)
 		goto out;
 	o.dev.host_key_fp = fp;
 	if (bf_store_device_add(ctx->store, &o.dev, &err)) {
@@ -393,7 +439,8 @@ int cmd_device__rekey(int argc, char **argv, struct bf_ctx *ctx)
 		return bf_cmd_fail(err.code == BF_ENOTFOUND ? BF_EXIT_USAGE
 		                                            : BF_EXIT_INFRA,
 		                   "device rekey", "%s", err.msg);
-	if ((ret = accept_host_key(&fp, &d, true, "device rekey")) < 0) {
+	if ((ret = accept_host_key(&fp, &d, ctx->store, true, "device rekey")) <
+	    0) {
 		printf("%s: pinned before: %s\n", d.name,
 		       d.host_key_fp ? d.host_key_fp : "(not pinned)");
 		if (bf_store_device_set_host_key(ctx->store, d.name, fp, &err))

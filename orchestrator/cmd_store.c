@@ -9,6 +9,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
+#include "benchfarm/parse.h"
 #include "store/store.h"
 
 /*
@@ -19,6 +20,7 @@
 
 static const char store_usage[] =
         "usage: benchfarm store copy --from SRC --to DST [--json]\n"
+        "                            [--query-timeout SECONDS]\n"
         "\n"
         "Copy the store SRC into the store DST: devices (with their "
         "pinned host\n"
@@ -35,6 +37,14 @@ static const char store_usage[] =
         "other rows stay. SRC is only read; DST is written in one "
         "transaction:\n"
         "all or nothing. The counts are verified afterwards and printed.\n"
+        "A row of SRC whose value is not of its column's type (SQLite "
+        "keeps any\n"
+        "value anywhere: a text as a number, a name with a NUL byte, a "
+        "blob) is\n"
+        "refused, naming its table, row and column, and nothing is "
+        "copied; so is\n"
+        "a query of SRC that runs longer than --query-timeout (a "
+        "recursive view).\n"
         "\n"
         "SRC and DST are stores as --db names them: an SQLite file (DST "
         "is\n"
@@ -47,16 +57,23 @@ static const char store_usage[] =
         "    --from SRC   the store to copy\n"
         "    --to DST     the store to copy into\n"
         "    --json       the counts as JSON on stdout, for machines\n"
+        "    --query-timeout SECONDS\n"
+        "                 the bound of one query of SRC (default 600; "
+        "0: none)\n"
         "\n"
         "Exit: 0 every count matches, 2 usage error, 3 a store failed or "
         "a\n"
         "count does not match.\n";
 
-enum { OPT_FROM = 256, OPT_TO };
+enum { OPT_FROM = 256, OPT_TO, OPT_QUERY_TIMEOUT };
+
+/* The default bound of one query of the source, in seconds. */
+#define QUERY_TIMEOUT_S 600.0
 
 struct copy_opts {
 	const char *from, *to;
 	bool json;
+	double query_timeout_s;
 };
 
 struct progress {
@@ -85,9 +102,11 @@ static int parse(struct copy_opts *o, int argc, char **argv)
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
 		{ "json", no_argument, NULL, 'j' },
+		{ "query-timeout", required_argument, NULL, OPT_QUERY_TIMEOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct bf_err err = BF_ERR_INIT;
 	int c;
 
 	optind = 1;
@@ -98,6 +117,16 @@ static int parse(struct copy_opts *o, int argc, char **argv)
 			o->to = optarg;
 		else if (c == 'j')
 			o->json = true;
+		else if (c == OPT_QUERY_TIMEOUT &&
+		         (bf_parse_double(&o->query_timeout_s, optarg, false,
+		                          &err) ||
+		          o->query_timeout_s < 0))
+			return bf_cmd_fail(BF_EXIT_USAGE, "store copy",
+			                   "bad --query-timeout '%s': seconds, "
+			                   "0 or more",
+			                   optarg);
+		else if (c == OPT_QUERY_TIMEOUT)
+			continue;
 		else if (c == 'h')
 			return fputs(store_usage, stdout), -1;
 		else
@@ -200,7 +229,7 @@ static void print_counts(const struct bf_store_copy_result *r, const char *from,
 
 static int store_copy(int argc, char **argv)
 {
-	struct copy_opts o = { 0 };
+	struct copy_opts o = { NULL, NULL, false, QUERY_TIMEOUT_S };
 	struct bf_store_copy_result r;
 	struct progress pr = { false, NULL };
 	struct bf_err err = BF_ERR_INIT;
@@ -216,6 +245,7 @@ static int store_copy(int argc, char **argv)
 	if ((ret = check_locations(&o, from)))
 		goto out;
 	if (bf_store_open(&src, o.from, &err) ||
+	    bf_store_set_query_limit(src, o.query_timeout_s, &err) ||
 	    bf_store_open(&dst, o.to, &err) ||
 	    bf_store_copy(&r, dst, src,
 	                  isatty(STDERR_FILENO) ? on_progress : NULL, &pr,

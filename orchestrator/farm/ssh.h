@@ -161,10 +161,21 @@ int bf_ssh_upload_to(bool *uploaded, struct bf_ssh *s, const char *local_path,
  * add --accept-host-key`): *fp_out "SHA256:BASE64" and *line_out the
  * known_hosts line ("[host]:port TYPE BASE64"; "[host]:port,[addr]:port
  * TYPE BASE64" when host is a name, so the key is pinned for the
- * address it resolved to as well). Callers free both.
+ * address it resolved to as well) and *addr_out (may be NULL) the
+ * numeric address connected to ("" when none). Callers free them.
  */
-int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
-                         int port, double timeout_s, struct bf_err *err);
+int bf_ssh_scan_host_key(char **fp_out, char **line_out, char **addr_out,
+                         const char *host, int port, double timeout_s,
+                         struct bf_err *err);
+
+/*
+ * Whether host (a name, an address in any spelling, "[v6]") resolves,
+ * for port, to the numeric address addr as connections record it (an
+ * IPv4-mapped address as IPv4). false when it does not resolve. For the
+ * registry's pins by address (device add): the lookup happens here, on
+ * this host, at the time of the call.
+ */
+bool bf_ssh_host_is_at(const char *host, int port, const char *addr);
 
 /*
  * Record line in known_hosts (created 0600, parent 0700). An entry

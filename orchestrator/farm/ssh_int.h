@@ -66,6 +66,19 @@ int bf_ssh__check_alive(struct bf_ssh *s, struct bf_err *err);
  * before deadline, without verifying or authenticating anything. name
  * is for messages. Caller frees *out with bf_ssh_close().
  */
+/*
+ * The numeric address of sa (len bytes) into out (size bytes; "" when
+ * it has none), one text per address: an IPv4-mapped IPv6 address
+ * (::ffff:127.0.0.1, ::ffff:7f00:1) is its IPv4 address, so that a key
+ * pinned for 127.0.0.1 is the key of every spelling of it. Cannot fail.
+ */
+struct sockaddr;
+void bf_ssh__numeric_addr(char *out, size_t size, const struct sockaddr *sa,
+                          size_t len);
+
+/* host without the brackets of "[::1]" (a copy; caller frees). */
+char *bf_ssh__host_unbracketed(const char *host);
+
 int bf_ssh__open(struct bf_ssh **out, const char *name, const char *host,
                  int port, double deadline, struct bf_err *err);
 

@@ -320,8 +320,9 @@ int bf_ssh__verify_pin(struct bf_ssh *s, const char *pin, struct bf_err *err)
 	return ret;
 }
 
-int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
-                         int port, double timeout_s, struct bf_err *err)
+int bf_ssh_scan_host_key(char **fp_out, char **line_out, char **addr_out,
+                         const char *host, int port, double timeout_s,
+                         struct bf_err *err)
 {
 	const struct key_type *type = NULL;
 	struct bf_ssh *s = NULL;
@@ -345,6 +346,8 @@ int bf_ssh_scan_host_key(char **fp_out, char **line_out, const char *host,
 		b64 = b64_encode((const unsigned char *)blob, len, true);
 		*fp_out = fingerprint(blob, len);
 		*line_out = bf_xasprintf("%s %s %s", field, type->name, b64);
+		if (addr_out)
+			*addr_out = bf_xstrdup(s->addr);
 		free(field);
 		free(b64);
 	}

@@ -89,6 +89,58 @@ out:
 	return ret;
 }
 
+void bf_ssh__numeric_addr(char *out, size_t size, const struct sockaddr *sa,
+                          size_t len)
+{
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
+	struct sockaddr_in in4;
+
+	if (sa->sa_family == AF_INET6 && len >= sizeof(*in6) &&
+	    IN6_IS_ADDR_V4MAPPED(&in6->sin6_addr)) {
+		memset(&in4, 0, sizeof(in4));
+		in4.sin_family = AF_INET;
+		in4.sin_port = in6->sin6_port;
+		memcpy(&in4.sin_addr, in6->sin6_addr.s6_addr + 12, 4);
+		sa = (const struct sockaddr *)&in4;
+		len = sizeof(in4);
+	}
+	if (getnameinfo(sa, (socklen_t)len, out, (socklen_t)size, NULL, 0,
+	                NI_NUMERICHOST))
+		out[0] = '\0'; /* host keys are pinned by name only */
+}
+
+char *bf_ssh__host_unbracketed(const char *host)
+{
+	size_t n = strlen(host);
+
+	if (n > 2 && host[0] == '[' && host[n - 1] == ']' &&
+	    !memchr(host + 1, '[', n - 2) && !memchr(host + 1, ']', n - 2))
+		return bf_xasprintf("%.*s", (int)(n - 2), host + 1);
+	return bf_xstrdup(host);
+}
+
+bool bf_ssh_host_is_at(const char *host, int port, const char *addr)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char *name = bf_ssh__host_unbracketed(host), num[64], p[16];
+	bool at = false;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(p, sizeof(p), "%d", port ? port : 22);
+	if (addr && *addr && !getaddrinfo(name, p, &hints, &res))
+		for (ai = res; ai && !at; ai = ai->ai_next) {
+			bf_ssh__numeric_addr(num, sizeof(num), ai->ai_addr,
+			                     ai->ai_addrlen);
+			at = !strcmp(num, addr);
+		}
+	if (res)
+		freeaddrinfo(res);
+	free(name);
+	return at;
+}
+
 static int tcp_connect(struct bf_ssh *s, double timeout_s, double deadline,
                        struct bf_err *err)
 {
@@ -106,11 +158,9 @@ static int tcp_connect(struct bf_ssh *s, double timeout_s, double deadline,
 		                  s->name, s->host, gai_strerror(rc));
 	errno = EHOSTUNREACH;
 	for (ai = res; ai && ret == BF_ESYS; ai = ai->ai_next)
-		if (!(ret = connect_one(&s->sock, ai, deadline)) &&
-		    getnameinfo(ai->ai_addr, ai->ai_addrlen, s->addr,
-		                sizeof(s->addr), NULL, 0, NI_NUMERICHOST))
-			s->addr[0] =
-			        '\0'; /* host keys are pinned by name only */
+		if (!(ret = connect_one(&s->sock, ai, deadline)))
+			bf_ssh__numeric_addr(s->addr, sizeof(s->addr),
+			                     ai->ai_addr, ai->ai_addrlen);
 	if (ret == BF_ETIMEOUT)
 		bf_err_set(err, BF_ETIMEOUT,
 		           "'%s' (%s:%d) did not accept a connection within "
@@ -131,7 +181,7 @@ int bf_ssh__open(struct bf_ssh **out, const char *name, const char *host,
 	int rc, ret;
 
 	s->name = bf_xstrdup(name);
-	s->host = bf_xstrdup(host);
+	s->host = bf_ssh__host_unbracketed(host);
 	s->port = port;
 	s->sock = -1;
 	pthread_once(&ssh_once, ssh_init);

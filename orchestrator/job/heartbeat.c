@@ -121,6 +121,11 @@ struct bf_heartbeat *bf_heartbeat_start(struct bf_job *job, const char *holder,
 	                     ? hb->period_s
 	                     : BF_STORE_ALIVE_PERIOD_S;
 	hb->renewed = mono_s();
+	/* a store reconnecting after a server restart gives up while the
+	 * leases last at least another renewal period */
+	bf_store_reconnect_window(hb->period_s < BF_STORE_RECONNECT_S
+	                                  ? (double)hb->period_s
+	                                  : BF_STORE_RECONNECT_S);
 	pthread_mutex_init(&hb->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -74,6 +74,22 @@ const char *bf_sql_text(const struct bf_sql_row *row, int col);
 /* A copy of the text (bf_xstrdup), or NULL for NULL. Caller frees. */
 char *bf_sql_strdup(const struct bf_sql_row *row, int col);
 
+/*
+ * Column col exactly as a value of type (BF_SQL_INT, BF_SQL_REAL or
+ * BF_SQL_TEXT) into *out, its text borrowed as bf_sql_text's; a NULL is
+ * BF_SQL_V_NULL. BF_EINVAL when the stored value is not one of that
+ * type, where bf_sql_int and friends would coerce it: on SQLite (which
+ * keeps any value in any column) a text, blob or real in an integer
+ * column, a text or blob in a real one, a blob or a text with a NUL
+ * byte in a text one; on PostgreSQL a text that does not parse as the
+ * number. err's message says only what the value is ("the text 'abc'
+ * is not an integer"), for the caller to say where it was.
+ */
+int bf_sql_get(struct bf_sql_val *out, const struct bf_sql_row *row, int col,
+               enum bf_sql_type type, struct bf_err *err);
+/* The name of column col of row's result (borrowed like the row). */
+const char *bf_sql_col_name(const struct bf_sql_row *row, int col);
+
 /* Called for each row; a non-zero return stops the query and is
  * returned by bf_sql_exec. */
 typedef int bf_sql_row_fn(const struct bf_sql_row *row, void *payload);

@@ -5,15 +5,20 @@
  */
 #include "store/sql_pg.h"
 
+#include <errno.h>
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/spawn.h"
+#include "store/store.h"
 
 /* The OIDs of the parameter types (pg_type.h is a server header). */
 #define OID_BOOL   16
@@ -26,6 +31,7 @@ struct bf_sql_pg {
 	int depth; /* open transactions: 0 none, 1 BEGIN, more savepoints */
 	int64_t *locks; /* the session advisory locks held */
 	size_t nlocks, alloc;
+	double limit_s; /* statement_timeout set on the session; 0: none */
 };
 
 enum { TOKEN_BEGIN = 1 };
@@ -146,10 +152,92 @@ struct pg_conn *bf_sql_pg__open_conn(const char *location, const char *shown,
 	return conn;
 }
 
+/* The first pause between two attempts to reconnect, and the longest. */
+#define RECONNECT_FIRST_S 0.05
+#define RECONNECT_MAX_S   1.0
+
+static pthread_mutex_t reconnect_mu = PTHREAD_MUTEX_INITIALIZER;
+static double reconnect_window_s = BF_STORE_RECONNECT_S;
+static double gave_up_at; /* bf_now_monotonic() of the last give-up */
+
+void bf_store_reconnect_window(double seconds)
+{
+	pthread_mutex_lock(&reconnect_mu);
+	reconnect_window_s = seconds > 0 ? seconds : 0;
+	gave_up_at = 0;
+	pthread_mutex_unlock(&reconnect_mu);
+}
+
+/*
+ * How long this reconnect may go on trying: the window, or nothing when
+ * an attempt of this process gave up within the last window (a server
+ * that is down costs the first statement the window, not every one).
+ */
+static double reconnect_budget(void)
+{
+	double now = bf_now_monotonic(), w;
+
+	pthread_mutex_lock(&reconnect_mu);
+	w = gave_up_at > 0 && now - gave_up_at < reconnect_window_s
+	            ? 0
+	            : reconnect_window_s;
+	pthread_mutex_unlock(&reconnect_mu);
+	return w;
+}
+
+static void reconnect_done(bool ok)
+{
+	pthread_mutex_lock(&reconnect_mu);
+	gave_up_at = ok ? 0 : bf_now_monotonic();
+	pthread_mutex_unlock(&reconnect_mu);
+}
+
+/* A refusal that waiting does not change: the password, the role. */
+static bool is_final(PGconn *conn)
+{
+	const char *msg = PQerrorMessage(conn);
+
+	return PQconnectionNeedsPassword(conn) ||
+	       strstr(msg, "authentication failed") ||
+	       strstr(msg, "does not exist");
+}
+
+static void pause_s(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/*
+ * A server that restarts refuses connections, then answers "the
+ * database system is starting up", for a moment after it went away:
+ * one attempt at that moment would end the job. So the attempts go on,
+ * 50 ms apart and doubling up to 1 s, until one succeeds, the refusal
+ * is final (is_final) or the window (bf_store_reconnect_window) is
+ * over; after a give-up, one attempt until one succeeds again.
+ */
 bool bf_sql_pg__reset_conn(struct pg_conn *conn)
 {
-	PQreset(conn);
-	return PQstatus(conn) == CONNECTION_OK && set_timeouts(conn);
+	double end = bf_now_monotonic() + reconnect_budget();
+	double wait = RECONNECT_FIRST_S;
+
+	for (;;) {
+		PQreset(conn);
+		if (PQstatus(conn) == CONNECTION_OK) {
+			reconnect_done(true);
+			return set_timeouts(conn);
+		}
+		if (is_final(conn) || bf_now_monotonic() + wait > end) {
+			reconnect_done(false);
+			return false;
+		}
+		pause_s(wait);
+		wait = wait * 2 < RECONNECT_MAX_S ? wait * 2 : RECONNECT_MAX_S;
+	}
 }
 
 int bf_sql_pg__connect(struct bf_store *store, struct bf_err *err)
@@ -273,9 +361,44 @@ static bool retake_locks(struct bf_sql_pg *pg)
  * session gets the timeouts and the locks of the old one. false when
  * any of it failed (PQerrorMessage says why).
  */
+static bool apply_limit(struct bf_sql_pg *pg)
+{
+	char ms[32];
+	const char *vals[1] = { ms };
+	PGresult *res;
+	bool ok;
+
+	if (pg->limit_s <= 0)
+		snprintf(ms, sizeof(ms), "0");
+	else
+		snprintf(ms, sizeof(ms), "%.0f", ceil(pg->limit_s * 1000));
+	res = PQexecParams(pg->conn,
+	                   "SELECT set_config('statement_timeout', $1, false)",
+	                   1, NULL, vals, NULL, NULL, 0);
+	ok = PQresultStatus(res) == PGRES_TUPLES_OK;
+	PQclear(res);
+	return ok;
+}
+
 static bool reconnect(struct bf_sql_pg *pg)
 {
-	return bf_sql_pg__reset_conn(pg->conn) && retake_locks(pg);
+	return bf_sql_pg__reset_conn(pg->conn) && retake_locks(pg) &&
+	       (pg->limit_s <= 0 || apply_limit(pg));
+}
+
+int bf_sql_pg__set_statement_timeout(struct bf_store *store, struct bf_err *err)
+{
+	char msg[BF_ERR_SIZE];
+
+	store->pg->limit_s = store->query_limit_s;
+	if (apply_limit(store->pg))
+		return 0;
+	safe_message(msg, sizeof(msg), PQerrorMessage(store->pg->conn),
+	             store->path);
+	return bf_err_set(err, BF_ESYS,
+	                  "cannot set the statement timeout of the session on "
+	                  "the store '%s': %s",
+	                  store->shown, msg);
 }
 
 int bf_sql_pg__lock(struct bf_store *store, int64_t key, struct bf_err *err)
@@ -471,6 +594,15 @@ again:
 		goto out;
 	}
 	state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	if (state && !strcmp(state, "57014") && pg->limit_s > 0) {
+		/* query_canceled: statement_timeout */
+		ret = bf_err_set(err, BF_ETIMEOUT,
+		                 "%s: stopped after %g s, the bound of one "
+		                 "query on '%s' (a recursive view, or a store "
+		                 "too large for it)",
+		                 what, pg->limit_s, store->shown);
+		goto out;
+	}
 	if (state && !strcmp(state, "55P03")) {
 		/* lock_not_available: lock_timeout (or NOWAIT) */
 		ret = bf_sql_pg__busy(err, what, store->shown);
@@ -584,4 +716,11 @@ const char *bf_sql_pg__text(const struct bf_sql_row *row, int col)
 	if (PQftype(row->res, col) == OID_BOOL)
 		return v[0] == 't' ? "1" : "0";
 	return v;
+}
+
+const char *bf_sql_pg__col_name(const struct bf_sql_row *row, int col)
+{
+	const char *name = PQfname(row->res, col);
+
+	return name ? name : "?";
 }

@@ -82,6 +82,14 @@ struct pg_conn *bf_store__pg_holder_conn(const struct bf_store *store);
  * set). */
 bool bf_sql_pg__is_null(const struct bf_sql_row *row, int col);
 const char *bf_sql_pg__text(const struct bf_sql_row *row, int col);
+/*
+ * Set the session's statement_timeout to store->query_limit_s (0: the
+ * server's default); kept across reconnects. 0 or BF_ESYS.
+ */
+int bf_sql_pg__set_statement_timeout(struct bf_store *store,
+                                     struct bf_err *err);
+/* The name of column col ("?" when there is none). */
+const char *bf_sql_pg__col_name(const struct bf_sql_row *row, int col);
 
 /*
  * How long the server lets a session sit idle inside a transaction

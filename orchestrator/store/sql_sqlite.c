@@ -12,6 +12,7 @@
 
 #include "benchfarm/alloc.h"
 #include "benchfarm/err.h"
+#include "benchfarm/spawn.h"
 
 enum { TOKEN_BEGIN = 1, TOKEN_SAVEPOINT = 2 };
 
@@ -449,7 +450,12 @@ int bf_sql_exec(struct bf_store *store, const char *sql,
 	for (i = 0; rc == SQLITE_OK && i < n; i++)
 		rc = bind_val(row.st, (int)i + 1, &vals[i]);
 	while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+		/* the bound counts the step's own work, not fn's */
+		if (store->query_limit_s > 0)
+			store->step_deadline =
+			        bf_now_monotonic() + store->query_limit_s;
 		rc = sqlite3_step(row.st);
+		store->step_deadline = 0;
 		if (rc == SQLITE_ROW && fn && (ret = fn(&row, payload)))
 			break;
 	}
@@ -459,7 +465,15 @@ int bf_sql_exec(struct bf_store *store, const char *sql,
 		va_start(ap, what);
 		vsnprintf(ctx, sizeof(ctx), what, ap);
 		va_end(ap);
-		ret = bf_store__err(store, rc, err, "%s", ctx);
+		if (rc == SQLITE_INTERRUPT && store->query_limit_s > 0)
+			ret = bf_err_set(
+			        err, BF_ETIMEOUT,
+			        "%s: stopped after %g s, the bound of "
+			        "one query on '%s' (a recursive view, or "
+			        "a store too large for it)",
+			        ctx, store->query_limit_s, store->shown);
+		else
+			ret = bf_store__err(store, rc, err, "%s", ctx);
 	}
 	if (row.st)
 		release_stmt(row.st, slot);

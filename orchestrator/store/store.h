@@ -239,6 +239,30 @@ int bf_store_device_set_state(struct bf_store *store, const char *name,
 void bf_store_clock_from_caller(bool on);
 
 /*
+ * How long a PostgreSQL store goes on trying to make a lost connection
+ * again (a server restart: refused, then "starting up" for a moment),
+ * in seconds, for every store of the process; BF_STORE_RECONNECT_S by
+ * default. A job lowers it to a third of its lease time (the
+ * heartbeat's period) when that is shorter: its leases then outlast the
+ * attempts. Once the attempts gave up, the next reconnect within the
+ * window is one attempt, until one succeeds. 0: one attempt.
+ */
+#define BF_STORE_RECONNECT_S 10.0
+void bf_store_reconnect_window(double seconds);
+
+/*
+ * Bound every statement on store in time from now on (seconds; 0: no
+ * bound, the default): on SQLite each step of a statement (the work for
+ * one row, or for a whole count) is stopped when it runs longer; on
+ * PostgreSQL the session's statement_timeout. A statement stopped so
+ * fails with BF_ETIMEOUT, its message naming the bound. For a store
+ * that is read but not trusted (store copy's source), where a recursive
+ * view would never end. 0, or BF_ESYS when the server refused.
+ */
+int bf_store_set_query_limit(struct bf_store *store, double seconds,
+                             struct bf_err *err);
+
+/*
  * On PostgreSQL, a holder whose lock is free is dead at once when it
  * said it was alive after the server last started; only a restart since
  * then earns it the grace of BF_STORE_ALIVE_GRACE_S.

@@ -101,26 +101,34 @@ static int64_t map_get(const struct copy *c, int64_t src)
 
 /*
  * A row's columns as values to bind: types[i] is 'T' (text), 'I'
- * (integer) or 'R' (real) for column first + i; NULL stays NULL.
+ * (integer) or 'R' (real) for column first + i; NULL stays NULL. A
+ * value the source holds as another type (SQLite keeps any value in any
+ * column: the text 'abc' as a sample's value, a name with a NUL in it,
+ * a blob as a name) is refused naming the table, the row's id and the
+ * column: binding it would copy 0, a name cut at the NUL or an empty
+ * one. BF_EINVAL then, and the whole copy is undone.
  */
-static size_t row_vals(struct bf_sql_val *vals, const struct bf_sql_row *row,
-                       int first, const char *types)
+static int row_vals(struct bf_sql_val *vals, struct copy *c,
+                    const struct bf_sql_row *row, int first, const char *types,
+                    const char *table, int64_t id)
 {
-	size_t i;
+	struct bf_err why = BF_ERR_INIT;
 
-	for (i = 0; types[i]; i++) {
+	for (size_t i = 0; types[i]; i++) {
 		int col = first + (int)i;
+		enum bf_sql_type t = types[i] == 'I'   ? BF_SQL_INT
+		                     : types[i] == 'R' ? BF_SQL_REAL
+		                                       : BF_SQL_TEXT;
 
-		if (bf_sql_is_null(row, col))
-			vals[i] = BF_SQL_V_NULL;
-		else if (types[i] == 'I')
-			vals[i] = BF_SQL_V_INT(bf_sql_int(row, col));
-		else if (types[i] == 'R')
-			vals[i] = BF_SQL_V_REAL(bf_sql_real(row, col));
-		else
-			vals[i] = BF_SQL_V_TEXT(bf_sql_text(row, col));
+		if (bf_sql_get(&vals[i], row, col, t, &why))
+			return bf_err_set(
+			        c->err, BF_EINVAL,
+			        "cannot copy '%s': %s row %lld, column "
+			        "%s: %s; nothing was copied",
+			        shown(c->src), table, (long long)id,
+			        bf_sql_col_name(row, col), why.msg);
 	}
-	return i;
+	return 0;
 }
 
 static int get_i64(const struct bf_sql_row *row, void *payload)
@@ -158,20 +166,21 @@ static int copy_device(const struct bf_sql_row *row, void *payload)
 	struct copy *c = payload;
 	struct bf_sql_val v[16];
 	int64_t changes = 0;
-	size_t n = row_vals(v, row, 0, "TTTITTTTTTTTIITT");
-	int rc;
+	int rc = row_vals(v, c, row, 0, "TTTITTTTTTTTIITT", "devices",
+	                  bf_sql_int(row, 16));
 
-	rc = bf_sql_exec(
-	        c->dst,
-	        "INSERT INTO devices (name, type, host, port, \"user\","
-	        " key_path, labels, agent_path, adb_serial, host_key_fp,"
-	        " health, health_reason, last_check_at, created_at, workdir,"
-	        " machine, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
-	        " ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'idle')"
-	        " ON CONFLICT (name) DO NOTHING",
-	        v, n, NULL, NULL, &changes, c->err,
-	        "cannot copy device '%s' into '%s'", bf_sql_text(row, 0),
-	        shown(c->dst));
+	if (!rc)
+		rc = bf_sql_exec(
+		        c->dst,
+		        "INSERT INTO devices (name, type, host, port, \"user\","
+		        " key_path, labels, agent_path, adb_serial, host_key_fp,"
+		        " health, health_reason, last_check_at, created_at, workdir,"
+		        " machine, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+		        " ?10, ?11, ?12, ?13, ?14, ?15, ?16, 'idle')"
+		        " ON CONFLICT (name) DO NOTHING",
+		        v, 16, NULL, NULL, &changes, c->err,
+		        "cannot copy device '%s' into '%s'", v[0].text,
+		        shown(c->dst));
 	if (!rc)
 		step(c, T_DEVICES, changes > 0);
 	return rc;
@@ -259,8 +268,11 @@ static int copy_sample(const struct bf_sql_row *row, void *payload)
 	struct copy *c = payload;
 	struct sample_batch *b = c->batch;
 	struct bf_sql_val *v = b->v + b->rows * SAMPLE_COLS;
+	int rc = row_vals(v + 1, c, row, 0, "TTTTTTIIRT", "samples",
+	                  bf_sql_int(row, 10));
 
-	row_vals(v + 1, row, 0, "TTTTTTIIRT");
+	if (rc)
+		return rc;
 	v[0] = BF_SQL_V_INT(c->run_dst);
 	/* the row's text is the source's until the callback returns */
 	for (size_t i = 1; i < SAMPLE_COLS; i++)
@@ -276,17 +288,19 @@ static int copy_sample(const struct bf_sql_row *row, void *payload)
 static int insert_check(struct copy *c, const struct bf_sql_row *row)
 {
 	struct bf_sql_val v[8];
-	size_t n = row_vals(v + 1, row, 0, "TTTRRTI") + 1;
+	int rc = row_vals(v + 1, c, row, 0, "TTTRRTI", "checks",
+	                  bf_sql_int(row, 7));
 
+	if (rc)
+		return rc;
 	v[0] = c->run_dst ? BF_SQL_V_INT(c->run_dst) : BF_SQL_V_NULL;
 	return bf_sql_exec(c->dst,
 	                   "INSERT INTO checks (run_id, device, check_id,"
 	                   " status, value, threshold, message, at) VALUES"
 	                   " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	                   v, n, NULL, NULL, NULL, c->err,
+	                   v, 8, NULL, NULL, NULL, c->err,
 	                   "cannot copy check '%s' of device '%s' into '%s'",
-	                   bf_sql_text(row, 1), bf_sql_text(row, 0),
-	                   shown(c->dst));
+	                   v[2].text, v[1].text, shown(c->dst));
 }
 
 static int copy_run_check(const struct bf_sql_row *row, void *payload)
@@ -300,7 +314,7 @@ static int copy_run_check(const struct bf_sql_row *row, void *payload)
 }
 
 #define CHECK_COLUMNS \
-	"SELECT device, check_id, status, value, threshold, message, at"
+	"SELECT device, check_id, status, value, threshold, message, at, id"
 
 /*
  * The samples and checks of source run c->run_src: copied into the new
@@ -319,7 +333,8 @@ static int run_children(struct copy *c, bool copy)
 		rc = bf_sql_exec(c->src,
 		                 "SELECT benchmark, metric, unit, side,"
 		                 " commit_id, device, repeat_idx, iter_idx,"
-		                 " value, suite FROM samples WHERE run_id = ?1"
+		                 " value, suite, id FROM samples"
+		                 " WHERE run_id = ?1"
 		                 " ORDER BY id",
 		                 &id, 1, copy_sample, c, NULL, c->err,
 		                 "cannot read the samples of run %lld of '%s'",
@@ -372,9 +387,11 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 	int64_t rank = 0;
 	int rc;
 
-	row_vals(v, row, 0, "TITTTTITIT");
 	c->run_src = bf_sql_int(row, 10);
 	c->run_dst = 0;
+	if ((rc = row_vals(v, c, row, 0, "TITTTTITIT", "runs", c->run_src)) ||
+	    (rc = row_vals(v + 10, c, row, 11, "TTI", "runs", c->run_src)))
+		return rc;
 	v[7] = BF_SQL_V_INT(c->run_src);
 	/* which of the source's runs with this key it is, from 0 */
 	rc = bf_sql_exec(
@@ -397,11 +414,10 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 		}
 		return rc ? rc : run_children(c, false);
 	}
-	row_vals(v, row, 0, "TITTTTITIT");
-	row_vals(v + 10, row, 11, "TT");
-	v[12] = bf_sql_is_null(row, 13)
-	                ? BF_SQL_V_NULL
-	                : BF_SQL_V_INT(map_get(c, bf_sql_int(row, 13)));
+	row_vals(v, c, row, 0, "TITTTTITIT", "runs", c->run_src);
+	row_vals(v + 10, c, row, 11, "TTI", "runs", c->run_src);
+	if (v[12].type == BF_SQL_INT)
+		v[12] = BF_SQL_V_INT(map_get(c, v[12].i));
 	if (v[12].type == BF_SQL_INT && !v[12].i)
 		v[12] = BF_SQL_V_NULL; /* its measured run was not copied */
 	rc = bf_sql_exec(c->dst,
@@ -430,14 +446,14 @@ static int copy_run(const struct bf_sql_row *row, void *payload)
 static int copy_lone_check(const struct bf_sql_row *row, void *payload)
 {
 	struct copy *c = payload;
-	struct bf_sql_val v[4];
+	struct bf_sql_val v[7];
 	int64_t found = 0;
-	int rc;
+	int rc =
+	        row_vals(v, c, row, 0, "TTTRRTI", "checks", bf_sql_int(row, 7));
 
-	v[0] = BF_SQL_V_TEXT(bf_sql_text(row, 0));
-	v[1] = BF_SQL_V_TEXT(bf_sql_text(row, 1));
-	v[2] = BF_SQL_V_TEXT(bf_sql_text(row, 2));
-	v[3] = BF_SQL_V_INT(bf_sql_int(row, 6));
+	if (rc)
+		return rc;
+	v[3] = v[6];
 	rc = bf_sql_exec(c->dst,
 	                 "SELECT count(*) FROM checks WHERE run_id IS NULL"
 	                 " AND device = ?1 AND check_id = ?2 AND status = ?3"
@@ -456,21 +472,22 @@ static int copy_lone_check(const struct bf_sql_row *row, void *payload)
 static int copy_alert(const struct bf_sql_row *row, void *payload)
 {
 	struct copy *c = payload;
-	struct bf_sql_val v[15];
+	struct bf_sql_val v[14];
 	int64_t changes = 0;
-	size_t n = row_vals(v, row, 0, "TTTTTTRRTIITTT");
-	int rc;
+	int rc = row_vals(v, c, row, 0, "TTTTTTRRTIITTT", "alerts",
+	                  bf_sql_int(row, 14));
 
-	rc = bf_sql_exec(
-	        c->dst,
-	        "INSERT INTO alerts (benchmark, metric, device_class,"
-	        " commit_lo, commit_hi, direction, size, score, status,"
-	        " created_at, group_id, suite, detail, culprit) VALUES (?1,"
-	        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
-	        " ON CONFLICT DO NOTHING",
-	        v, n, NULL, NULL, &changes, c->err,
-	        "cannot copy the alert on %s %s into '%s'", bf_sql_text(row, 0),
-	        bf_sql_text(row, 1), shown(c->dst));
+	if (!rc)
+		rc = bf_sql_exec(
+		        c->dst,
+		        "INSERT INTO alerts (benchmark, metric, device_class,"
+		        " commit_lo, commit_hi, direction, size, score, status,"
+		        " created_at, group_id, suite, detail, culprit) VALUES (?1,"
+		        " ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
+		        " ON CONFLICT DO NOTHING",
+		        v, 14, NULL, NULL, &changes, c->err,
+		        "cannot copy the alert on %s %s into '%s'", v[0].text,
+		        v[1].text, shown(c->dst));
 	if (!rc)
 		step(c, T_ALERTS, changes > 0);
 	return rc;
@@ -509,7 +526,7 @@ static int copy_all(struct copy *c)
 		        "SELECT benchmark, metric, device_class,"
 		        " commit_lo, commit_hi, direction, size, score,"
 		        " status, created_at, group_id, suite, detail,"
-		        " culprit FROM alerts ORDER BY id",
+		        " culprit, id FROM alerts ORDER BY id",
 		        NULL, 0, copy_alert, c, NULL, c->err,
 		        "cannot read the alerts of '%s'", shown(c->src));
 	return rc;

@@ -37,6 +37,8 @@ struct bf_store {
 	/* PostgreSQL (NULL when SQLite) */
 	struct bf_sql_pg *pg;
 	/* both */
+	double query_limit_s; /* bf_store_set_query_limit; 0: none */
+	double step_deadline; /* SQLite: when the running step must end */
 	char *path; /* the location as given, password included */
 	char *shown; /* the location for messages: no password */
 };

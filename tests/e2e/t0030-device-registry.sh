@@ -192,6 +192,20 @@ run_b 3 "and on host B (exit 3)" device check d3
 grep_file "B's reason is the same" \
 	"^d3  *bad .*HOST KEY CHANGED: pinned $fp_d3, now $fp_new.*'benchfarm device rekey d3'" \
 	"$OUT"
+# Host B has no known_hosts line for d3's address: the registry's pin
+# of it holds there too, under any other name or spelling of the
+# address, and only rekey replaces it.
+for alias in 127.0.0.1 localhost ::ffff:127.0.0.1; do
+	run_b 2 "host B cannot pin the new key at $alias:$P_d3 as another device" \
+		device add d3-b --host "$alias" --port "$P_d3" --user "$ME" \
+		--key "$KEY" --agent "$BFA" --accept-host-key
+	grep_file "it names the registry's pin of d3 and rekey" \
+		"127.0.0.1:$P_d3 is pinned in the registry to another host key, $fp_d3, by device 'd3'.*device rekey d3" \
+		"$ERR"
+done
+run_b 2 "so d3-b is not registered" device show d3-b
+check "host B still wrote no known_hosts" \
+	test ! -e "$HB/.local/share/benchfarm/known_hosts"
 run_b 0 "device rekey on host B accepts the new key" device rekey d3
 grep_file "rekey prints the new fingerprint" "^d3: host key $fp_new recorded" \
 	"$OUT"

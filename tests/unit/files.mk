@@ -55,10 +55,15 @@ UNIT_TESTS += tests/unit/job/test_heartbeat
 tests/unit/job/test_heartbeat_OBJS := orchestrator/job/heartbeat.o $(STORE_OBJS) tests/unit/store/store_fixture.o
 UNIT_TESTS += tests/unit/store/test_store_pg_locks
 tests/unit/store/test_store_pg_locks_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
+UNIT_TESTS += tests/unit/store/test_store_pg_reconnect
+tests/unit/store/test_store_pg_reconnect_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/store/test_store_pg_migrate
 tests/unit/store/test_store_pg_migrate_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture_pg.o
 UNIT_TESTS += tests/unit/store/test_store_copy
 tests/unit/store/test_store_copy_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+UNIT_TESTS += tests/unit/store/test_store_copy_hostile
+tests/unit/store/test_store_copy_hostile_OBJS := $(STORE_OBJS) tests/unit/store/store_fixture.o
+$(eval $(call store_on_pg,test_store_copy_hostile))
 UNIT_TESTS += tests/unit/commands/test_commands
 tests/unit/commands/test_commands_OBJS = $(ORCH_OBJS) $(PLUGIN_OBJS) $(AGENT_OBJS)
 UNIT_TESTS += tests/unit/stats/test_stats

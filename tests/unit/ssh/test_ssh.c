@@ -120,9 +120,9 @@ static void test_ssh__scan_and_add_host_key(void **state)
 	struct stat st;
 
 	(void)state;
-	assert_int_equal(
-	        bf_ssh_scan_host_key(&fp, &line, "127.0.0.1", fx.port, 5, &err),
-	        0);
+	assert_int_equal(bf_ssh_scan_host_key(&fp, &line, NULL, "127.0.0.1",
+	                                      fx.port, 5, &err),
+	                 0);
 	assert_string_equal(fp, fx.d1_fp);
 	assert_string_equal(line, want);
 	/*
@@ -266,6 +266,60 @@ static void test_ssh__pinned_host_key(void **state)
 	free(stale);
 }
 
+/*
+ * Every spelling of 127.0.0.1 is its one address: the IPv4-mapped IPv6
+ * form (::ffff:127.0.0.1, ::ffff:7f00:1) and a bracketed literal name
+ * the key pinned for [127.0.0.1]:PORT, so that another key cannot be
+ * recorded for it through them, and a connection through them checks
+ * that pin.
+ */
+static void test_ssh__mapped_address_is_the_same_pin(void **state)
+{
+	static const char *const spellings[] = { "::ffff:127.0.0.1",
+		                                 "::ffff:7f00:1",
+		                                 "[::ffff:127.0.0.1]" };
+	struct bf_ssh_target t = BF_SSH_TARGET_INIT;
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_ssh *s = NULL;
+	char *kh = path_in("kh_mapped");
+	char *addr = bf_xasprintf(",[127.0.0.1]:%d ", fx.port);
+
+	(void)state;
+	/* another key (the client's) pinned for d1's address */
+	assert_int_equal(write_known_hosts(kh, fx.client_b64, fx.port), 0);
+	for (size_t i = 0; i < BF_ARRAY_SIZE(spellings); i++) {
+		char *fp = NULL, *line = NULL, *a = NULL;
+		int rc = bf_ssh_scan_host_key(&fp, &line, &a, spellings[i],
+		                              fx.port, 5, &err);
+
+		if (rc)
+			fail_msg("scan %s: %s", spellings[i], err.msg);
+		if (!strstr(line, addr))
+			fail_msg("%s: '%s' does not name '%s'", spellings[i],
+			         line, addr);
+		assert_string_equal(a, "127.0.0.1");
+		assert_true(bf_ssh_host_is_at(spellings[i], fx.port, a));
+		assert_false(bf_ssh_host_is_at(spellings[i], fx.port, "::1"));
+		assert_int_equal(bf_ssh_known_hosts_add(kh, line, false, &err),
+		                 BF_EEXISTS);
+		assert_non_null(strstr(err.msg, "[127.0.0.1]"));
+		target_of(&t, fx.port);
+		t.host = spellings[i];
+		t.known_hosts = kh;
+		assert_int_equal(bf_ssh_connect(&s, &t, &err), BF_ECORRUPT);
+		assert_null(s);
+		assert_non_null(strstr(err.msg, "HOST KEY CHANGED"));
+		free(fp);
+		free(line);
+		free(a);
+	}
+	assert_true(bf_ssh_host_is_at("127.0.0.1", fx.port, "127.0.0.1"));
+	assert_false(bf_ssh_host_is_at("no such host.invalid", fx.port,
+	                               "127.0.0.1"));
+	free(addr);
+	free(kh);
+}
+
 static void test_ssh__wrong_client_key(void **state)
 {
 	struct bf_ssh_target t = BF_SSH_TARGET_INIT;
@@ -379,7 +433,7 @@ static void test_ssh__silent_listener_times_out(void **state)
 	assert_true(dt >= 0.45 && dt < 5.0); /* 0.5 s, not the default 10 */
 	assert_non_null(strstr(err.msg, "'d1'"));
 	assert_null(s);
-	assert_int_equal(bf_ssh_scan_host_key(&fp, &line, "127.0.0.1",
+	assert_int_equal(bf_ssh_scan_host_key(&fp, &line, NULL, "127.0.0.1",
 	                                      ntohs(a.sin_port), 0.3, &err),
 	                 BF_ETIMEOUT);
 	close(fd);
@@ -393,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_ssh__unknown_host_key),
 		cmocka_unit_test(test_ssh__changed_host_key),
 		cmocka_unit_test(test_ssh__pinned_host_key),
+		cmocka_unit_test(test_ssh__mapped_address_is_the_same_pin),
 		cmocka_unit_test(test_ssh__wrong_client_key),
 		cmocka_unit_test(test_ssh__encrypted_key),
 		cmocka_unit_test(test_ssh__key_with_open_permissions),
