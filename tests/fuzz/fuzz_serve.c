@@ -29,7 +29,7 @@ static bool acts(const char *line, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char root[4096];
-	struct bf_agent_ctx ctx = { NULL, NULL };
+	struct bf_agent_ctx ctx = { NULL, NULL, NULL };
 	char *text = fuzz_string(data, size);
 	const char *path;
 	int in, out;
