@@ -211,7 +211,8 @@ static int table_open(int *fd_out, struct table *t, const struct bf_fence *f,
 	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
-			ret = bf_err_sys(err, "cannot lock the lease fence '%s'",
+			ret = bf_err_sys(err,
+			                 "cannot lock the lease fence '%s'",
 			                 f->path);
 			goto out;
 		}
@@ -220,7 +221,8 @@ static int table_open(int *fd_out, struct table *t, const struct bf_fence *f,
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
-			ret = bf_err_sys(err, "cannot read the lease fence '%s'",
+			ret = bf_err_sys(err,
+			                 "cannot read the lease fence '%s'",
 			                 f->path);
 			goto out;
 		}
@@ -250,7 +252,8 @@ static int table_close(int fd, const struct table *t, const struct bf_fence *f,
 		            (unsigned long long)t->e[i].start,
 		            (long long)t->e[i].owner,
 		            (long long)t->e[i].ended_by);
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, b.buf, b.len, 0) != (ssize_t)b.len)
+	if (ftruncate(fd, 0) < 0 ||
+	    pwrite(fd, b.buf, b.len, 0) != (ssize_t)b.len)
 		ret = bf_err_sys(err, "cannot write the lease fence '%s'",
 		                 f->path);
 	close(fd);

@@ -296,22 +296,24 @@ static int fence_outcome(int out_fd, int64_t id, struct run_cpu *c, int *ret)
 		BF_LOG_WARN("run: %s", err.msg);
 	c->pgid = 0;
 	if (ended_by) {
-		*ret = bf_req_error(out_fd, id, "superseded",
-		                    "the run was ended: device '%s' was taken "
-		                    "over by a newer lease (token %lld > %lld); "
-		                    "nothing of it is sent",
-		                    c->fence->device, (long long)ended_by,
-		                    (long long)c->fence->token);
+		*ret = bf_req_error(
+		        out_fd, id, "superseded",
+		        "the run was ended: device '%s' was taken "
+		        "over by a newer lease (token %lld > %lld); "
+		        "nothing of it is sent",
+		        c->fence->device, (long long)ended_by,
+		        (long long)c->fence->token);
 		return 1;
 	}
 	if (c->fence && c->claim.overlap) {
-		*ret = bf_req_error(out_fd, id, "overlapped",
-		                    "the run overlapped a run of an older lease "
-		                    "(token %lld) on device '%s' that was still "
-		                    "running %.0f s after it was killed: it is "
-		                    "no clean measurement",
-		                    (long long)c->claim.overlap_token,
-		                    c->fence->device, RUN_FENCE_WAIT_S);
+		*ret = bf_req_error(
+		        out_fd, id, "overlapped",
+		        "the run overlapped a run of an older lease "
+		        "(token %lld) on device '%s' that was still "
+		        "running %.0f s after it was killed: it is "
+		        "no clean measurement",
+		        (long long)c->claim.overlap_token, c->fence->device,
+		        RUN_FENCE_WAIT_S);
 		return 1;
 	}
 	return 0;

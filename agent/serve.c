@@ -75,9 +75,8 @@ static int send_fence(int out_fd, int64_t id, const struct bf_fence *f,
 		return 0;
 	msg = json_pack("{s:s, s:I, s:s, s:I, s:i, s:I, s:b}", "type", "fence",
 	                "id", (json_int_t)id, "device", f->device, "token",
-	                (json_int_t)f->token, "ended", c->ended,
-	                "ended_token", (json_int_t)c->ended_token, "overlap",
-	                c->overlap);
+	                (json_int_t)f->token, "ended", c->ended, "ended_token",
+	                (json_int_t)c->ended_token, "overlap", c->overlap);
 	ret = bf_proto_write(out_fd, msg, NULL);
 	json_decref(msg);
 	return ret;
