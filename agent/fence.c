@@ -100,6 +100,17 @@ void bf_fence_free(struct bf_fence *f)
 	free(f);
 }
 
+double bf_fence_wait_s(void)
+{
+	const char *env = getenv("BENCHFARM_AGENT_FENCE_WAIT");
+	double v;
+
+	if (!env || !*env || bf_parse_double(&v, env, false, NULL) || v < 0 ||
+	    v > 60)
+		return BF_FENCE_WAIT_DEFAULT;
+	return v;
+}
+
 /* The start time of process pid (/proc/PID/stat, field 22), 0: unknown. */
 static uint64_t proc_start(int64_t pid)
 {

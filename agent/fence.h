@@ -42,6 +42,13 @@ int bf_fence_from_request(struct bf_fence **out, const json_t *req,
                           struct bf_err *err);
 void bf_fence_free(struct bf_fence *f);
 
+/*
+ * How long a request waits for the ended runs of older leases to be
+ * gone: $BENCHFARM_AGENT_FENCE_WAIT seconds (0..60), else 10.
+ */
+#define BF_FENCE_WAIT_DEFAULT 10.0
+double bf_fence_wait_s(void);
+
 /* What bf_fence_claim did. */
 struct bf_fence_claim {
 	int ended; /* runs of smaller tokens it ended now */

@@ -25,8 +25,6 @@
 #define RUN_OUT_MAX_LIMIT   (256u * 1024 * 1024)
 #define RUN_TIMEOUT_DEFAULT 300.0
 #define RUN_SAMPLE_MS_MAX   60000
-/* How long a run waits, before it starts, for older leases' runs to end. */
-#define RUN_FENCE_WAIT_S 10.0
 
 /* A validated "run" request. */
 struct run_req {
@@ -269,7 +267,7 @@ static void run_started(pid_t pid, void *payload)
 	int rc;
 
 	if (c->fence) {
-		rc = bf_fence_claim(&c->claim, c->fence, pid, RUN_FENCE_WAIT_S,
+		rc = bf_fence_claim(&c->claim, c->fence, pid, bf_fence_wait_s(),
 		                    &err);
 		if (!rc)
 			c->pgid = pid;
@@ -310,10 +308,10 @@ static int fence_outcome(int out_fd, int64_t id, struct run_cpu *c, int *ret)
 		        out_fd, id, "overlapped",
 		        "the run overlapped a run of an older lease "
 		        "(token %lld) on device '%s' that was still "
-		        "running %.0f s after it was killed: it is "
+		        "running %g s after it was killed: it is "
 		        "no clean measurement",
 		        (long long)c->claim.overlap_token, c->fence->device,
-		        RUN_FENCE_WAIT_S);
+		        bf_fence_wait_s());
 		return 1;
 	}
 	return 0;

@@ -8,9 +8,6 @@
 #include "benchfarm/proto.h"
 #include "fence.h"
 
-/* How long a request waits for an older lease's ended run to be gone. */
-#define FENCE_WAIT_S 10.0
-
 static int req_shutdown(int out_fd, const json_t *req, int64_t id,
                         struct bf_agent_ctx *ctx);
 
@@ -100,7 +97,7 @@ static int fence_request(struct bf_fence **f, int out_fd, const json_t *req,
 		return 1;
 	}
 	if (!rc && *f)
-		rc = bf_fence_claim(&c, *f, 0, FENCE_WAIT_S, &err);
+		rc = bf_fence_claim(&c, *f, 0, bf_fence_wait_s(), &err);
 	if (rc == BF_EBUSY) {
 		*ret = bf_req_error(out_fd, id, "superseded", "%s", err.msg);
 		return 1;

@@ -19,6 +19,7 @@ struct bf_agentconn {
 	int64_t next_id;
 	bool broken;
 	json_t *fence; /* {"device", "token"} sent with each request, or NULL */
+	bool overlap_noted; /* an older run that outlived its end was logged */
 };
 
 static int read_hello(struct bf_agentconn *c, struct bf_err *err)
@@ -119,7 +120,7 @@ void bf_agentconn_set_fence(struct bf_agentconn *c, const char *device,
  * before it was served (runs of older leases it ended, one it could
  * not end), logged.
  */
-static void fence_event(const struct bf_agentconn *c, const json_t *ev)
+static void fence_event(struct bf_agentconn *c, const json_t *ev)
 {
 	json_int_t ended = json_integer_value(json_object_get(ev, "ended"));
 	json_int_t token = json_integer_value(json_object_get(ev, "token"));
@@ -131,11 +132,13 @@ static void fence_event(const struct bf_agentconn *c, const json_t *ev)
 		            "lease (token %lld < %lld) that was still running "
 		            "there",
 		            c->name, (long long)older, (long long)token);
-	if (json_is_true(json_object_get(ev, "overlap")))
+	if (json_is_true(json_object_get(ev, "overlap")) && !c->overlap_noted) {
+		c->overlap_noted = true;
 		BF_LOG_WARN("device '%s': a run of an older lease is still "
 		            "running there after it was killed; runs that "
 		            "overlap it are redone or reported as overlapped",
 		            c->name);
+	}
 }
 
 static int send_req(struct bf_agentconn *c, json_t *req, struct bf_err *err)

@@ -8,7 +8,10 @@
 # when B finishes, the device's run journal shows A's run ended before
 # B's first run started, B ends 0 saying it ended the older lease's run,
 # and its samples are clean. A, let go on (SIGCONT), hears that its run
-# was superseded and ends 3, nothing of it stored.
+# was superseded and ends 3, nothing of it stored. Then an older lease's
+# run that SIGKILL does not end (a process group held by a zombie whose
+# parent is stopped): compare C's runs overlap it, and none of them is
+# recorded as a clean measurement.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -18,11 +21,15 @@ alive() {
 }
 t_atexit() {
 	[ -n "${cpid:-}" ] && kill -CONT "$cpid" 2>/dev/null
+	[ -n "${zpid:-}" ] && kill -KILL "$zpid" 2>/dev/null
 	# whatever A's benchmark left (it runs in its own process group)
 	[ -s "$T/a.pid" ] && kill -KILL -- "-$(cat "$T/a.pid")" 2>/dev/null
 	return 0
 }
-sshd_start dev
+# The agent waits 0.1 s, not 10, for an older lease's run to be gone
+# (a SetEnv first wins over the fixture's, so it sets both).
+BF_SSHD_CONFIG="SetEnv XDG_STATE_HOME=$S/dev/state BENCHFARM_AGENT_FENCE_WAIT=0.1" \
+	sshd_start dev
 sshd_add dev "$port" "add the device" --labels lab --agent "$BFA" \
 	--workdir "$T/work"
 JOURNAL="$S/dev/state/benchfarm/agent-runs.jsonl"
@@ -108,3 +115,39 @@ grep_file "saying its lease went to B" \
 	[ "$(db "select status from runs where id = ${run_a:-0}")" = failed ] &&
 	t_ok "nothing of A's is stored, its run is failed" ||
 	t_fail "A's run: $(db "select status, (select count(*) from samples where run_id = ${run_a:-0}) from runs where id = ${run_a:-0}")"
+
+# A process group that outlives SIGKILL: its leader has exited and its
+# parent, stopped, never reaps it. Recorded as a run of token 1 in the
+# device's fence file (agent/fence.h: TOKEN PGID START OWNER ENDED_BY).
+python3 -c 'import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.setpgid(0, 0)
+    os._exit(0)
+os.setpgid(pid, pid)
+print(pid, flush=True)
+sys.stdout.close()
+os.kill(os.getpid(), signal.SIGSTOP)' >"$T/zombie" &
+zpid=$!
+timeout 10 sh -c 'until [ -s "$1" ]; do sleep 0.05; done' sh "$T/zombie"
+zgroup=$(cat "$T/zombie")
+FENCE="$S/dev/state/benchfarm/fence/$(printf dev | sha256sum | cut -c1-64)"
+[ -f "$FENCE" ] && t_ok "the device keeps a fence file" ||
+	t_fail "no fence file $FENCE: $(ls -R "$S/dev/state")"
+echo "1 $zgroup 0 $zpid 0" >>"$FENCE"
+last=$(db "select coalesce(max(id), 0) from runs")
+"$BF" compare -c "$R/bf.yaml" --base main --patch main --json "$T/c.json" \
+	>"$OUT" 2>"$ERR"
+run_c=$(db "select max(id) from runs where id > $last")
+grep_file "C says the older run is still there" \
+	"device 'dev': a run of an older lease is still running there after it was killed" \
+	"$ERR"
+grep_file "its overlapped runs are run again" \
+	"dev: overlapped: the run overlapped a run of an older lease (token 1) on device 'dev' that was still running 0.1 s after it was killed: it is no clean measurement; running it again" \
+	"$ERR"
+[ "$(db "select count(*) from samples where run_id = ${run_c:-0}")" = 0 ] &&
+	t_ok "no sample of an overlapped run is stored" ||
+	t_fail "$(db "select count(*) from samples where run_id = ${run_c:-0}") samples of compare C"
+[ "$(jq '[.errors[] | select(.code == "overlapped")] | length' "$T/c.json")" -gt 0 ] &&
+	t_ok "C's result reports its runs as overlapped" ||
+	t_fail "C's errors: $(jq -c .errors "$T/c.json")"

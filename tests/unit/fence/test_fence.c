@@ -98,8 +98,8 @@ static void test_fence__request(void **state)
 	assert_int_equal(bf_fence_from_request(&f, req, NULL), 0);
 	assert_null(f);
 	json_decref(req);
-	req = json_pack("{s:s, s:{s:s, s:i}}", "type", "run", "fence",
-	                "device", "dev", "token", 0);
+	req = json_pack("{s:s, s:{s:s, s:i}}", "type", "run", "fence", "device",
+	                "dev", "token", 0);
 	assert_int_equal(bf_fence_from_request(&f, req, &err), BF_EINVAL);
 	assert_non_null(strstr(err.msg, "positive integer \"token\""));
 	assert_null(f);
@@ -244,11 +244,11 @@ static void test_fence__stale_lines(void **state)
 	 */
 	snprintf(text, sizeof(text), "%s/benchfarm/fence", tmp);
 	assert_int_equal(bf_fs_mkdirs(text, 0700, NULL), 0);
-	snprintf(text, sizeof(text), "9 2147483600 0 2147483600 0\n8 %d 1 %d 0\n",
-	         (int)run, (int)run);
-	assert_int_equal(bf_fs_write_atomic(f->path, text, strlen(text), 0600,
-	                                    NULL),
-	                 0);
+	snprintf(text, sizeof(text),
+	         "9 2147483600 0 2147483600 0\n8 %d 1 %d 0\n", (int)run,
+	         (int)run);
+	assert_int_equal(
+	        bf_fs_write_atomic(f->path, text, strlen(text), 0600, NULL), 0);
 	assert_int_equal(bf_fence_claim(&c, f, 0, 1, NULL), 0);
 	assert_int_equal(c.newer, 0);
 	assert_int_equal(c.ended, 0);
