@@ -11,7 +11,8 @@
 # was superseded and ends 3, nothing of it stored. Then an older lease's
 # run that SIGKILL does not end (a process group held by a zombie whose
 # parent is stopped): compare C's runs overlap it, and none of them is
-# recorded as a clean measurement.
+# recorded as a clean measurement. Last, a serve session of its own
+# refuses an older token than a run in progress and a newer one ends it.
 . "$(dirname "$0")/lib.sh"
 
 sshd_setup
@@ -151,3 +152,28 @@ grep_file "its overlapped runs are run again" \
 [ "$(jq '[.errors[] | select(.code == "overlapped")] | length' "$T/c.json")" -gt 0 ] &&
 	t_ok "C's result reports its runs as overlapped" ||
 	t_fail "C's errors: $(jq -c .errors "$T/c.json")"
+
+# Any agent process of the device sees the runs in progress: a serve
+# session of its own (as a second SSH connection would be) refuses a
+# request of an older token than a run in progress (token 99, a process
+# group of its own), and a newer token's request ends that run.
+setsid sleep 30 &
+spid=$!
+timeout 10 sh -c 'until [ "$(ps -o pgid= -p "$1" | tr -d " ")" = "$1" ]; do sleep 0.05; done' sh "$spid"
+echo "99 $spid 0 $spid 0" >>"$FENCE"
+serve() {
+	printf '{"type":"info","id":1,"fence":{"device":"dev","token":%s}}\n' "$1" |
+		XDG_STATE_HOME="$S/dev/state" BENCHFARM_AGENT_FENCE_WAIT=0.1 \
+			"$BFA" serve >"$OUT" 2>"$ERR"
+}
+serve 5
+[ "$(jq -r 'select(.id == 1 and .type == "error") | .code' "$OUT")" = superseded ] &&
+	grep -q "device 'dev' runs a benchmark for a newer lease (token 99 > 5): this request's lease was taken over" "$OUT" &&
+	alive "$spid" && t_ok "an older token is refused while a newer lease's run is in progress" ||
+	t_fail "token 5 while 99 runs: $(cat "$OUT")"
+serve 100
+[ "$(jq -r 'select(.type == "fence") | .ended_token' "$OUT")" = 99 ] &&
+	[ "$(jq -r 'select(.id == 1 and .type == "result") | .type' "$OUT")" = result ] &&
+	! alive "$spid" && t_ok "a newer token ends it and is served" ||
+	t_fail "token 100 while 99 runs: $(cat "$OUT"; alive "$spid" && echo "(still running)")"
+kill -KILL "$spid" 2>/dev/null || :
