@@ -5,10 +5,17 @@
 
 #include "benchfarm/common.h"
 
+struct bf_fence;
+
 /* Options every agent command accepts. */
 struct bf_agent_ctx {
 	const char *root; /* sysroot standing for "/", default "/" */
 	const char *adb; /* adb serial, or NULL */
+	/*
+	 * The lease fence of the request being served (fence.h), NULL
+	 * when it has none; borrowed, set by serve for one request.
+	 */
+	const struct bf_fence *fence;
 };
 
 typedef int bf_agent_cmd_fn(int argc, char **argv, struct bf_agent_ctx *ctx);

@@ -42,7 +42,7 @@ static void usage(FILE *f)
 int bf_agent_main(int argc, char **argv)
 {
 	const char *root = getenv("BENCHFARM_SYSROOT");
-	struct bf_agent_ctx ctx = { root && *root ? root : "/", NULL };
+	struct bf_agent_ctx ctx = { root && *root ? root : "/", NULL, NULL };
 	const struct bf_agent_cmd *cmd;
 
 	signal(SIGPIPE, SIG_IGN);

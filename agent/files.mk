@@ -8,6 +8,7 @@ AGENT_OBJS += agent/run_measure.o
 AGENT_OBJS += agent/counters.o
 AGENT_OBJS += agent/cachegrind.o
 AGENT_OBJS += agent/journal.o
+AGENT_OBJS += agent/fence.o
 AGENT_OBJS += agent/verify.o
 AGENT_OBJS += agent/req_info.o
 AGENT_OBJS += agent/cmd_oneshot.o

@@ -1,5 +1,6 @@
 #include "serve.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "benchfarm/proto.h"
 #include "benchfarm/sample.h"
 #include "benchfarm/spawn.h"
+#include "fence.h"
 #include "journal.h"
 #include "parse/parse.h"
 #include "probe/cpuusage.h"
@@ -54,6 +56,15 @@ struct run_cpu {
 	bool have_final;
 	struct bf_err err; /* the first failure to read /proc */
 	struct bf_run_measure *measure; /* its counters open at the start */
+	/*
+	 * The request's lease fence (fence.h; NULL: none): the run is
+	 * recorded in progress under its token once its process group
+	 * exists, before it execs.
+	 */
+	const struct bf_fence *fence;
+	pid_t pgid; /* recorded under the fence; 0: not recorded */
+	int64_t newer; /* refused: a newer lease's run was in progress */
+	struct bf_fence_claim claim;
 };
 
 static void run_req_release(struct run_req *r)
@@ -243,20 +254,77 @@ static void cpu_exited(pid_t pid, void *payload)
 		cpu_offer(c, &c->final, true);
 }
 
-/* bf_spawn_tick_fn: the child waits before exec; count from there. */
+/*
+ * bf_spawn_tick_fn: the child waits before exec; count from there. The
+ * run is recorded under its lease's token first, which ends an older
+ * lease's run still in progress and waits for it to be gone; a newer
+ * lease's run in progress ends this one before it execs.
+ */
 static void run_started(pid_t pid, void *payload)
 {
 	struct run_cpu *c = payload;
+	struct bf_err err = BF_ERR_INIT;
+	int rc;
 
+	if (c->fence) {
+		rc = bf_fence_claim(&c->claim, c->fence, pid, bf_fence_wait_s(),
+		                    &err);
+		if (!rc)
+			c->pgid = pid;
+		else if (rc == BF_EBUSY && (c->newer = c->claim.newer))
+			kill(-pid, SIGKILL);
+		else
+			BF_LOG_WARN("run: %s; the run is not fenced", err.msg);
+	}
 	bf_run_measure_started(c->measure, pid);
+}
+
+/*
+ * After the run: its line under the fence is removed. 1 when the run
+ * was answered here: ended by a newer lease ("superseded"), or run
+ * while an older lease's run could not be ended ("overlapped"), which
+ * is no clean measurement.
+ */
+static int fence_outcome(int out_fd, int64_t id, struct run_cpu *c, int *ret)
+{
+	struct bf_err err = BF_ERR_INIT;
+	int64_t ended_by = c->newer;
+
+	if (c->pgid && bf_fence_release(&ended_by, c->fence, c->pgid, &err))
+		BF_LOG_WARN("run: %s", err.msg);
+	c->pgid = 0;
+	if (ended_by) {
+		*ret = bf_req_error(
+		        out_fd, id, "superseded",
+		        "the run was ended: device '%s' was taken "
+		        "over by a newer lease (token %lld > %lld); "
+		        "nothing of it is sent",
+		        c->fence->device, (long long)ended_by,
+		        (long long)c->fence->token);
+		return 1;
+	}
+	if (c->fence && c->claim.overlap) {
+		*ret = bf_req_error(
+		        out_fd, id, "overlapped",
+		        "the run overlapped a run of an older lease "
+		        "(token %lld) on device '%s' that was still "
+		        "running %g s after it was killed: it is "
+		        "no clean measurement",
+		        (long long)c->claim.overlap_token, c->fence->device,
+		        bf_fence_wait_s());
+		return 1;
+	}
+	return 0;
 }
 
 static void run_cpu_init(struct run_cpu *c, const struct run_req *r,
                          struct bf_spawn_opts *opts,
-                         struct bf_run_measure *measure)
+                         struct bf_run_measure *measure,
+                         const struct bf_fence *fence)
 {
 	memset(c, 0, sizeof(*c));
 	c->measure = measure;
+	c->fence = fence;
 	opts->started = run_started;
 	c->clk_tck = sysconf(_SC_CLK_TCK);
 	c->cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -483,8 +551,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	double start = 0, end = 0;
 	int ret = 0, n, code = -1;
 
-	(void)ctx;
 	bf_spawn_result_init(&res);
+	memset(&cpu, 0, sizeof(cpu));
 	bf_cpu_series_init(&cpu.series, 0);
 	bf_run_measure_prepare(&measure, NULL, NULL, &opts, NULL);
 	if (run_req_parse(&r, req, &err)) {
@@ -507,7 +575,7 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	/* a parsed standard error gets standard output's room */
 	opts.err_max = strcmp(r.output, "stdout") ? r.out_max : 0;
 	opts.kill_on_overflow = true;
-	run_cpu_init(&cpu, &r, &opts, &measure);
+	run_cpu_init(&cpu, &r, &opts, &measure, ctx->fence);
 	if (bf_run_measure_prepare(&measure, r.measure, &r.argv, &opts, &err)) {
 		ret = bf_req_error(out_fd, id,
 		                   err.code == BF_EINVAL ? "bad_request"
@@ -527,6 +595,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	if (bf_spawn_run(&res, &opts, &err)) {
 		bf_spawn_kill_strays();
 		end = bf_journal_now();
+		if (fence_outcome(out_fd, id, &cpu, &ret))
+			goto out;
 		if (err.code == BF_ENOTFOUND && measure.instructions)
 			ret = bf_req_error(out_fd, id, "system", "%s",
 			                   bf_run_measure_no_valgrind());
@@ -546,6 +616,8 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 		BF_LOG_INFO("run: killed %d process%s the benchmark left "
 		            "running outside its process group",
 		            n, n == 1 ? "" : "es");
+	if (fence_outcome(out_fd, id, &cpu, &ret))
+		goto out;
 	if (report_failure(out_fd, id, &r, &res, &ret))
 		goto out;
 	if (bf_run_measure_finish(&counters, &measure, &err)) {

@@ -6,6 +6,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/log.h"
 #include "benchfarm/proto.h"
+#include "fence.h"
 
 static int req_shutdown(int out_fd, const json_t *req, int64_t id,
                         struct bf_agent_ctx *ctx);
@@ -56,12 +57,70 @@ static const struct bf_req *find_request(const char *type)
 	return NULL;
 }
 
+/*
+ * Tell the orchestrator what the claim of the request's lease did on
+ * the device: an event "fence" with the runs of older leases it ended
+ * and whether one was still running when the wait ran out.
+ */
+static int send_fence(int out_fd, int64_t id, const struct bf_fence *f,
+                      const struct bf_fence_claim *c)
+{
+	json_t *msg;
+	int ret;
+
+	if (!c->ended && !c->overlap)
+		return 0;
+	msg = json_pack("{s:s, s:I, s:s, s:I, s:i, s:I, s:b}", "type", "fence",
+	                "id", (json_int_t)id, "device", f->device, "token",
+	                (json_int_t)f->token, "ended", c->ended, "ended_token",
+	                (json_int_t)c->ended_token, "overlap", c->overlap);
+	ret = bf_proto_write(out_fd, msg, NULL);
+	json_decref(msg);
+	return ret;
+}
+
+/*
+ * The request's lease fence (fence.h): *f NULL when it has none, or
+ * when the state file cannot be used (logged: the request is served
+ * unfenced). 1 when the request was answered here (refused: malformed,
+ * or a newer lease's run is in progress).
+ */
+static int fence_request(struct bf_fence **f, int out_fd, const json_t *req,
+                         int64_t id, int *ret)
+{
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_fence_claim c;
+	int rc = bf_fence_from_request(f, req, &err);
+
+	if (rc == BF_EINVAL) {
+		*ret = bf_req_error(out_fd, id, "bad_request", "%s", err.msg);
+		return 1;
+	}
+	if (!rc && *f)
+		rc = bf_fence_claim(&c, *f, 0, bf_fence_wait_s(), &err);
+	if (rc == BF_EBUSY) {
+		*ret = bf_req_error(out_fd, id, "superseded", "%s", err.msg);
+		return 1;
+	}
+	if (rc) {
+		BF_LOG_WARN("serve: %s; the request is served without its "
+		            "lease fence",
+		            err.msg);
+		bf_fence_free(*f);
+		*f = NULL;
+		return 0;
+	}
+	*ret = *f ? send_fence(out_fd, id, *f, &c) : 0;
+	return *ret != 0;
+}
+
 /* Handles one line; *done is set when the session should end. */
 static int serve_line(int out_fd, const char *line, size_t len, bool *done,
                       struct bf_agent_ctx *ctx)
 {
 	struct bf_err err = BF_ERR_INIT;
 	const struct bf_req *handler;
+	struct bf_fence *fence = NULL;
 	json_t *req = NULL;
 	int64_t id;
 	int ret;
@@ -78,10 +137,14 @@ static int serve_line(int out_fd, const char *line, size_t len, bool *done,
 		ret = bf_req_error(out_fd, id, "bad_request",
 		                   "unknown request type '%s'",
 		                   bf_proto_type(req));
-	else
+	else if (!fence_request(&fence, out_fd, req, id, &ret)) {
+		ctx->fence = fence;
 		ret = handler->fn(out_fd, req, id, ctx);
+		ctx->fence = NULL;
+	}
 	if (!ret && handler && id >= 0)
 		*done = handler->flags & BF_REQ_ENDS_SESSION;
+	bf_fence_free(fence);
 	json_decref(req);
 	return ret;
 }

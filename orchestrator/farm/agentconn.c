@@ -18,6 +18,8 @@ struct bf_agentconn {
 	json_t *hello;
 	int64_t next_id;
 	bool broken;
+	json_t *fence; /* {"device", "token"} sent with each request, or NULL */
+	bool overlap_noted; /* an older run that outlived its end was logged */
 };
 
 static int read_hello(struct bf_agentconn *c, struct bf_err *err)
@@ -90,6 +92,7 @@ void bf_agentconn_close(struct bf_agentconn *c)
 		return;
 	c->ops->close(c->state);
 	json_decref(c->hello);
+	json_decref(c->fence);
 	free(c->name);
 	free(c);
 }
@@ -102,6 +105,40 @@ const json_t *bf_agentconn_hello(const struct bf_agentconn *c)
 bool bf_agentconn_is_broken(const struct bf_agentconn *c)
 {
 	return c->broken;
+}
+
+void bf_agentconn_set_fence(struct bf_agentconn *c, const char *device,
+                            int64_t token)
+{
+	json_decref(c->fence);
+	c->fence = json_pack("{s:s, s:I}", "device", device, "token",
+	                     (json_int_t)token);
+}
+
+/*
+ * The agent's "fence" event: what the request's lease did on the device
+ * before it was served (runs of older leases it ended, one it could
+ * not end), logged.
+ */
+static void fence_event(struct bf_agentconn *c, const json_t *ev)
+{
+	json_int_t ended = json_integer_value(json_object_get(ev, "ended"));
+	json_int_t token = json_integer_value(json_object_get(ev, "token"));
+	json_int_t older =
+	        json_integer_value(json_object_get(ev, "ended_token"));
+
+	if (ended > 0)
+		BF_LOG_WARN("device '%s': the agent ended a run of an older "
+		            "lease (token %lld < %lld) that was still running "
+		            "there",
+		            c->name, (long long)older, (long long)token);
+	if (json_is_true(json_object_get(ev, "overlap")) && !c->overlap_noted) {
+		c->overlap_noted = true;
+		BF_LOG_WARN("device '%s': a run of an older lease is still "
+		            "running there after it was killed; runs that "
+		            "overlap it are redone or reported as overlapped",
+		            c->name);
+	}
 }
 
 static int send_req(struct bf_agentconn *c, json_t *req, struct bf_err *err)
@@ -195,6 +232,8 @@ int bf_agentconn_request(json_t **final_out, struct bf_agentconn *c,
 		return bf_err_set(err, BF_EPROTO,
 		                  "connection to '%s' is broken", c->name);
 	json_object_set_new(req, "id", json_integer((json_int_t)id));
+	if (c->fence)
+		json_object_set(req, "fence", c->fence);
 	if ((ret = send_req(c, req, err)))
 		return broken(c, ret, err);
 	for (;;) {
@@ -205,7 +244,10 @@ int bf_agentconn_request(json_t **final_out, struct bf_agentconn *c,
 		type = bf_proto_type(msg);
 		if (!strcmp(type, "result") || !strcmp(type, "error"))
 			break;
-		ret = on_event ? on_event(msg, payload) : 0;
+		if (!strcmp(type, "fence"))
+			fence_event(c, msg);
+		else
+			ret = on_event ? on_event(msg, payload) : 0;
 		json_decref(msg);
 		msg = NULL;
 		if (ret) {

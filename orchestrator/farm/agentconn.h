@@ -68,6 +68,17 @@ int bf_agentconn_request(json_t **final_out, struct bf_agentconn *c,
                          bf_agent_event_fn *on_event, void *payload,
                          struct bf_err *err);
 
+/*
+ * Send the lease's fencing token (device's lease, token) with every
+ * request from now on ("fence"), so that the agent ends a run of an
+ * older lease still in progress on the device and refuses this
+ * connection's requests once a newer lease's run is in progress there.
+ * The agent's "fence" events (runs it ended) are logged as warnings.
+ * Cannot fail.
+ */
+void bf_agentconn_set_fence(struct bf_agentconn *c, const char *device,
+                            int64_t token);
+
 /* True once a connection failure made c unusable. */
 bool bf_agentconn_is_broken(const struct bf_agentconn *c);
 

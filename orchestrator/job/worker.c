@@ -104,6 +104,9 @@ static int connect_remote(struct bf_worker *w, struct bf_err *err)
 	if (!ret)
 		ret = bf_ssh_open_agent(&w->agent, w->ssh, w->dev.agent_path,
 		                        w->dev.adb_serial ? adb : NULL, err);
+	/* the agent ends an older lease's run, and ours once it is old */
+	if (!ret && w->leased)
+		bf_agentconn_set_fence(w->agent, w->name, w->lease_token);
 	if (ret && ret != BF_ECORRUPT && ret != BF_EAUTH) {
 		/* A fresh session next time: this one may be dead. */
 		bf_ssh_close(w->ssh);
@@ -459,6 +462,16 @@ static bool artifact_changed(const json_t *final)
 	return !strcmp(bf_json_str_or(final, "code", ""), "artifact_changed");
 }
 
+/*
+ * The run overlapped a run of an older lease that the agent could not
+ * end: no clean measurement. It is redone while retries last, else
+ * recorded as the run's error.
+ */
+static bool overlapped(const json_t *final)
+{
+	return !strcmp(bf_json_str_or(final, "code", ""), "overlapped");
+}
+
 int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
                        struct bf_err *err)
 {
@@ -510,6 +523,15 @@ int bf_worker_run_step(struct bf_worker *w, const struct bf_plan_step *st,
 			if ((ret = bf_worker__upload_artifacts(w, err)))
 				return ret;
 			attempt--; /* redone, not retried */
+			continue;
+		}
+		if (ret == BF_ERROR && overlapped(final) &&
+		    attempt < w->job->cfg->runs.retries) {
+			BF_LOG_WARN("%s: %s; running it again", w->name,
+			            err->msg);
+			json_decref(final);
+			json_decref(req);
+			bf_samples_release(&r.s);
 			continue;
 		}
 		if (!ret || ret == BF_ERROR) {

@@ -4,7 +4,8 @@
  * dispatch and refusals) and answering into /dev/null. Requests that
  * act on this machine ("run", "instrument", "check": processes, sysfs
  * writes, workloads) are blanked before the agent sees them; "info"
- * reads a fixture sysroot.
+ * reads a fixture sysroot. A request's lease fence keeps its state
+ * under /tmp/bf-fuzz-state-PID, not in the user's home.
  */
 #include "fuzz/fuzz_util.h"
 
@@ -29,15 +30,21 @@ static bool acts(const char *line, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char root[4096];
-	struct bf_agent_ctx ctx = { NULL, NULL };
+	struct bf_agent_ctx ctx = { NULL, NULL, NULL };
 	char *text = fuzz_string(data, size);
 	const char *path;
 	int in, out;
 
-	if (!root[0])
+	if (!root[0]) {
+		char state[64];
+
 		snprintf(root, sizeof(root),
 		         "%s/tests/fixtures/sysroot/healthy-locked",
 		         getenv("BF_SRC") ? getenv("BF_SRC") : ".");
+		snprintf(state, sizeof(state), "/tmp/bf-fuzz-state-%d",
+		         (int)getpid());
+		setenv("XDG_STATE_HOME", state, 1);
+	}
 	ctx.root = root;
 	for (char *p = text, *nl; p < text + size; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(text + size - p));

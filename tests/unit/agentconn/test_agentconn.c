@@ -1,8 +1,10 @@
 /*
  * Unit tests for the orchestrator's side of the agent protocol
  * (orchestrator/farm/agentconn.c) over a scripted transport: an agent that
- * is never silent cannot keep a request past its deadline, and an
- * answer the caller refuses ends the connection.
+ * is never silent cannot keep a request past its deadline, an
+ * answer the caller refuses ends the connection, and a lease's fence
+ * goes with every request while the agent's "fence" event is the
+ * connection's, not the caller's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,16 +30,18 @@ struct script {
 	int sent; /* lines handed out */
 	int flood;
 	int events; /* "sample" events for request 1 before the result */
+	bool fence; /* a "fence" event first */
 	char line[256];
+	char req[512]; /* the last request sent */
 };
 
 static int script_send(void *state, const char *data, size_t len,
                        struct bf_err *err)
 {
-	(void)state;
-	(void)data;
-	(void)len;
+	struct script *s = state;
+
 	(void)err;
+	snprintf(s->req, sizeof(s->req), "%.*s", (int)len, data);
 	return 0;
 }
 
@@ -52,12 +56,16 @@ static int script_recv(void *state, const char **line, size_t *len,
 		snprintf(s->line, sizeof(s->line),
 		         "{\"type\":\"hello\",\"protocol\":%d}",
 		         BF_PROTO_VERSION);
+	else if (s->fence && n == 1)
+		snprintf(s->line, sizeof(s->line),
+		         "{\"type\":\"fence\",\"id\":1,\"ended\":1,"
+		         "\"ended_token\":41,\"token\":42}");
 	else if (n <= s->flood) {
 		while (deadline && bf_now_monotonic() <= deadline)
 			; /* the reader is busy past its deadline */
 		snprintf(s->line, sizeof(s->line),
 		         "{\"type\":\"log\",\"id\":99,\"message\":\"x\"}");
-	} else if (n <= s->flood + s->events)
+	} else if (n <= s->flood + s->events + s->fence)
 		snprintf(s->line, sizeof(s->line),
 		         "{\"type\":\"sample\",\"id\":1,\"value\":1}");
 	else
@@ -130,6 +138,42 @@ static void test_agentconn__refused_event_ends_the_connection(void **st)
 	bf_agentconn_close(c);
 }
 
+static int count(const json_t *ev, void *payload)
+{
+	(void)ev;
+	++*(int *)payload;
+	return 0;
+}
+
+static void test_agentconn__fence_goes_with_each_request(void **st)
+{
+	struct script s = { .events = 2, .fence = true };
+	struct bf_err err = BF_ERR_INIT;
+	struct bf_agentconn *c = NULL;
+	json_t *req = json_pack("{s:s}", "type", "run"), *sent;
+	int seen = 0;
+
+	(void)st;
+	assert_int_equal(bf_agentconn_attach(&c, &script_ops, &s, "d1", &err),
+	                 0);
+	bf_agentconn_set_fence(c, "d1", 42);
+	assert_int_equal(
+	        bf_agentconn_request(NULL, c, req, 30, count, &seen, &err), 0);
+	/* the two samples, not the fence event */
+	assert_int_equal(seen, 2);
+	sent = json_loads(s.req, 0, NULL);
+	assert_non_null(sent);
+	assert_string_equal(json_string_value(json_object_get(
+	                            json_object_get(sent, "fence"), "device")),
+	                    "d1");
+	assert_int_equal(json_integer_value(json_object_get(
+	                         json_object_get(sent, "fence"), "token")),
+	                 42);
+	json_decref(sent);
+	json_decref(req);
+	bf_agentconn_close(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +181,7 @@ int main(void)
 		        test_agentconn__deadline_holds_while_lines_keep_coming),
 		cmocka_unit_test(
 		        test_agentconn__refused_event_ends_the_connection),
+		cmocka_unit_test(test_agentconn__fence_goes_with_each_request),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -352,7 +352,7 @@ static void test_clocks__unlock_without_state(void **state)
 /* Run an agent command with stdout into out. */
 static int run_cmd(struct bf_buf *out, const char *const *args)
 {
-	struct bf_agent_ctx ctx = { "/", NULL };
+	struct bf_agent_ctx ctx = { "/", NULL, NULL };
 	char *argv[16], chunk[4096];
 	FILE *f = tmpfile();
 	int argc = 0, saved, ret;

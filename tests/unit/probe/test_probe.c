@@ -481,7 +481,7 @@ static void test_probe__info_json_unknowns_and_bytes(void **state)
 
 static void test_probe__open_names_the_device(void **state)
 {
-	struct bf_agent_ctx ctx = { "/", NULL };
+	struct bf_agent_ctx ctx = { "/", NULL, NULL };
 	struct bf_err err = BF_ERR_INIT;
 	struct bf_devfs *fs = NULL;
 	unsigned flags = 0;
