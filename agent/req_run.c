@@ -575,7 +575,7 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	/* a parsed standard error gets standard output's room */
 	opts.err_max = strcmp(r.output, "stdout") ? r.out_max : 0;
 	opts.kill_on_overflow = true;
-	run_cpu_init(&cpu, &r, &opts, &measure, ctx->fence);
+	run_cpu_init(&cpu, &r, &opts, &measure, ctx ? ctx->fence : NULL);
 	if (bf_run_measure_prepare(&measure, r.measure, &r.argv, &opts, &err)) {
 		ret = bf_req_error(out_fd, id,
 		                   err.code == BF_EINVAL ? "bad_request"

@@ -28,7 +28,7 @@ struct bf_req {
 /* The loop of `serve`: hello, then requests until EOF or shutdown. */
 int bf_agent_serve(int in_fd, int out_fd, struct bf_agent_ctx *ctx);
 
-/* Handlers, one file each. */
+/* Handlers, one file each; ctx may be NULL (no session: no fence). */
 int bf_req_run(int out_fd, const json_t *req, int64_t id,
                struct bf_agent_ctx *ctx);
 /* "duet": two run requests at once, each on its own core (req_duet.c). */
