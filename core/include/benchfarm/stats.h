@@ -29,6 +29,13 @@ double bf_stats_stddev(const double *x, size_t n);
 double bf_stats_cv(const double *x, size_t n);
 double bf_stats_min(const double *x, size_t n);
 double bf_stats_max(const double *x, size_t n);
+/*
+ * The mean of a and b, (a + b) / 2, without overflow: finite whenever a
+ * and b are (two values above DBL_MAX / 2 included). Every mean of two
+ * (the even median, a percentile between two order statistics, a
+ * detector's midpoint) is taken with it. Cannot fail.
+ */
+double bf_stats_mid(double a, double b);
 /* Median; the mean of the two middle values when n is even. */
 double bf_stats_median(const double *x, size_t n);
 /*
