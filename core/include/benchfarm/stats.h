@@ -229,7 +229,9 @@ struct bf_compare_result {
  * and so are u, p_value and effect when they are defined; the interval
  * (and whatever else is undefined) is NAN.
  *
- * Fails with BF_EINVAL when a sample holds a NaN, when the median of
+ * Fails with BF_EINVAL when a sample holds a NaN, when a value on
+ * either side is below 0 (a ratio to a negative base points the wrong
+ * way: -10 to -5 is not an improvement of 50%), when the median of
  * base (or of a bootstrap resample of it) is 0, leaving the relative
  * change undefined, or when opts are out of range; out is then
  * unspecified.

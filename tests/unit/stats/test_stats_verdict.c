@@ -382,6 +382,31 @@ static void test_stats__compare_near_dbl_max(void **state)
 	assert_int_equal(r.verdict, BF_VERDICT_REGRESSED);
 }
 
+/*
+ * A value below 0 on either side: patch / base - 1 flips its sign when
+ * the base is negative, so -10 against -5 (larger, worse for a
+ * lower-is-better metric) would read improved. Refused, saying why.
+ */
+static void test_stats__compare_refuses_negative_values(void **state)
+{
+	const double base[] = { -10, -10.1, -9.9, -10, -10.05, -9.95 };
+	const double patch[] = { -5, -5.1, -4.9, -5, -5.05, -4.95 };
+	const double pos[] = { 10, 10.1, 9.9, 10, 10.05, 9.95 };
+	struct bf_compare_result r;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(bf_compare_samples(&r, base, 6, patch, 6, NULL, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "negative"));
+	assert_non_null(strstr(err.msg, "base"));
+	assert_int_equal(bf_compare_samples(&r, pos, 6, patch, 6, NULL, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "patch"));
+	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, NULL, &err), 0);
+	assert_int_equal(r.verdict, BF_VERDICT_SAME);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_stats__compare_few_samples_unknown),
 		cmocka_unit_test(test_stats__compare_rejects_bad_input),
 		cmocka_unit_test(test_stats__compare_near_dbl_max),
+		cmocka_unit_test(test_stats__compare_refuses_negative_values),
 		cmocka_unit_test(test_stats__apply_fdr_recomputes_verdicts),
 		cmocka_unit_test(
 		        test_stats__aa_false_verdicts_below_one_percent),
