@@ -153,7 +153,9 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 {
 	size_t reg = bf_rep_count(results, "regressed");
 	size_t imp = bf_rep_count(results, "improved");
-	size_t miss = bf_rep_count(results, "missing");
+	size_t all = bf_rep_count(results, "missing");
+	/* under missing_series: ignore they are said after the verdict */
+	size_t miss = bf_rep_missing_counts(result) ? all : 0;
 	bool infra = bf_rep_has_infra(result);
 
 	bf_buf_addstr(b, "benchfarm (");
@@ -172,6 +174,8 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 		bf_buf_addstr(b, "nothing regressed among what was measured");
 	else if (!reg && !miss)
 		bf_rep_add_no_regressions(b, results, false);
+	if (all && !miss)
+		bf_buf_addf(b, ", %zu series missing on one side", all);
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp, imp == 1 ? "" : "s");
 	bf_buf_addstr(b, "\n\n");

@@ -279,7 +279,9 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	const json_t *devices = json_object_get(result, "devices");
 	size_t reg = bf_rep_count(res, "regressed");
 	size_t imp = bf_rep_count(res, "improved");
-	size_t miss = bf_rep_count(res, "missing");
+	size_t all = bf_rep_count(res, "missing");
+	/* under missing_series: ignore they are said after the verdict */
+	size_t miss = bf_rep_missing_counts(result) ? all : 0;
 	size_t i;
 	json_t *d;
 
@@ -303,9 +305,9 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	} else if (!miss) {
 		bf_rep_add_no_regressions(b, res, false);
 	}
-	if (miss)
+	if (all)
 		bf_buf_addf(b, "%s%zu series missing on one side",
-		            reg ? ", " : "", miss);
+		            reg || !miss ? ", " : "", all);
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp,
 		            plural((long long)imp));

@@ -42,12 +42,12 @@
 		var reg = count(rows, "regressed"), imp = count(rows, "improved");
 		var unk = count(rows, "unknown"), miss = count(rows, "missing");
 		var set = doc.settings || {};
-		/* a series one side did not report fails as a regression does */
-		var missFails = miss > 0 && (set.fail_on || "regression") !==
-			"never" && (set.missing_series || "fail") !== "ignore";
+		/* a series one side did not report counts as a regression does */
+		var missCounts = miss > 0 &&
+			(set.missing_series || "fail") !== "ignore";
 		var failing = [];
 		if (reg) failing.push(plural(reg, "regression"));
-		if (miss) failing.push(miss + " series missing on one side");
+		if (missCounts) failing.push(miss + " series missing on one side");
 		var infra = (doc.status || "ok") !== "ok" ||
 			(doc.errors || []).length > 0 || s.errors > 0 ||
 			s.failed_runs > 0 || count(rows, "error") > 0;
@@ -58,7 +58,7 @@
 					: !rows.length ? "; nothing was compared"
 						: "; nothing regressed among what was measured");
 			cls = "failed";
-		} else if (reg || missFails) {
+		} else if (reg || missCounts) {
 			t = failing.join(", ");
 			cls = "regressed";
 		} else if (!rows.length) {
@@ -69,10 +69,12 @@
 			cls = "unknown";
 		} else {
 			t = "N" + "o regressions" + (unk ? ", " + unk + " not conclusive"
-				: "") + (miss ? ", " + miss + " series missing on one side"
 				: "");
 			cls = "ok";
 		}
+		/* under missing_series: ignore they are said after the verdict */
+		if (miss && !missCounts)
+			t += ", " + miss + " series missing on one side";
 		if (imp) t += ", " + plural(imp, "improvement");
 		return { text: t, cls: cls };
 	}

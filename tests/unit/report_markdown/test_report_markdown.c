@@ -447,7 +447,9 @@ static void test_markdown__results_missing_or_empty(void **state)
 /* A series one side does not report is said, first, as failing. */
 static void test_markdown__missing_series_are_said(void **state)
 {
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
 	char *md = render_fx("compare-missing");
+	json_t *d;
 
 	(void)state;
 	assert_non_null(strstr(md, "## benchfarm: 2 series missing on one "
@@ -459,6 +461,17 @@ static void test_markdown__missing_series_are_said(void **state)
 	assert_non_null(strstr(md, "**missing on the base side**"));
 	assert_null(strstr(md, "o regressions"));
 	free(md);
+	/* ignored: said after the verdict, and not as failing */
+	d = report_fixture("compare-missing");
+	json_object_set_new(json_object_get(d, "settings"), "missing_series",
+	                    json_string("ignore"));
+	md = render(d, &o);
+	assert_non_null(strstr(md, "## benchfarm: no regressions, 2 series "
+	                           "missing on one side\n"));
+	assert_non_null(strstr(md, "### Missing on one side "
+	                           "(presubmit.missing_series: ignore)"));
+	free(md);
+	json_decref(d);
 }
 
 int main(void)
