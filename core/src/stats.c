@@ -118,7 +118,7 @@ double bf_stats_mean(const double *x, size_t n)
 
 double bf_stats_stddev(const double *x, size_t n)
 {
-	double mean, ss = 0;
+	double mean, ss = 0, scale;
 
 	if (n == 0)
 		return NAN;
@@ -127,7 +127,16 @@ double bf_stats_stddev(const double *x, size_t n)
 	mean = bf_stats_mean(x, n);
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
-	return sqrt(ss / (double)(n - 1));
+	if (isfinite(ss) || !isfinite(mean))
+		return sqrt(ss / (double)(n - 1));
+	/* squares past DBL_MAX (values near it): scaled by the widest */
+	scale = 0;
+	for (size_t i = 0; i < n; i++)
+		scale = fmax(scale, fabs(x[i] - mean));
+	ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += ((x[i] - mean) / scale) * ((x[i] - mean) / scale);
+	return scale * sqrt(ss / (double)(n - 1));
 }
 
 double bf_stats_cv(const double *x, size_t n)

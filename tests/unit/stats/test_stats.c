@@ -356,10 +356,14 @@ static void test_stats__means_of_two_near_dbl_max(void **state)
 	             1e-12 * DBL_MAX);
 	assert_close(bf_stats_median(wide, 2), 0, 0);
 	assert_close(bf_stats_mean(big, 4), 0.85 * DBL_MAX, 1e-12 * DBL_MAX);
+	/* deviations 0.15, 0.05, 0.05, 0.15 of DBL_MAX: sd sqrt(0.05 / 3) */
+	assert_close(bf_stats_stddev(big, 4), sqrt(0.05 / 3) * DBL_MAX,
+	             1e-12 * DBL_MAX);
 	assert_true(isfinite(bf_stats_mad(big, 4)));
 	bf_summary_compute(&s, big, 4);
 	assert_true(isfinite(s.median));
 	assert_true(isfinite(s.mean));
+	assert_true(isfinite(s.stddev) && isfinite(s.cv));
 	assert_true(isfinite(s.p05) && isfinite(s.p95));
 	assert_close(bf_stats_mid(DBL_MAX, DBL_MAX), DBL_MAX, 0);
 	assert_close(bf_stats_mid(-DBL_MAX, -DBL_MAX), -DBL_MAX, 0);
