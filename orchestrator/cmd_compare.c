@@ -110,8 +110,9 @@ static const char usage_text[] =
         "        --alpha A        override presubmit.alpha\n"
         "        --min-effect F   override presubmit.min_effect\n"
         "\n"
-        "Exit: 0 no regression, 1 regression (presubmit.fail_on: "
-        "regression),\n"
+        "Exit: 0 no regression, 1 regression, or a series one side does "
+        "not\n"
+        "report (presubmit.fail_on: regression, missing_series: fail),\n"
         "2 usage or config error, 3 infrastructure failure.\n";
 
 enum {

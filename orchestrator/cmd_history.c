@@ -97,9 +97,11 @@ static json_t *point_json(const struct bf_history *h,
                           size_t k, long prev)
 {
 	const struct bf_hist_commit *c = &h->commit[k];
+	/* a value JSON cannot hold is null, never a point left out */
 	json_t *p = json_pack(
-	        "{s:s, s:f, s:s?, s:b}", "commit", commits[k], "value", s->v[k],
-	        "build", c->build_id, "same_build",
+	        "{s:s, s:o, s:s?, s:b}", "commit", commits[k], "value",
+	        isfinite(s->v[k]) ? json_real(s->v[k]) : json_null(), "build",
+	        c->build_id, "same_build",
 	        prev >= 0 && bf_history_same_build(h, (size_t)prev, k));
 
 	if (c->measured_by && c->measured_by != c->run_id) {
@@ -167,7 +169,9 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 		struct bf_err err = BF_ERR_INIT;
 		char change[32] = "";
 
-		if (isfinite(prev) && prev != 0)
+		if (!json_is_number(json_object_get(p, "value")))
+			v = NAN; /* printed "nan": shown, not dropped */
+		if (isfinite(prev) && prev != 0 && isfinite(v))
 			snprintf(change, sizeof(change), "%+.1f%%",
 			         100 * (v - prev) / prev);
 		if (bf_gitrepo_commit_info(repo, id, &info, &err))

@@ -193,7 +193,8 @@ static json_t *labels(const json_t *result, const json_t *results,
 {
 	if (!o->gerrit_label || !*o->gerrit_label)
 		return NULL;
-	if (bf_rep_count(results, "regressed"))
+	if (bf_rep_count_failing(result, results) ||
+	    bf_rep_count(results, "regressed"))
 		return bf_rep_fail_on_regression(result)
 		               ? json_pack("{s:i}", o->gerrit_label,
 		                           o->gerrit_vote_fail)

@@ -89,6 +89,11 @@ static void add_results(struct section *s, const json_t *results,
 			bf_gerrit_plain(
 			        &line, bf_json_str_or(r, "error", "no samples"),
 			        BF_GERRIT_NAME_MAX);
+		} else if (!strcmp(verdict, "missing")) {
+			bf_rep_add_missing(&line, r);
+			bf_buf_addstr(&line, ": ");
+			bf_gerrit_plain(&line, bf_json_str_or(r, "error", ""),
+			                BF_GERRIT_NAME_MAX);
 		} else {
 			bf_rep_change(&line, r);
 		}
@@ -148,6 +153,9 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 {
 	size_t reg = bf_rep_count(results, "regressed");
 	size_t imp = bf_rep_count(results, "improved");
+	size_t all = bf_rep_count(results, "missing");
+	/* under missing_series: ignore they are said after the verdict */
+	size_t miss = bf_rep_missing_counts(result) ? all : 0;
 	bool infra = bf_rep_has_infra(result);
 
 	bf_buf_addstr(b, "benchfarm (");
@@ -157,12 +165,17 @@ static void add_headline(struct bf_buf *b, const json_t *result,
 		bf_buf_addstr(b, "incomplete, infrastructure failures; ");
 	if (reg)
 		bf_buf_addf(b, "%zu regression%s", reg, reg == 1 ? "" : "s");
-	else if (bf_rep_compared_nothing(results))
+	if (miss)
+		bf_buf_addf(b, "%s%zu series missing on one side",
+		            reg ? ", " : "", miss);
+	if (!reg && !miss && bf_rep_compared_nothing(results))
 		bf_buf_addstr(b, "nothing was compared");
-	else if (infra)
+	else if (!reg && !miss && infra)
 		bf_buf_addstr(b, "nothing regressed among what was measured");
-	else
+	else if (!reg && !miss)
 		bf_rep_add_no_regressions(b, results, false);
+	if (all && !miss)
+		bf_buf_addf(b, ", %zu series missing on one side", all);
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp, imp == 1 ? "" : "s");
 	bf_buf_addstr(b, "\n\n");
@@ -243,6 +256,14 @@ char *bf_gerrit_message(const json_t *result, const json_t *results,
 		bf_buf_addstr(&b, "\nRegressions:\n\n");
 		s.end = MSG_REG_END;
 		add_results(&s, results, "regressed");
+		sec_end(&s);
+	}
+	if (bf_rep_count(results, "missing")) {
+		bf_buf_addstr(&b, "\nMissing on one side (renamed, left out "
+		                  "or failing there):\n\n");
+		s.end = MSG_REG_END;
+		s.omitted = 0;
+		add_results(&s, results, "missing");
 		sec_end(&s);
 	}
 	if (bf_rep_has_infra(result) || bf_rep_devices_out(result)) {

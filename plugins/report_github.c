@@ -48,7 +48,9 @@
  * or candidates and every probe, as the markdown report renders it); one
  * workflow command with the culprit.
  *
- * The check's conclusion follows the config's fail_on: a regression is a
+ * The check's conclusion follows the config's fail_on: a regression, or
+ * a series one side did not report (verdict "missing", unless
+ * presubmit.missing_series is ignore), is a
  * "failure" when the config fails on one, otherwise "neutral" (numbers
  * for the reviewer, not a gate); infrastructure failures without a
  * regression are "neutral" with a title that says the run is incomplete

@@ -13,7 +13,8 @@
  * detect and bisect results (report_github.c's top says what each has).
  */
 
-const char *const bf_gh_order[3] = { "regressed", "error", "improved" };
+const char *const bf_gh_order[4] = { "regressed", "missing", "error",
+	                             "improved" };
 
 /*
  * The config's fail_on: "regression" (the default when absent) makes a
@@ -29,7 +30,9 @@ static bool fails_on_regression(const json_t *result)
 }
 
 /*
- * "failure", "neutral" or "success". Success: no regression, no
+ * "failure", "neutral" or "success". Failure: a regression, or a
+ * series one side did not report (bf_rep_missing_fails), whatever else
+ * failed. Success: no regression, no
  * infrastructure failure, and at least one metric judged (same or
  * improved); metrics too noisy to judge ("unknown") are named in the
  * title as not conclusive but do not hide what was judged. Neutral when
@@ -37,8 +40,11 @@ static bool fails_on_regression(const json_t *result)
  */
 static const char *conclusion(const json_t *result, const json_t *results)
 {
-	if (bf_rep_count(results, "regressed"))
+	if (bf_rep_count_failing(result, results))
 		return fails_on_regression(result) ? "failure" : "neutral";
+	if (bf_rep_count(results, "regressed") ||
+	    (bf_rep_count(results, "missing") && bf_rep_missing_counts(result)))
+		return "neutral";
 	if (bf_rep_has_infra(result) || bf_rep_compared_nothing(results))
 		return "neutral";
 	return bf_rep_count(results, "unknown") < json_array_size(results)
@@ -79,29 +85,44 @@ static void add_infra(struct bf_buf *b, const json_t *result,
  * The check's one-line title; never "No regressions" when incomplete or
  * when nothing was compared.
  */
+/* "1 regression, 2 series missing on one side" into b. */
+static void add_failing(struct bf_buf *b, size_t reg, size_t miss)
+{
+	if (reg)
+		add_plural(b, reg, "regression");
+	if (reg && miss)
+		bf_buf_addstr(b, ", ");
+	if (miss)
+		bf_buf_addf(b, "%zu series missing on one side", miss);
+}
+
 static char *title(const json_t *result, const json_t *results)
 {
 	struct bf_buf b = BF_BUF_INIT;
 	size_t reg = bf_rep_count(results, "regressed");
 	size_t imp = bf_rep_count(results, "improved");
+	size_t miss = bf_rep_count(results, "missing");
 
 	if (bf_rep_has_infra(result)) {
 		bf_buf_addstr(&b, "Incomplete: ");
 		add_infra(&b, result, results);
 		bf_buf_addstr(&b, "; ");
-		if (reg)
-			add_plural(&b, reg, "regression");
+		if (reg || miss)
+			add_failing(&b, reg, miss);
 		else if (bf_rep_compared_nothing(results))
 			bf_buf_addstr(&b, "nothing was compared");
 		else
 			bf_buf_addstr(&b, "nothing regressed among what was "
 			                  "measured");
-	} else if (reg) {
-		add_plural(&b, reg, "regression");
+	} else if (reg || (miss && bf_rep_missing_counts(result))) {
+		add_failing(&b, reg, miss);
 	} else if (bf_rep_compared_nothing(results)) {
 		bf_buf_addstr(&b, "Nothing was compared");
 	} else {
 		bf_rep_add_no_regressions(&b, results, true);
+		if (miss)
+			bf_buf_addf(&b, ", %zu series missing on one side",
+			            miss);
 	}
 	if (imp) {
 		bf_buf_addstr(&b, ", ");
@@ -117,6 +138,8 @@ const char *bf_gh_level(const json_t *result, const char *verdict)
 		return fails_on_regression(result) ? "failure" : "warning";
 	if (!strcmp(verdict, "improved"))
 		return "notice";
+	if (!strcmp(verdict, "missing"))
+		return bf_rep_missing_fails(result) ? "failure" : "warning";
 	if (!strcmp(verdict, "error"))
 		return "warning";
 	return NULL;
@@ -141,6 +164,12 @@ void bf_gh_describe(struct bf_buf *b, const json_t *r, const char *verdict)
 	if (!strcmp(verdict, "error")) {
 		bf_buf_addstr(b, "not measured (infrastructure): ");
 		bf_buf_addstr(b, bf_json_str_or(r, "error", "no samples"));
+		return;
+	}
+	if (!strcmp(verdict, "missing")) {
+		bf_rep_add_missing(b, r);
+		bf_buf_addstr(b, ": ");
+		bf_buf_addstr(b, bf_json_str_or(r, "error", ""));
 		return;
 	}
 	bf_buf_addf(b, "%s: ", verdict);

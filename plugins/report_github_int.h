@@ -22,7 +22,7 @@
 #define GH_STEP_SUMMARY_MAX (1024 * 1024)
 
 /* Verdicts in the order they are reported: the reviewer's first. */
-extern const char *const bf_gh_order[3];
+extern const char *const bf_gh_order[4];
 
 /*
  * The annotation level ("failure", "warning", "notice") of a result with

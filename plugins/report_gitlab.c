@@ -142,7 +142,7 @@ static double regressed(const json_t *r)
 {
 	const char *v = bf_json_str_or(r, "verdict", "error");
 
-	if (!strcmp(v, "error"))
+	if (!strcmp(v, "error") || !strcmp(v, "missing"))
 		return NAN; /* not measured: no value, not a zero */
 	return !strcmp(v, "regressed");
 }

@@ -13,7 +13,9 @@
 /*
  * junit: "back to the pass/fail world". junit.xml has one <testsuite>
  * per benchmark suite and one <testcase> per benchmark and metric; a
- * regression is a <failure type="regression">, an improvement or no
+ * regression is a <failure type="regression">, and so is a series one
+ * side did not report (<failure type="missing">; skipped under
+ * presubmit.missing_series: ignore); an improvement or no
  * change passes, with the numbers in <system-out>. A result too noisy to
  * judge (verdict "unknown") is <skipped> with the reason: it neither
  * passed nor failed. What was not measured is an <error
@@ -93,6 +95,15 @@ static void add_attr(struct bf_buf *b, const char *name, const char *v)
 static bool is_failure(const json_t *r)
 {
 	return !strcmp(bf_json_str_or(r, "verdict", "error"), "regressed");
+}
+
+/*
+ * A series one side did not report: a failure when it fails the gate
+ * (bf_rep_missing_fails), else skipped with the reason.
+ */
+static bool is_missing(const json_t *r)
+{
+	return !strcmp(bf_json_str_or(r, "verdict", "error"), "missing");
 }
 
 static bool is_error(const json_t *r)
@@ -238,7 +249,7 @@ static void numbers(struct bf_buf *t, const json_t *r)
 	                    json_object_get(json_object_get(r, "patch"), "n")));
 }
 
-static void add_case(struct bf_buf *b, const json_t *r)
+static void add_case(struct bf_buf *b, const json_t *r, const json_t *result)
 {
 	struct bf_buf name = BF_BUF_INIT, msg = BF_BUF_INIT, t = BF_BUF_INIT;
 
@@ -250,6 +261,14 @@ static void add_case(struct bf_buf *b, const json_t *r)
 		bf_buf_addstr(&msg, "not measured (infrastructure): ");
 		bf_buf_addstr(&msg, bf_json_str_or(r, "error", "no samples"));
 		add_problem(b, "error", "infrastructure", msg.buf, NULL);
+	} else if (is_missing(r)) {
+		bf_rep_add_missing(&msg, r);
+		bf_buf_addstr(&msg, ": ");
+		bf_buf_addstr(&msg, bf_json_str_or(r, "error", ""));
+		if (bf_rep_missing_fails(result))
+			add_problem(b, "failure", "missing", msg.buf, NULL);
+		else
+			add_problem(b, "skipped", NULL, msg.buf, NULL);
 	} else {
 		if (is_failure(r)) {
 			bf_buf_addstr(&msg, "regressed: ");
@@ -271,12 +290,14 @@ static void add_case(struct bf_buf *b, const json_t *r)
 }
 
 /* A compare result r in the counts n: tests, failures, errors, skipped. */
-static void count_result(size_t n[4], const json_t *r)
+static void count_result(size_t n[4], const json_t *r, const json_t *result)
 {
+	bool fails = bf_rep_missing_fails(result);
+
 	n[0]++;
-	n[1] += is_failure(r);
+	n[1] += is_failure(r) || (is_missing(r) && fails);
 	n[2] += is_error(r);
-	n[3] += is_skipped(r);
+	n[3] += is_skipped(r) || (is_missing(r) && !fails);
 }
 
 /*
@@ -286,8 +307,10 @@ static void count_result(size_t n[4], const json_t *r)
  */
 static void add_suite(struct bf_buf *b, const char *suite, const json_t *result,
                       const json_t *items, const char *key,
-                      void (*count)(size_t n[4], const json_t *item),
-                      void (*add)(struct bf_buf *b, const json_t *item),
+                      void (*count)(size_t n[4], const json_t *item,
+                                    const json_t *result),
+                      void (*add)(struct bf_buf *b, const json_t *item,
+                                  const json_t *result),
                       size_t sum[4])
 {
 	size_t i, n[4] = { 0, 0, 0, 0 };
@@ -296,13 +319,13 @@ static void add_suite(struct bf_buf *b, const char *suite, const json_t *result,
 	json_array_foreach(items, i, it)
 	{
 		if (!strcmp(bf_json_str_or(it, key, "benchfarm"), suite))
-			count(n, it);
+			count(n, it, result);
 	}
 	open_suite(b, suite, n, result);
 	json_array_foreach(items, i, it)
 	{
 		if (!strcmp(bf_json_str_or(it, key, "benchfarm"), suite))
-			add(b, it);
+			add(b, it, result);
 	}
 	bf_buf_addstr(b, "  </testsuite>\n");
 	for (i = 0; sum && i < 4; i++)
@@ -376,7 +399,7 @@ static int compare_body(struct bf_buf *b, const json_t *result, size_t n[4],
 
 	if ((ret = bf_rep_results(&results, result, err)))
 		return ret;
-	json_array_foreach(results, i, res) count_result(n, res);
+	json_array_foreach(results, i, res) count_result(n, res, result);
 	suites = suites_of(results, "benchmark");
 	json_array_foreach(suites, i, s)
 	        add_suite(b, json_string_value(s), result, results, "benchmark",
@@ -410,22 +433,24 @@ static int alert_state(const json_t *a)
 }
 
 /* An alert in the counts n: tests, failures, (no errors,) skipped. */
-static void count_alert(size_t n[4], const json_t *a)
+static void count_alert(size_t n[4], const json_t *a, const json_t *result)
 {
 	int st = alert_state(a);
 
+	(void)result;
 	n[0]++;
 	n[1] += st == 1;
 	n[3] += st == 3;
 }
 
-static void add_alert(struct bf_buf *b, const json_t *a)
+static void add_alert(struct bf_buf *b, const json_t *a, const json_t *result)
 {
 	struct bf_buf name = BF_BUF_INIT, t = BF_BUF_INIT;
 	const json_t *detail = json_object_get(a, "detail");
 	const char *culprit = bf_json_str_or(a, "culprit", NULL);
 	int state = alert_state(a);
 
+	(void)result;
 	bf_buf_addf(&name, "%s %s at ", bf_json_str_or(a, "benchmark", "?"),
 	            bf_json_str_or(a, "metric", "?"));
 	add_short(&name, bf_json_str_or(a, "commit_lo", "?"));

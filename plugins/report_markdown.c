@@ -279,6 +279,9 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 	const json_t *devices = json_object_get(result, "devices");
 	size_t reg = bf_rep_count(res, "regressed");
 	size_t imp = bf_rep_count(res, "improved");
+	size_t all = bf_rep_count(res, "missing");
+	/* under missing_series: ignore they are said after the verdict */
+	size_t miss = bf_rep_missing_counts(result) ? all : 0;
 	size_t i;
 	json_t *d;
 
@@ -288,6 +291,8 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 		if (reg)
 			bf_buf_addf(b, "; %zu regression%s", reg,
 			            plural((long long)reg));
+		else if (miss)
+			bf_buf_addstr(b, "; ");
 		else if (bf_rep_compared_nothing(res))
 			bf_buf_addstr(b, "; nothing was compared");
 		else
@@ -295,11 +300,14 @@ static void add_compare_header(struct bf_buf *b, const json_t *result)
 			                 "measured");
 	} else if (reg) {
 		bf_buf_addf(b, "%zu regression%s", reg, plural((long long)reg));
-	} else if (bf_rep_compared_nothing(res)) {
+	} else if (!miss && bf_rep_compared_nothing(res)) {
 		bf_buf_addstr(b, "nothing was compared");
-	} else {
+	} else if (!miss) {
 		bf_rep_add_no_regressions(b, res, false);
 	}
+	if (all)
+		bf_buf_addf(b, "%s%zu series missing on one side",
+		            reg || !miss ? ", " : "", all);
 	if (imp)
 		bf_buf_addf(b, ", %zu improvement%s", imp,
 		            plural((long long)imp));
@@ -451,6 +459,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 {
 	const json_t *res = json_object_get(result, "results");
 	size_t rest = json_array_size(res) - bf_rep_count(res, "regressed") -
+	              bf_rep_count(res, "missing") -
 	              bf_rep_count(res, "error") -
 	              bf_rep_count(res, "improved");
 
@@ -470,16 +479,25 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		bf_md_results_table(b, res, 0, 0);
 		bf_buf_addch(b, '\n');
 	}
+	/* a series one side did not report: renamed, dropped, or crashing */
+	if (bf_rep_count(res, "missing")) {
+		bf_buf_addf(b, "### Missing on one side%s\n\n",
+		            bf_rep_missing_fails(result)
+		                    ? " (fails like a regression)"
+		                    : " (presubmit.missing_series: ignore)");
+		bf_md_results_table(b, res, 1, 1);
+		bf_buf_addch(b, '\n');
+	}
 	add_infra(b, result);
 	if (bf_rep_count(res, "error")) {
 		bf_buf_addstr(b, "Not measured:\n\n");
-		bf_md_results_table(b, res, 1, 1);
+		bf_md_results_table(b, res, 2, 2);
 		bf_buf_addch(b, '\n');
 	}
 	/* an improvement is news too: shown, not folded with the rest */
 	if (bf_rep_count(res, "improved")) {
 		bf_buf_addstr(b, "### Improvements\n\n");
-		bf_md_results_table(b, res, 2, 2);
+		bf_md_results_table(b, res, 3, 3);
 		bf_buf_addch(b, '\n');
 	}
 	add_disagreements(b, result);
@@ -491,7 +509,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		            rest, plural((long long)rest),
 		            bf_rep_count(res, "same"),
 		            bf_rep_count(res, "unknown"));
-		bf_md_results_table(b, res, 3, 5);
+		bf_md_results_table(b, res, 4, 5);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
 	add_adaptive(b, result);

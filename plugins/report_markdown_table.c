@@ -17,8 +17,8 @@
 /* Order of verdicts in the tables: what needs a reviewer first. */
 static int rank(const char *verdict)
 {
-	static const char *const order[] = { "regressed", "error", "improved",
-		                             "unknown", "same" };
+	static const char *const order[] = { "regressed", "missing", "error",
+		                             "improved",  "unknown", "same" };
 
 	for (size_t i = 0; i < BF_ARRAY_SIZE(order); i++)
 		if (!strcmp(order[i], verdict))
@@ -64,6 +64,18 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 		bf_buf_addstr(b, "– | – | – | – | **not measured**: ");
 		bf_md_text(b, bf_json_str_or(r, "error", "see below"));
 		bf_buf_addstr(b, " |\n");
+		return;
+	}
+	if (!strcmp(verdict, "missing")) {
+		struct bf_buf m = BF_BUF_INIT;
+
+		bf_rep_add_missing(&m, r);
+		bf_buf_addstr(b, "– | – | – | – | **");
+		bf_md_text(b, m.buf);
+		bf_buf_addstr(b, "**: ");
+		bf_md_text(b, bf_json_str_or(r, "error", ""));
+		bf_buf_addstr(b, " |\n");
+		bf_buf_release(&m);
 		return;
 	}
 	bf_md_value(b, bf_rep_num(json_object_get(r, "base"), "median"), unit);

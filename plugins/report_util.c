@@ -66,7 +66,9 @@ bool bf_rep_all_clear(const json_t *result, const json_t *results)
 {
 	return !bf_rep_has_infra(result) && !bf_rep_compared_nothing(results) &&
 	       !bf_rep_count(results, "regressed") &&
-	       !bf_rep_count(results, "unknown");
+	       !bf_rep_count(results, "unknown") &&
+	       !(bf_rep_missing_fails(result) &&
+	         bf_rep_count(results, "missing"));
 }
 
 void bf_rep_add_no_regressions(struct bf_buf *b, const json_t *results,
@@ -91,6 +93,34 @@ bool bf_rep_fail_on_regression(const json_t *result)
 	const json_t *set = json_object_get(result, "settings");
 
 	return strcmp(bf_json_str_or(set, "fail_on", "regression"), "never");
+}
+
+bool bf_rep_missing_counts(const json_t *result)
+{
+	const json_t *set = json_object_get(result, "settings");
+
+	return strcmp(bf_json_str_or(set, "missing_series", "fail"), "ignore");
+}
+
+bool bf_rep_missing_fails(const json_t *result)
+{
+	return bf_rep_fail_on_regression(result) &&
+	       bf_rep_missing_counts(result);
+}
+
+size_t bf_rep_count_failing(const json_t *result, const json_t *results)
+{
+	return bf_rep_count(results, "regressed") +
+	       (bf_rep_missing_fails(result) ? bf_rep_count(results, "missing")
+	                                     : 0);
+}
+
+void bf_rep_add_missing(struct bf_buf *b, const json_t *r)
+{
+	const char *side = bf_json_str_or(r, "missing", "");
+
+	bf_buf_addf(b, "missing on the %s side",
+	            !strcmp(side, "base") ? "base" : "patch");
 }
 
 double bf_rep_num(const json_t *r, const char *key)

@@ -46,8 +46,9 @@ bool bf_rep_compared_nothing(const json_t *results);
 
 /*
  * Whether a result may pass (a "success" check, Gerrit's pass vote):
- * no infrastructure failure, something compared, nothing regressed, and
- * nothing "unknown" (too few or too noisy samples to say either way).
+ * no infrastructure failure, something compared, nothing regressed,
+ * nothing "unknown" (too few or too noisy samples to say either way),
+ * and nothing "missing" that fails (bf_rep_missing_fails).
  */
 bool bf_rep_all_clear(const json_t *result, const json_t *results);
 
@@ -62,6 +63,28 @@ void bf_rep_add_no_regressions(struct bf_buf *b, const json_t *results,
 
 /* The config says fail on a regression (the default). */
 bool bf_rep_fail_on_regression(const json_t *result);
+
+/*
+ * Whether a result whose verdict is "missing" (a series one side
+ * reported and the other did not) fails the gate as a regression does:
+ * fail_on is regression and settings.missing_series is not "ignore"
+ * (absent: "fail").
+ */
+bool bf_rep_missing_fails(const json_t *result);
+/* settings.missing_series is not "ignore": missing series count. */
+bool bf_rep_missing_counts(const json_t *result);
+
+/*
+ * The results that fail the gate when fail_on is regression: those
+ * regressed, and those missing when bf_rep_missing_fails.
+ */
+size_t bf_rep_count_failing(const json_t *result, const json_t *results);
+
+/*
+ * "missing on the patch side" (or base) for a result whose verdict is
+ * "missing", raw (the caller escapes).
+ */
+void bf_rep_add_missing(struct bf_buf *b, const json_t *r);
 
 /* r's number at key, NAN when absent or not a number. */
 double bf_rep_num(const json_t *r, const char *key);

@@ -40,12 +40,29 @@ void bf_parser_list(char *buf, size_t len)
 	}
 }
 
+static int check_value(const struct bf_sample *x, const char *what,
+                       bool amounts, struct bf_err *err)
+{
+	if (!isfinite(x->value))
+		return bf_err_set(err, BF_EINVAL,
+		                  "%s: benchmark '%.100s' %s: the value is "
+		                  "not a finite number",
+		                  what, x->benchmark, x->metric);
+	if (amounts && x->value < 0 && bf_unit_is_amount(x->unit))
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "%s: benchmark '%.100s' %s: %g %s is negative: a time, size, count or rate cannot be below 0 (the benchmark's output is wrong)",
+		        what, x->benchmark, x->metric, x->value, x->unit);
+	return 0;
+}
+
 int bf_parse_output(struct bf_samples *out, const char *format,
                     const char *text, size_t len, const char *what,
                     struct bf_err *err)
 {
 	const struct bf_parser *p = bf_parser_find(format);
 	char known[128];
+	size_t n0 = out->n;
 	int ret;
 
 	if (!what)
@@ -63,16 +80,17 @@ int bf_parse_output(struct bf_samples *out, const char *format,
 	if ((ret = p->parse(out, text, len, what, err)))
 		return ret;
 	/*
-	 * Every parser refuses values that are not finite; this is the
-	 * guard for all of them, since a sample the protocol cannot encode
-	 * would end the agent's session and mark its device bad.
+	 * The guard for every parser: a value that is not finite (the
+	 * protocol cannot encode it: it would end the agent's session and
+	 * mark its device bad), and a negative time, size, count or rate
+	 * (bf_unit_is_amount: its ratio to a negative base points the
+	 * wrong way). Jetpack checks its own: its sampledMetrics may be
+	 * negative (a frame's overrun), and compare refuses those.
 	 */
-	for (size_t i = 0; i < out->n; i++)
-		if (!isfinite(out->v[i].value))
-			return bf_err_set(
-			        err, BF_EINVAL,
-			        "%s: benchmark '%.100s' %s: the value is "
-			        "not a finite number",
-			        what, out->v[i].benchmark, out->v[i].metric);
-	return 0;
+	for (size_t i = n0; i < out->n && !ret; i++)
+		ret = check_value(&out->v[i], what, strcmp(p->name, "jetpack"),
+		                  err);
+	if (ret)
+		bf_parse__samples_truncate(out, n0);
+	return ret;
 }

@@ -128,13 +128,23 @@ static float skia_percent(float y0, float y1)
 	return s;
 }
 
+/* (a + b) / 2 in float, without overflow (as bf_stats_mid in double). */
+static float f32_mid(float a, float b)
+{
+	float m = (a + b) / 2.0f;
+
+	if (isfinite(m) || !isfinite(a) || !isfinite(b))
+		return m;
+	return a / 2.0f + b / 2.0f;
+}
+
 /* §1.4 cohen: (y0 - y1) / s, s = (s1 + s2) / 2; NaN or s < smin: smin. */
 static float skia_cohen(const float *t, size_t n, float y0, float y1,
                         float smin)
 {
 	size_t i = n / 2;
 	float s1 = f32_stddev(t, i, y0), s2 = f32_stddev(t + i, n - i, y1);
-	float s = (s1 + s2) / 2.0f;
+	float s = f32_mid(s1, s2);
 	float diff = y0 - y1;
 
 	if (n < 4)

@@ -1,5 +1,7 @@
 #include "benchfarm/sample.h"
 
+#include <string.h>
+
 #include "benchfarm/alloc.h"
 
 void bf_samples_init(struct bf_samples *s)
@@ -38,4 +40,23 @@ void bf_samples_add(struct bf_samples *s, const char *benchmark,
 	x->unit = bf_xstrdup(unit ? unit : "");
 	x->value = value;
 	x->iteration = iteration;
+}
+
+bool bf_unit_is_amount(const char *unit)
+{
+	static const char *const amounts[] = {
+		"ns",    "us",  "\xc2\xb5s", "\xce\xbcs",    "ms",
+		"s",     "B",   "bytes",     "byte",         "KB",
+		"kB",    "KiB", "MB",        "MiB",          "GB",
+		"GiB",   "TB",  "TiB",       "instructions", "cycles",
+		"count",
+	};
+	size_t len = unit ? strlen(unit) : 0;
+
+	if (len >= 2 && !strcmp(unit + len - 2, "/s"))
+		return true;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(amounts) && len; i++)
+		if (!strcmp(amounts[i], unit))
+			return true;
+	return false;
 }

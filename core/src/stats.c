@@ -56,6 +56,19 @@ static double select_kth(double *a, size_t n, size_t k)
 	return a[kk];
 }
 
+double bf_stats_mid(double a, double b)
+{
+	double m = (a + b) / 2;
+
+	/*
+	 * (a + b) / 2 where the sum is finite (the same bits as ever); the
+	 * halves' sum where it is not: halving is exact for such values.
+	 */
+	if (isfinite(m) || !isfinite(a) || !isfinite(b))
+		return m;
+	return a / 2 + b / 2;
+}
+
 double bf_stats_median_inplace(double *x, size_t n)
 {
 	double hi, lo;
@@ -70,7 +83,7 @@ double bf_stats_median_inplace(double *x, size_t n)
 	for (size_t i = 1; i < n / 2; i++)
 		if (x[i] > lo)
 			lo = x[i];
-	return (lo + hi) / 2;
+	return bf_stats_mid(lo, hi);
 }
 
 double bf_stats_median(const double *x, size_t n)
@@ -94,12 +107,18 @@ double bf_stats_mean(const double *x, size_t n)
 		return NAN;
 	for (size_t i = 0; i < n; i++)
 		sum += x[i];
-	return sum / (double)n;
+	if (isfinite(sum))
+		return sum / (double)n;
+	/* finite values whose sum overflows: a running mean cannot */
+	sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += (x[i] - sum) / (double)(i + 1);
+	return sum;
 }
 
 double bf_stats_stddev(const double *x, size_t n)
 {
-	double mean, ss = 0;
+	double mean, ss = 0, scale;
 
 	if (n == 0)
 		return NAN;
@@ -108,7 +127,16 @@ double bf_stats_stddev(const double *x, size_t n)
 	mean = bf_stats_mean(x, n);
 	for (size_t i = 0; i < n; i++)
 		ss += (x[i] - mean) * (x[i] - mean);
-	return sqrt(ss / (double)(n - 1));
+	if (isfinite(ss) || !isfinite(mean))
+		return sqrt(ss / (double)(n - 1));
+	/* squares past DBL_MAX (values near it): scaled by the widest */
+	scale = 0;
+	for (size_t i = 0; i < n; i++)
+		scale = fmax(scale, fabs(x[i] - mean));
+	ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += ((x[i] - mean) / scale) * ((x[i] - mean) / scale);
+	return scale * sqrt(ss / (double)(n - 1));
 }
 
 double bf_stats_cv(const double *x, size_t n)
@@ -181,6 +209,9 @@ static double percentile_sorted(const double *s, size_t n, double q)
 	t = h - (double)lo;
 	a = s[lo];
 	b = s[lo + 1];
+	/* b - a overflows only for signs apart: weigh each end instead */
+	if (!isfinite(b - a))
+		return a * (1 - t) + b * t;
 	/* numpy's _lerp: exact at both ends, monotone in between */
 	return t >= 0.5 ? b - (b - a) * (1 - t) : a + (b - a) * t;
 }
@@ -213,7 +244,7 @@ void bf_summary_compute(struct bf_summary *out, const double *x, size_t n)
 	out->mean = bf_stats_mean(x, n);
 	out->stddev = bf_stats_stddev(x, n);
 	out->cv = out->mean == 0 ? NAN : out->stddev / out->mean;
-	out->median = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	out->median = n % 2 ? s[n / 2] : bf_stats_mid(s[n / 2 - 1], s[n / 2]);
 	out->p05 = percentile_sorted(s, n, 5);
 	out->p95 = percentile_sorted(s, n, 95);
 	free(s);

@@ -208,6 +208,23 @@ static int check_opts(const struct bf_compare_opts *o, struct bf_err *err)
 	return 0;
 }
 
+/*
+ * The change is a ratio to the base: with a value below 0 on a side its
+ * sign can flip (-10 to -5 reads -50%, better, for a lower-is-better
+ * metric that got worse), so such a series is refused, not judged.
+ */
+static int check_sign(const double *x, size_t n, const char *side,
+                      struct bf_err *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (x[i] < 0)
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "the %s has negative values (%g): a change relative to a negative value points the wrong way, so benchfarm judges only metrics that are never below 0 (report an offset from a positive reference instead)",
+			        side, x[i]);
+	return 0;
+}
+
 int bf_compare_samples(struct bf_compare_result *out, const double *base,
                        size_t nb, const double *patch, size_t np,
                        const struct bf_compare_opts *opts, struct bf_err *err)
@@ -223,6 +240,9 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
 		return ret;
 	if (has_nan(base, nb) || has_nan(patch, np))
 		return bf_err_set(err, BF_EINVAL, "a sample contains NaN");
+	if ((ret = check_sign(base, nb, "base", err)) ||
+	    (ret = check_sign(patch, np, "patch", err)))
+		return ret;
 
 	bf_summary_compute(&out->base, base, nb);
 	bf_summary_compute(&out->patch, patch, np);

@@ -20,6 +20,7 @@ const char *const bf_cfg__output_words[] = { "stdout", "stderr", "both", NULL };
 const char *const bf_cfg__measure_words[] = { "time", "instructions", NULL };
 const char *const bf_cfg__better_words[] = { "lower", "higher", NULL };
 const char *const bf_cfg__fail_on_words[] = { "regression", "never", NULL };
+const char *const bf_cfg__missing_series_words[] = { "fail", "ignore", NULL };
 const char *const bf_cfg__build_identity_words[] = { "code", "bytes", NULL };
 const char *const bf_cfg__build_sandbox_words[] = { "auto", "require", "off",
 	                                            NULL };
@@ -113,6 +114,12 @@ const char *bf_fail_on_name(enum bf_fail_on f)
 	               BF_ARRAY_SIZE(bf_cfg__fail_on_words), (int)f);
 }
 
+const char *bf_missing_series_name(enum bf_missing_series m)
+{
+	return word_at(bf_cfg__missing_series_words,
+	               BF_ARRAY_SIZE(bf_cfg__missing_series_words), (int)m);
+}
+
 const char *bf_same_machine_name(enum bf_same_machine m)
 {
 	return word_at(bf_cfg__same_machine_words,
@@ -165,6 +172,7 @@ void bf_cfg_init(struct bf_cfg *cfg)
 	cfg->presubmit.alpha = BF_CFG_DEFAULT_ALPHA;
 	cfg->presubmit.min_effect = BF_CFG_DEFAULT_MIN_EFFECT;
 	cfg->presubmit.fail_on = BF_FAIL_ON_REGRESSION;
+	cfg->presubmit.missing_series = BF_MISSING_SERIES_FAIL;
 	/* the default detector: pooled, on each commit's repeats */
 	bf_cfg__detector_set(&cfg->postsubmit.detector,
 	                     &bf_cfg__detectors[BF_DETECT_POOLED]);

@@ -161,6 +161,20 @@ enum bf_fail_on {
 const char *bf_fail_on_name(enum bf_fail_on f);
 
 /*
+ * presubmit.missing_series: what a series that one side reports and the
+ * other does not (renamed, left out, or failing on that side) does to
+ * the gate. fail: its verdict "missing" fails it as a regression does
+ * (under fail_on: regression); ignore: it is reported, and passes.
+ */
+enum bf_missing_series {
+	BF_MISSING_SERIES_FAIL = 0,
+	BF_MISSING_SERIES_IGNORE = 1,
+};
+
+/* "fail" or "ignore"; NULL if m is out of range. */
+const char *bf_missing_series_name(enum bf_missing_series m);
+
+/*
  * devices.same_machine: what a job does with leased devices that are
  * one machine (farm/machine.h): measure on one of them at a time
  * (serial, the default), or on all at once (parallel).
@@ -279,6 +293,7 @@ struct bf_cfg {
 		double alpha;
 		double min_effect;
 		enum bf_fail_on fail_on;
+		enum bf_missing_series missing_series;
 	} presubmit;
 
 	struct {

@@ -34,6 +34,7 @@ extern const char *const bf_cfg__output_words[];
 extern const char *const bf_cfg__measure_words[];
 extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
+extern const char *const bf_cfg__missing_series_words[];
 extern const char *const bf_cfg__build_identity_words[];
 extern const char *const bf_cfg__build_sandbox_words[];
 extern const char *const bf_cfg__same_machine_words[];

@@ -151,6 +151,9 @@ static json_t *presubmit_json(const struct bf_cfg *cfg)
 	set(o, "min_effect", json_real(cfg->presubmit.min_effect));
 	set(o, "fail_on",
 	    bf_json_str_or_null(bf_fail_on_name(cfg->presubmit.fail_on)));
+	set(o, "missing_series",
+	    bf_json_str_or_null(
+	            bf_missing_series_name(cfg->presubmit.missing_series)));
 	return o;
 }
 

@@ -29,6 +29,8 @@ _Static_assert(sizeof(enum bf_output) == sizeof(int), "output is an int");
 _Static_assert(sizeof(enum bf_measure) == sizeof(int), "measure is an int");
 _Static_assert(sizeof(enum bf_better) == sizeof(int), "better is an int");
 _Static_assert(sizeof(enum bf_fail_on) == sizeof(int), "fail_on is an int");
+_Static_assert(sizeof(enum bf_missing_series) == sizeof(int),
+               "missing_series is an int");
 _Static_assert(sizeof(enum bf_build_identity) == sizeof(int),
                "build_identity is an int");
 _Static_assert(sizeof(enum bf_build_sandbox) == sizeof(int),
@@ -364,6 +366,8 @@ static const struct bf_cfg__field presubmit_fields[] = {
 	                   NO_MAX),
 	BF_CFG__WORD_KEY("fail_on", OFF(presubmit.fail_on),
 	                 bf_cfg__fail_on_words, "value"),
+	BF_CFG__WORD_KEY("missing_series", OFF(presubmit.missing_series),
+	                 bf_cfg__missing_series_words, "value"),
 };
 
 static const struct bf_cfg__field postsubmit_fields[] = {

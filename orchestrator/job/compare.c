@@ -120,6 +120,7 @@ static struct bf_series *find_series(struct bf_comparison *c, int bench,
 	s->metric = bf_xstrdup(x->metric);
 	s->unit = bf_xstrdup(x->unit);
 	s->higher_is_better = higher;
+	s->missing = -1;
 	*slot = c->n;
 	return s;
 }
@@ -249,8 +250,11 @@ static void judge_one(struct bf_series *s, const struct bf_compare_opts *o,
 	struct bf_err err = BF_ERR_INIT;
 
 	if (!s->side[0].n || !s->side[1].n) {
-		s->error = bf_xasprintf("no samples from the %s side",
-		                        s->side[0].n ? "patch" : "base");
+		s->missing = s->side[0].n ? BF_SIDE_PATCH : BF_SIDE_BASE;
+		s->error = bf_xasprintf(
+		        "the %s reports this series and the %s does not "
+		        "(renamed, left out, or failing on that side)",
+		        bf_side_name(!s->missing), bf_side_name(s->missing));
 		return;
 	}
 	opts.higher_is_better = s->higher_is_better;
@@ -341,6 +345,10 @@ void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c)
 	for (size_t i = 0; i < c->n; i++) {
 		const struct bf_series *s = &c->series[i];
 
+		if (s->missing >= 0) {
+			out->missing++;
+			continue;
+		}
 		if (!s->judged) {
 			out->errors++;
 			continue;
@@ -394,7 +402,13 @@ static json_t *series_json(const struct bf_comparison *c,
 	                      s->higher_is_better ? "higher" : "lower");
 
 	if (!s->judged) {
-		json_object_set_new(o, "verdict", json_string("error"));
+		json_object_set_new(
+		        o, "verdict",
+		        json_string(s->missing >= 0 ? "missing" : "error"));
+		if (s->missing >= 0)
+			json_object_set_new(
+			        o, "missing",
+			        json_string(bf_side_name(s->missing)));
 		json_object_set_new(o, "error", json_string(s->error));
 		return o;
 	}

@@ -34,6 +34,14 @@ struct bf_series {
 	struct bf_compare_result result;
 	bool judged; /* result is valid */
 	char *error; /* why it could not be judged, or NULL */
+	/*
+	 * The side that reported nothing of a series the other side did
+	 * report (BF_SIDE_BASE or BF_SIDE_PATCH), -1 when both did: its
+	 * verdict is "missing", never "not measured", so that a patch that
+	 * renames or drops its slowed benchmark cannot pass as one whose
+	 * other benchmarks were measured.
+	 */
+	int missing;
 	/* adaptive repeats: its latest look, and whether it decided */
 	struct bf_seq_look seq;
 	bool seq_looked, seq_decided;
@@ -172,9 +180,12 @@ json_t *bf_series_seq_json(const struct bf_comparison *c,
  */
 int bf_comparison_same_build(struct bf_comparison *c);
 
-/* Counts of verdicts and of series/runs with errors. */
+/*
+ * Counts of verdicts and of series/runs with errors; missing: series
+ * one side did not report (not counted in errors).
+ */
 struct bf_tally {
-	int regressed, improved, same, unknown, errors, measured;
+	int regressed, improved, same, unknown, errors, measured, missing;
 };
 void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c);
 

@@ -413,6 +413,15 @@ static int record_builds(struct bf_job *job, struct bf_err *err)
 	return 0;
 }
 
+bool bf_job_gate_fails(const struct bf_job *job, const struct bf_tally *t)
+{
+	const struct bf_cfg *cfg = job->cfg;
+
+	return cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION &&
+	       (t->regressed || (t->missing && cfg->presubmit.missing_series ==
+	                                               BF_MISSING_SERIES_FAIL));
+}
+
 /* Write the reports; returns the exit code. */
 static int conclude(struct bf_job *job, struct bf_err *err)
 {
@@ -423,7 +432,8 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 	bf_comparison_tally(&t, &job->cmp);
 	if (write_markdown(job, result, err))
 		ret = BF_EXIT_INFRA;
-	if (!ret && (job->aborted || (!t.measured && !job->known_build)))
+	if (!ret &&
+	    (job->aborted || (!t.measured && !t.missing && !job->known_build)))
 		ret = BF_EXIT_INFRA;
 	if (ret == BF_EXIT_INFRA)
 		job_fail(job, "run", NULL, NULL,
@@ -431,8 +441,7 @@ static int conclude(struct bf_job *job, struct bf_err *err)
 		         : t.measured ? "the reports could not be written"
 		                      : "no benchmark produced a result",
 		         NULL);
-	else if (!ret && t.regressed &&
-	         job->cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION)
+	else if (!ret && bf_job_gate_fails(job, &t))
 		ret = BF_EXIT_REGRESSION;
 	return finish_run(job, result, ret);
 }

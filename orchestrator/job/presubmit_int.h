@@ -87,6 +87,13 @@ struct bf_job {
 json_t *bf_presubmit_trace(const struct bf_job *job, const char *bench,
                            const char *dir);
 
+/*
+ * Whether the comparison tallied in t fails the gate (exit 1): under
+ * presubmit.fail_on: regression, a regressed series, or a missing one
+ * when presubmit.missing_series is fail.
+ */
+bool bf_job_gate_fails(const struct bf_job *job, const struct bf_tally *t);
+
 /* The complete result document (presubmit_result.c). New reference. */
 json_t *bf_job_result_json(const struct bf_job *job);
 /* The result of a postsubmit record (benchfarm run). New reference. */

@@ -43,9 +43,10 @@ static json_t *summary_json(const struct bf_job *job)
 
 	bf_comparison_tally(&t, &job->cmp);
 	return json_pack(
-	        "{s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:b, s:f, s:f}",
+	        "{s:i, s:i, s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:b, s:f, s:f}",
 	        "regressed", t.regressed, "improved", t.improved, "same",
-	        t.same, "unknown", t.unknown, "errors", t.errors, "failed_runs",
+	        t.same, "unknown", t.unknown, "missing", t.missing, "errors",
+	        t.errors, "failed_runs",
 	        (json_int_t)json_array_size(job->cmp.errors), "reconnects",
 	        job->reconnects, "moved_units", job->moved_units, "aborted",
 	        job->aborted, "wall_s", total, "benchmark_s",
@@ -106,6 +107,10 @@ static json_t *settings_json(const struct bf_job *job)
 	        cfg->presubmit.fail_on == BF_FAIL_ON_REGRESSION ? "regression"
 	                                                        : "never");
 
+	/* a series one side does not report: fails the gate, or passes */
+	json_object_set_new(o, "missing_series",
+	                    json_string(bf_missing_series_name(
+	                            cfg->presubmit.missing_series)));
 	/* how the rounds ran: one run at a time, or base and patch at once */
 	json_object_set_new(o, "run_mode",
 	                    json_string(job->duet ? "duet" : "interleaved"));

@@ -19,7 +19,8 @@
 
 	/* ---- a comparison ---- */
 
-	var RANK = ["regressed", "error", "improved", "unknown", "same"];
+	var RANK = ["regressed", "missing", "error", "improved", "unknown",
+		"same"];
 	function rank(v) {
 		var i = RANK.indexOf(v);
 		return i < 0 ? RANK.length : i;
@@ -39,19 +40,26 @@
 	function verdictOf(doc) {
 		var rows = doc.results || [], s = doc.summary || {};
 		var reg = count(rows, "regressed"), imp = count(rows, "improved");
-		var unk = count(rows, "unknown");
+		var unk = count(rows, "unknown"), miss = count(rows, "missing");
+		var set = doc.settings || {};
+		/* a series one side did not report counts as a regression does */
+		var missCounts = miss > 0 &&
+			(set.missing_series || "fail") !== "ignore";
+		var failing = [];
+		if (reg) failing.push(plural(reg, "regression"));
+		if (missCounts) failing.push(miss + " series missing on one side");
 		var infra = (doc.status || "ok") !== "ok" ||
 			(doc.errors || []).length > 0 || s.errors > 0 ||
 			s.failed_runs > 0 || count(rows, "error") > 0;
 		var t, cls;
 		if (infra) {
 			t = "Incomplete, infrastructure failures" +
-				(reg ? "; " + plural(reg, "regression")
+				(failing.length ? "; " + failing.join(", ")
 					: !rows.length ? "; nothing was compared"
 						: "; nothing regressed among what was measured");
 			cls = "failed";
-		} else if (reg) {
-			t = plural(reg, "regression");
+		} else if (reg || missCounts) {
+			t = failing.join(", ");
 			cls = "regressed";
 		} else if (!rows.length) {
 			t = "Nothing was compared";
@@ -64,6 +72,9 @@
 				: "");
 			cls = "ok";
 		}
+		/* under missing_series: ignore they are said after the verdict */
+		if (miss && !missCounts)
+			t += ", " + miss + " series missing on one side";
 		if (imp) t += ", " + plural(imp, "improvement");
 		return { text: t, cls: cls };
 	}
@@ -80,6 +91,7 @@
 			(s.improved || 0) + " improved",
 			(s.same || 0) + " same",
 			(s.unknown || 0) + " unknown",
+			(s.missing || 0) + " missing on one side",
 			(s.errors || 0) + " errors"].join(", ");
 		if (doc.same_build && !doc.same_commit)
 			add(app, el("p", { id: "bf-same-build" }, "Same build: base " +
@@ -108,7 +120,10 @@
 			add(tr, el("td", null, r.name));
 			add(tr, el("td", null, r.metric + (r.unit ? " (" + r.unit + ")"
 				: "")));
-			add(tr, el("td", null, r.verdict));
+			add(tr, el("td", null, r.verdict === "missing"
+				? "missing on the " + (r.missing === "base" ? "base" : "patch") +
+					" side: " + (r.error || "")
+				: r.verdict));
 			add(tr, el("td", { class: "num" }, num(r.base && r.base.median)));
 			add(tr, el("td", { class: "num" }, num(r.patch && r.patch.median)));
 			add(tr, el("td", { class: "num" }, pct(r.effect)));

@@ -63,16 +63,19 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 	const results = doc.results || [];
 	ok(rows.length === results.length, name + ": the table has a row per result",
 		rows.length + " rows, " + results.length + " results");
-	const rank = ["regressed", "error", "improved", "unknown", "same"];
-	const ranks = rows.map((r) => rank.indexOf(r[2]));
+	const rank = ["regressed", "missing", "error", "improved", "unknown", "same"];
+	const word = (cell) => cell.replace(/^missing on the .*/, "missing");
+	const ranks = rows.map((r) => rank.indexOf(word(r[2])));
 	ok(ranks.every((r, i) => !i || ranks[i - 1] <= r),
-		name + ": regressions first, then errors, improvements, unknown, same",
+		name + ": regressions first, then missing, errors, improvements, unknown, same",
 		ranks.join(","));
 	let bad = [];
 	for (const r of results) {
 		const row = rows.find((x) => x[0] === r.name && x[1].startsWith(r.metric));
 		if (!row) { bad.push("no row shows " + JSON.stringify(r.name)); continue; }
-		if (row[2] !== r.verdict) bad.push(r.name + " verdict " + row[2]);
+		if (word(row[2]) !== r.verdict) bad.push(r.name + " verdict " + row[2]);
+		if (r.verdict === "missing" && !row[2].startsWith("missing on the " + r.missing + " side"))
+			bad.push(r.name + " does not say the side: " + row[2]);
 		if (r.base && !close(row[3], r.base.median, 1e-5)) bad.push(r.name + " base " + row[3]);
 		if (r.patch && !close(row[4], r.patch.median, 1e-5)) bad.push(r.name + " patch " + row[4]);
 		if (!close(row[5], typeof r.effect === "number" ? 100 * r.effect : null, 0.006))

@@ -1,8 +1,9 @@
 #!/bin/sh
-# Presubmit bad input: benchmarks that crash, hang, print the wrong
-# format, or miss a benchmark on one side each get a clear per-benchmark
-# error; the others are still judged, samples kept, exit 3 only when
-# nothing could be measured. A failed build is exit 3 with the log's
+# Presubmit bad input: benchmarks that crash, hang or print the wrong
+# format each get a clear per-benchmark error; a benchmark one side does
+# not report is "missing" on that side and fails the gate (exit 1); the
+# others are still judged, samples kept, exit 3 only when nothing could
+# be measured. A failed build is exit 3 with the log's
 # last lines. A corrupt store is refused and left as it was.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,7 +37,7 @@ t_git -C "$R" checkout -q -b patch
 printf 'echo "delta 5 ns"\n' >"$R/side.sh"
 t_git -C "$R" commit -q -am "rename gamma to delta"
 
-expect_exit 0 "faulty benchmarks do not hide the good one (exit 0)" \
+expect_exit 1 "faulty benchmarks do not hide the good one; the renamed one fails (exit 1)" \
 	"$BF" compare -c "$R/bf.yaml" --json "$T/r.json" --markdown "$T/r.md"
 jq_check "good alpha judged same" \
 	'[.results[] | select(.name == "alpha")][0].verdict == "same"' "$T/r.json"
@@ -46,10 +47,10 @@ jq_check "hang is a timeout" \
 	'[.errors[] | select(.benchmark == "hang")] | length == 6 and all(.code == "timeout")' "$T/r.json"
 jq_check "truncated JSON is a parse_error naming the position" \
 	'[.errors[] | select(.benchmark == "truncated")][0] | .code == "parse_error" and (.message | test(":[0-9]+:[0-9]+"))' "$T/r.json"
-jq_check "gamma missing from the patch side is an error" \
-	'[.results[] | select(.name == "gamma")][0] | .verdict == "error" and (.error | test("patch"))' "$T/r.json"
-jq_check "delta missing from the base side is an error" \
-	'[.results[] | select(.name == "delta")][0] | .verdict == "error" and (.error | test("base"))' "$T/r.json"
+jq_check "gamma is missing on the patch side" \
+	'[.results[] | select(.name == "gamma")][0] | .verdict == "missing" and .missing == "patch"' "$T/r.json"
+jq_check "delta is missing on the base side" \
+	'[.results[] | select(.name == "delta")][0] | .verdict == "missing" and .missing == "base"' "$T/r.json"
 jq_check "samples of the one-sided benchmark kept" \
 	'[.samples[] | select(.benchmark == "oneside")] | length == 6' "$T/r.json"
 grep_file "markdown has an infrastructure section" "^### Infrastructure" "$T/r.md"

@@ -59,6 +59,7 @@ done
 # the fixture the other reporters' hostile-name tests use
 cp "$FX/compare-hostile.json" "$T/hostile-fixture.json"
 cp "$FX/dashboard.json" "$T/dashboard.json"
+cp "$FX/compare-missing.json" "$T/missing.json"
 
 # make demo: a real comparison, its HTML report beside the markdown and
 # its path printed; that page is checked in the browser with the others.
@@ -78,7 +79,7 @@ fi
 
 pages=
 [ -s "$T/demo.json" ] && pages="$MODS/demo.html=$T/demo.json"
-for n in regressed hostile hostile-fixture trace infra clean empty dashboard; do
+for n in regressed hostile hostile-fixture trace infra clean empty missing dashboard; do
 	expect_exit 0 "report --format html renders $n" \
 		"$BF" report --format html --input "$T/$n.json" --output "$MODS/$n.html"
 	mode=

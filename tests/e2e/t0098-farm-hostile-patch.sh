@@ -146,7 +146,7 @@ jq_check "each flooding run is the benchmark's error naming runs.samples_max" \
 	'[.errors[] | select(.side == "patch" and (.message | test("more than 100000 samples \\(runs.samples_max\\)")))] | length == 2' \
 	"$T/f.json"
 jq_check "nothing of the flood is compared" \
-	'.results[0].verdict == "error" and (.results[0].error | test("no samples from the patch side"))' \
+	'.results[0].verdict == "missing" and .results[0].missing == "patch"' \
 	"$T/f.json"
 run=$(jq .run_id "$T/f.json")
 sql_check "the base's runs are stored, no sample of the flood" "base:2" \

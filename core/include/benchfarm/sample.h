@@ -36,4 +36,14 @@ void bf_samples_add(struct bf_samples *s, const char *benchmark,
                     const char *metric, const char *unit, double value,
                     int iteration);
 
+/*
+ * Whether unit names an amount that cannot be below 0: a time (ns, us,
+ * µs, ms, s), a size (B, bytes, KB, KiB, ... TiB), a count
+ * (instructions, cycles, count) or a rate (any unit ending "/s"). The
+ * parsers refuse a negative value in such a unit, as its ratio to a
+ * negative base would point the wrong way. unit NULL or "" (unitless):
+ * false. Cannot fail.
+ */
+bool bf_unit_is_amount(const char *unit);
+
 #endif /* BF_SAMPLE_H */

@@ -29,6 +29,13 @@ double bf_stats_stddev(const double *x, size_t n);
 double bf_stats_cv(const double *x, size_t n);
 double bf_stats_min(const double *x, size_t n);
 double bf_stats_max(const double *x, size_t n);
+/*
+ * The mean of a and b, (a + b) / 2, without overflow: finite whenever a
+ * and b are (two values above DBL_MAX / 2 included). Every mean of two
+ * (the even median, a percentile between two order statistics, a
+ * detector's midpoint) is taken with it. Cannot fail.
+ */
+double bf_stats_mid(double a, double b);
 /* Median; the mean of the two middle values when n is even. */
 double bf_stats_median(const double *x, size_t n);
 /*
@@ -222,7 +229,9 @@ struct bf_compare_result {
  * and so are u, p_value and effect when they are defined; the interval
  * (and whatever else is undefined) is NAN.
  *
- * Fails with BF_EINVAL when a sample holds a NaN, when the median of
+ * Fails with BF_EINVAL when a sample holds a NaN, when a value on
+ * either side is below 0 (a ratio to a negative base points the wrong
+ * way: -10 to -5 is not an improvement of 50%), when the median of
  * base (or of a bootstrap resample of it) is 0, leaving the relative
  * change undefined, or when opts are out of range; out is then
  * unspecified.

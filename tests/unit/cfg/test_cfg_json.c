@@ -70,6 +70,7 @@ static const char full_yaml[] =
         "  alpha: 0.01\n"
         "  min_effect: 0.05\n"
         "  fail_on: never\n"
+        "  missing_series: ignore\n"
         "postsubmit:\n"
         "  detector: {name: perfherder, width: 20, threshold: 5, min_change: 0.03}\n"
         "report: [json, junit, exec:slack]\n"
@@ -121,7 +122,7 @@ static const char full_json[] =
         "  \"wait_max\": 600, \"load_wait\": 5, \"throttle_retries\": 2,"
         "  \"throttle_sleep\": 90},"
         " \"presubmit\": {\"alpha\": 0.01, \"min_effect\": 0.05,"
-        "  \"fail_on\": \"never\"},"
+        "  \"fail_on\": \"never\", \"missing_series\": \"ignore\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"perfherder\","
         "  \"width\": 20, \"threshold\": 5.0, \"min_change\": 0.03,"
         "  \"max_pvalue\": 0.0}},"
@@ -155,7 +156,7 @@ static const char defaults_json[] =
         "  \"load_max\": 1.0, \"suppress\": [], \"wait_max\": 0,"
         "  \"load_wait\": 30, \"throttle_retries\": 2, \"throttle_sleep\": 90},"
         " \"presubmit\": {\"alpha\": 0.05, \"min_effect\": 0.02,"
-        "  \"fail_on\": \"regression\"},"
+        "  \"fail_on\": \"regression\", \"missing_series\": \"fail\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"pooled\", \"width\": 8,"
         "  \"threshold\": 4.0, \"min_change\": 0.02, \"max_pvalue\": 0.0}},"
         " \"report\": [\"markdown\"],"
@@ -203,6 +204,8 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	assert_int_equal(cfg.runs.seed, 12345);
 	assert_true(cfg.checks.thermal_max == 45.5);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_NEVER);
+	assert_int_equal(cfg.presubmit.missing_series,
+	                 BF_MISSING_SERIES_IGNORE);
 	assert_true(cfg.postsubmit.detector.min_change == 0.03);
 	assert_string_equal(cfg.report.argv[2], "exec:slack");
 	bf_cfg_release(&cfg);

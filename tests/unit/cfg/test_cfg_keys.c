@@ -273,6 +273,14 @@ static void test_cfg__fail_on_values(void **state)
 	             "t.yaml:8:12: ", "(did you mean 'never'?)");
 }
 
+static void test_cfg__missing_series_values(void **state)
+{
+	(void)state;
+	expect_error(
+	        HEAD "presubmit:\n  missing_series: warn\n", "t.yaml:8:19: ",
+	        "unknown value 'warn' for 'presubmit.missing_series' (expected fail or ignore)");
+}
+
 static void test_cfg__metric_better_values(void **state)
 {
 	struct bf_cfg cfg;
@@ -554,6 +562,7 @@ int main(void)
 		cmocka_unit_test(test_cfg__duplicate_benchmark_names),
 		cmocka_unit_test(test_cfg__alpha_must_be_inside_0_1),
 		cmocka_unit_test(test_cfg__fail_on_values),
+		cmocka_unit_test(test_cfg__missing_series_values),
 		cmocka_unit_test(test_cfg__metric_better_values),
 		cmocka_unit_test(test_cfg__booleans_are_true_or_false),
 		cmocka_unit_test(test_cfg__missing_required_keys),

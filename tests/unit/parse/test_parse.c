@@ -467,6 +467,68 @@ static void test_parse__nul_bytes_jetpack_hyperfine_native(void **state)
 	            "t:1:");
 }
 
+/*
+ * A time, a size or a count cannot be below 0: -10 ns against -5 ns
+ * would read "improved" through the ratio. Every format refuses such a
+ * value as a parse error of the run, naming it, and keeps nothing; a
+ * unitless value may be negative here (compare refuses it, not the
+ * parser).
+ */
+static void test_parse__negative_amounts_refused(void **state)
+{
+	static const struct {
+		const char *format, *doc;
+	} bad[] = {
+		{ "lines", "slowed -10 ns\n" },
+		{ "lines", "ok 5 ns\nslowed -0.5 ms\n" },
+		{ "lines", "slowed -4096 bytes\n" },
+		{ "lines", "slowed -3 items/s\n" },
+		{ "gbench",
+		  "{\"benchmarks\": [{\"name\": \"slowed\", \"run_type\": "
+		  "\"iteration\", \"iterations\": 1, \"real_time\": -10, "
+		  "\"cpu_time\": 5, \"time_unit\": \"ns\"}]}" },
+		{ "gbench",
+		  "{\"benchmarks\": [{\"name\": \"slowed\", \"run_type\": "
+		  "\"iteration\", \"iterations\": 1, \"real_time\": 10, "
+		  "\"cpu_time\": 5, \"time_unit\": \"ns\", "
+		  "\"items_per_second\": -1}]}" },
+		{ "hyperfine",
+		  "{\"results\": [{\"command\": \"slowed\", \"times\": [0.1, "
+		  "-0.2]}]}" },
+		{ "native",
+		  "{\"format\": \"benchfarm-native\", \"version\": 1, "
+		  "\"samples\": [{\"benchmark\": \"slowed\", \"metric\": "
+		  "\"time\", \"unit\": \"ms\", \"value\": -1.5}]}" },
+		{ "native",
+		  "{\"format\": \"benchfarm-native\", \"version\": 1, "
+		  "\"samples\": [{\"benchmark\": \"slowed\", \"metric\": "
+		  "\"instr\", \"unit\": \"instructions\", \"value\": -7}]}" },
+	};
+	struct bf_samples out = BF_SAMPLES_INIT;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < BF_ARRAY_SIZE(bad); i++) {
+		int ret = bf_parse_output(&out, bad[i].format, bad[i].doc,
+		                          strlen(bad[i].doc), "out", &err);
+
+		if (ret != BF_EINVAL || out.n || !strstr(err.msg, "negative"))
+			fail_msg("case %zu (%s): ret %d, %zu samples kept, "
+			         "'%s'",
+			         i, bad[i].format, ret, out.n, err.msg);
+		if (!strstr(err.msg, "slowed"))
+			fail_msg("case %zu: '%s' names no benchmark", i,
+			         err.msg);
+		bf_samples_release(&out);
+	}
+	assert_int_equal(
+	        bf_parse_output(&out, "lines", "delta -3\n", 9, "out", &err),
+	        0);
+	assert_int_equal(out.n, 1);
+	assert_true(out.v[0].value == -3);
+	bf_samples_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +547,7 @@ int main(void)
 		cmocka_unit_test(
 		        test_parse__random_bytes_jetpack_hyperfine_native),
 		cmocka_unit_test(test_parse__damaged_documents_never_crash),
+		cmocka_unit_test(test_parse__negative_amounts_refused),
 		cmocka_unit_test(
 		        test_parse__empty_input_jetpack_hyperfine_native),
 		cmocka_unit_test(

@@ -46,7 +46,7 @@ static void test_parse_lines__fixture(void **state)
 static void test_parse_lines__units_and_line_ends(void **state)
 {
 	static const char text[] = "a 1 s\r\n\r\nb\t2\t\xc2\xb5s\r\n"
-	                           "c -3.5e2 us\nd 4 S\n\te 5 ns  \nf 7";
+	                           "c 3.5e2 us\nd 4 S\n\te 5 ns  \nf 7";
 	struct bf_samples s = BF_SAMPLES_INIT;
 
 	(void)state;
@@ -54,7 +54,7 @@ static void test_parse_lines__units_and_line_ends(void **state)
 	assert_int_equal(s.n, 6);
 	expect_sample(&s, "a", "value", "ns", 0, 1e9);
 	expect_sample(&s, "b", "value", "ns", 0, 2e3);
-	expect_sample(&s, "c", "value", "ns", 0, -3.5e2 * 1e3);
+	expect_sample(&s, "c", "value", "ns", 0, 3.5e2 * 1e3);
 	expect_sample(&s, "d", "value", "S", 0, 4);
 	expect_sample(&s, "e", "value", "ns", 0, 5);
 	expect_sample(&s, "f", "value", "", 0, 7);

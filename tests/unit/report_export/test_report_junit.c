@@ -85,10 +85,32 @@ static void test_junit__escapes_hostile_names(void **state)
 	json_decref(d);
 }
 
+/* A series one side does not report is a failure of type "missing". */
+static void test_junit__missing_series_fail(void **state)
+{
+	json_t *d = report_fixture("compare-missing");
+	char *x = render(&bf_plugin_junit, d, "junit.xml");
+
+	(void)state;
+	assert_non_null(strstr(x, "<failure type=\"missing\" "
+	                          "message=\"missing on the patch side: "));
+	assert_non_null(strstr(x, "message=\"missing on the base side: "));
+	assert_non_null(strstr(x, "failures=\"2\""));
+	free(x);
+	json_object_set_new(json_object_get(d, "settings"), "missing_series",
+	                    json_string("ignore"));
+	x = render(&bf_plugin_junit, d, "junit.xml");
+	assert_null(strstr(x, "<failure"));
+	assert_non_null(strstr(x, "<skipped message=\"missing on the patch"));
+	free(x);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_junit__failures_and_errors),
+		cmocka_unit_test(test_junit__missing_series_fail),
 		cmocka_unit_test(test_junit__escapes_hostile_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -484,6 +484,30 @@ static void test_gerrit__bad_input(void **state)
 	json_decref(d);
 }
 
+/* A series one side does not report earns the fail vote and is said. */
+static void test_gerrit__missing_series_vote_fail(void **state)
+{
+	struct bf_report_opts o;
+	json_t *d, *rv;
+
+	(void)state;
+	opts_init(&o);
+	o.gerrit_vote_fail = -2;
+	assert_int_equal(vote_of("compare-missing", &o), -2);
+	rv = review_of_fixture("compare-missing", &o);
+	assert_non_null(strstr(msg_of(rv), "2 series missing on one side"));
+	assert_non_null(strstr(msg_of(rv), "micro/slowed real_time: missing "
+	                                   "on the patch side: the base"));
+	json_decref(rv);
+	d = report_fixture("compare-missing");
+	json_object_set_new(json_object_get(d, "settings"), "missing_series",
+	                    json_string("ignore"));
+	rv = review_of(d, &o);
+	assert_int_equal(vote(rv), 1);
+	json_decref(rv);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -492,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_gerrit__runs_per_side_by_benchmark),
 		cmocka_unit_test(test_gerrit__infra_review_exactly),
 		cmocka_unit_test(test_gerrit__votes),
+		cmocka_unit_test(test_gerrit__missing_series_vote_fail),
 		cmocka_unit_test(
 		        test_gerrit__hostile_names_stay_in_indented_lines),
 		cmocka_unit_test(test_gerrit__message_stays_under_gerrit_limit),

@@ -444,6 +444,36 @@ static void test_markdown__results_missing_or_empty(void **state)
 	json_decref(d);
 }
 
+/* A series one side does not report is said, first, as failing. */
+static void test_markdown__missing_series_are_said(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char *md = render_fx("compare-missing");
+	json_t *d;
+
+	(void)state;
+	assert_non_null(strstr(md, "## benchfarm: 2 series missing on one "
+	                           "side\n"));
+	assert_non_null(strstr(md, "### Missing on one side (fails like a "
+	                           "regression)"));
+	assert_non_null(strstr(md, "**missing on the patch side**: the base "
+	                           "reports this series"));
+	assert_non_null(strstr(md, "**missing on the base side**"));
+	assert_null(strstr(md, "o regressions"));
+	free(md);
+	/* ignored: said after the verdict, and not as failing */
+	d = report_fixture("compare-missing");
+	json_object_set_new(json_object_get(d, "settings"), "missing_series",
+	                    json_string("ignore"));
+	md = render(d, &o);
+	assert_non_null(strstr(md, "## benchfarm: no regressions, 2 series "
+	                           "missing on one side\n"));
+	assert_non_null(strstr(md, "### Missing on one side "
+	                           "(presubmit.missing_series: ignore)"));
+	free(md);
+	json_decref(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +481,7 @@ int main(void)
 		cmocka_unit_test(
 		        test_markdown__regressions_and_improvements_are_open),
 		cmocka_unit_test(test_markdown__clean_says_no_regressions),
+		cmocka_unit_test(test_markdown__missing_series_are_said),
 		cmocka_unit_test(test_markdown__runs_per_side_by_benchmark),
 		cmocka_unit_test(
 		        test_markdown__infra_never_reads_as_no_regressions),

@@ -536,12 +536,43 @@ static void test_review__bisect_result(void **state)
 	json_decref(d);
 }
 
+/*
+ * A patch that renames its slowed benchmark: the series the base
+ * reports and the patch does not (and the renamed one) fail the check,
+ * each annotated as missing on its side; with missing_series: ignore
+ * they are said and pass.
+ */
+static void test_github__missing_series_fail_the_check(void **state)
+{
+	struct bf_report_opts opts = BF_REPORT_OPTS_INIT;
+	json_t *d = report_fixture("compare-missing");
+	struct outputs o;
+
+	(void)state;
+	render_ok(&o, &bf_plugin_github, d, &opts);
+	assert_non_null(strstr(o.text[2], "::error "));
+	assert_non_null(strstr(o.text[2], "missing on the patch side: the "
+	                                  "base reports this series"));
+	assert_non_null(strstr(o.text[2], "missing on the base side"));
+	outputs_free(&o);
+	assert_string_equal(conclusion(json_incref(d), NULL),
+	                    "failure 2 series missing on one side");
+	assert_string_equal(conclusion(json_incref(d), "never"),
+	                    "neutral 2 series missing on one side");
+	json_object_set_new(json_object_get(d, "settings"), "missing_series",
+	                    json_string("ignore"));
+	assert_string_equal(conclusion(d, NULL),
+	                    "success No regressions, 2 series missing on one "
+	                    "side");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_github__outputs_and_check_fields),
 		cmocka_unit_test(test_github__clean_is_a_success),
 		cmocka_unit_test(test_github__conclusion_follows_fail_on),
+		cmocka_unit_test(test_github__missing_series_fail_the_check),
 		cmocka_unit_test(test_github__unknown_alone_is_not_a_success),
 		cmocka_unit_test(test_github__fail_on_never_warns),
 		cmocka_unit_test(test_github__infra_failures_are_warnings),

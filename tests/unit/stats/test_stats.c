@@ -2,6 +2,7 @@
  * Unit tests for stats: descriptive statistics, the random numbers,
  * the Mann-Whitney U test and the Benjamini-Hochberg adjustment.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -331,12 +332,51 @@ static void test_stats__bh_nan_excluded_and_in_place(void **state)
 	bf_stats_bh_adjust(q, q, 0);
 }
 
+/*
+ * Values above DBL_MAX / 2 are finite and the parsers accept them: the
+ * mean of two (the even median, a percentile between them, the summary)
+ * must not overflow to infinity, nor the mean of such values.
+ */
+static void test_stats__means_of_two_near_dbl_max(void **state)
+{
+	const double big[] = { DBL_MAX, 0.9 * DBL_MAX, 0.8 * DBL_MAX,
+		               0.7 * DBL_MAX };
+	const double wide[] = { -DBL_MAX, DBL_MAX };
+	double scratch[4];
+	struct bf_summary s;
+
+	(void)state;
+	assert_close(bf_stats_median(big, 4), 0.85 * DBL_MAX, 1e-12 * DBL_MAX);
+	memcpy(scratch, big, sizeof(big));
+	assert_true(isfinite(bf_stats_median_inplace(scratch, 4)));
+	assert_close(bf_stats_percentile(big, 4, 50), 0.85 * DBL_MAX,
+	             1e-12 * DBL_MAX);
+	assert_close(bf_stats_percentile(wide, 2, 50), 0, 0);
+	assert_close(bf_stats_percentile(wide, 2, 75), DBL_MAX / 2,
+	             1e-12 * DBL_MAX);
+	assert_close(bf_stats_median(wide, 2), 0, 0);
+	assert_close(bf_stats_mean(big, 4), 0.85 * DBL_MAX, 1e-12 * DBL_MAX);
+	/* deviations 0.15, 0.05, 0.05, 0.15 of DBL_MAX: sd sqrt(0.05 / 3) */
+	assert_close(bf_stats_stddev(big, 4), sqrt(0.05 / 3) * DBL_MAX,
+	             1e-12 * DBL_MAX);
+	assert_true(isfinite(bf_stats_mad(big, 4)));
+	bf_summary_compute(&s, big, 4);
+	assert_true(isfinite(s.median));
+	assert_true(isfinite(s.mean));
+	assert_true(isfinite(s.stddev) && isfinite(s.cv));
+	assert_true(isfinite(s.p05) && isfinite(s.p95));
+	assert_close(bf_stats_mid(DBL_MAX, DBL_MAX), DBL_MAX, 0);
+	assert_close(bf_stats_mid(-DBL_MAX, -DBL_MAX), -DBL_MAX, 0);
+	assert_close(bf_stats_mid(1, 2), 1.5, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats__descriptive_hand_checked),
 		cmocka_unit_test(test_stats__descriptive_edge_cases),
 		cmocka_unit_test(test_stats__median_inplace_matches_sorting),
+		cmocka_unit_test(test_stats__means_of_two_near_dbl_max),
 		cmocka_unit_test(test_stats__rng_reproducible_and_bounded),
 		cmocka_unit_test(test_stats__mwu_matches_scipy),
 		cmocka_unit_test(test_stats__mwu_is_symmetric),

@@ -3,6 +3,7 @@
  * the verdict rule, comparing samples, the FDR step, and the simulated
  * A/A false-verdict rate and power.
  */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -358,6 +359,54 @@ static void test_stats__power_for_20_percent_slowdown(void **state)
 	assert_true(regressed * 100 >= trials * 99);
 }
 
+/*
+ * Six runs a side, each above DBL_MAX / 2 (finite values the parsers
+ * accept): the even medians are finite, and a 10% slowdown reads
+ * regressed, not unknown.
+ */
+static void test_stats__compare_near_dbl_max(void **state)
+{
+	double base[6], patch[6];
+	struct bf_compare_result r;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		base[i] = 0.8 * DBL_MAX + i * 1e-4 * DBL_MAX;
+		patch[i] = 1.1 * 0.8 * DBL_MAX + i * 1e-4 * DBL_MAX;
+	}
+	assert_int_equal(bf_compare_samples(&r, base, 6, patch, 6, NULL, &err),
+	                 0);
+	assert_true(isfinite(r.base.median) && isfinite(r.patch.median));
+	assert_close(r.effect, 0.1, 1e-3);
+	assert_int_equal(r.verdict, BF_VERDICT_REGRESSED);
+}
+
+/*
+ * A value below 0 on either side: patch / base - 1 flips its sign when
+ * the base is negative, so -10 against -5 (larger, worse for a
+ * lower-is-better metric) would read improved. Refused, saying why.
+ */
+static void test_stats__compare_refuses_negative_values(void **state)
+{
+	const double base[] = { -10, -10.1, -9.9, -10, -10.05, -9.95 };
+	const double patch[] = { -5, -5.1, -4.9, -5, -5.05, -4.95 };
+	const double pos[] = { 10, 10.1, 9.9, 10, 10.05, 9.95 };
+	struct bf_compare_result r;
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	assert_int_equal(bf_compare_samples(&r, base, 6, patch, 6, NULL, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "negative"));
+	assert_non_null(strstr(err.msg, "base"));
+	assert_int_equal(bf_compare_samples(&r, pos, 6, patch, 6, NULL, &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "patch"));
+	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, NULL, &err), 0);
+	assert_int_equal(r.verdict, BF_VERDICT_SAME);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +418,8 @@ int main(void)
 		cmocka_unit_test(test_stats__compare_samples_directions),
 		cmocka_unit_test(test_stats__compare_few_samples_unknown),
 		cmocka_unit_test(test_stats__compare_rejects_bad_input),
+		cmocka_unit_test(test_stats__compare_near_dbl_max),
+		cmocka_unit_test(test_stats__compare_refuses_negative_values),
 		cmocka_unit_test(test_stats__apply_fdr_recomputes_verdicts),
 		cmocka_unit_test(
 		        test_stats__aa_false_verdicts_below_one_percent),
