@@ -1,0 +1,155 @@
+#!/bin/sh
+# Duet interference: an A/A patch (the same work on both sides) whose
+# benchmark starts a helper that looks for the base's process in /proc
+# and SIGSTOPs and SIGCONTs it every 30 ms, so that the base's wall time
+# doubles and the patch seems faster. With each side in its own PID
+# namespace (and its own /proc) the helper finds no other side and the
+# A/A compare gives no verdict; with runs.duet_isolation: none the base's
+# stopped rounds are flagged (its CPU time far below its wall time
+# against the patch's), left out of the comparison, and the result and
+# the report say that the sides were not isolated. runs.duet_isolation:
+# full refuses a device that cannot give each side its own cpuset.
+. "$(dirname "$0")/lib.sh"
+need_cc
+
+cat >"$T/spin.c" <<'X'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static long long now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	long long n = atoll(argv[1]) * 600000LL, start = now();
+	volatile unsigned long x = 0;
+
+	(void)argc;
+	for (long long i = 0; i < n; i++)
+		x += (unsigned long)i * 7;
+	printf("wall %lld ns\n", now() - start);
+	return 0;
+}
+X
+# attack MARK: stops and continues, every 30 ms, each process of /proc
+# whose command line holds MARK and which is not its own sibling (a
+# child of its parent); it waits up to 0.5 s for one to appear and ends
+# once none is left, having continued every one it stopped.
+cat >"$T/attack.c" <<'X'
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int victims(const char *mark, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)) && n < max) {
+		char path[64], buf[4096];
+		pid_t pid = (pid_t)atoi(e->d_name), ppid = -1;
+		FILE *f;
+		size_t len;
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		len = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		for (size_t i = 0; i < len; i++)
+			if (!buf[i])
+				buf[i] = ' ';
+		buf[len] = 0;
+		if (!strstr(buf, mark) || strstr(buf, "attack"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if ((f = fopen(path, "r"))) {
+			if (fscanf(f, "%*d %*s %*c %d", &ppid) != 1)
+				ppid = -1;
+			fclose(f);
+		}
+		if (ppid != getppid())
+			out[n++] = pid;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	struct timespec half = { 0, 15000000 };
+	pid_t v[16];
+	int n, seen = 0, stops = 0;
+
+	(void)argc;
+	for (int tries = 0; tries < 500; tries++) {
+		n = victims(argv[1], v, 16);
+		if (!n && (seen || tries > 33))
+			break;
+		if (!n) {
+			nanosleep(&half, NULL);
+			continue;
+		}
+		seen = 1;
+		for (int i = 0; i < n; i++)
+			kill(v[i], SIGSTOP);
+		nanosleep(&half, NULL);
+		for (int i = 0; i < n; i++)
+			kill(v[i], SIGCONT);
+		nanosleep(&half, NULL);
+		stops++;
+	}
+	fprintf(stderr, "attack: stopped %d times\n", stops);
+	return 0;
+}
+X
+cc -O1 -o "$T/spin" "$T/spin.c"
+cc -O1 -o "$T/attack" "$T/attack.c"
+
+R="$T/repo"
+mkdir -p "$R"
+t_git -C "$R" init -q -b main
+cat >"$R/bench.sh" <<X
+exec "$T/spin" 300 "$T/mark"
+X
+cat >"$R/bf.yaml" <<'X'
+version: 1
+project: {repo: ., target_branch: main}
+benchmarks:
+  - {name: spin, command: [sh, bench.sh], format: lines, timeout: 60}
+checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
+runs: {mode: duet, repeats: 8, warmup: 0}
+presubmit: {alpha: 0.05, min_effect: 0.02}
+X
+t_git -C "$R" add -A
+t_git -C "$R" commit -q -m base
+t_git -C "$R" checkout -q -b patch
+# the same work, and the helper that stops the other side
+cat >"$R/bench.sh" <<X
+"$T/attack" "$T/mark" &
+"$T/spin" 300 "$T/mark"
+wait
+X
+t_git -C "$R" commit -q -am "the same work, and stop the base"
+
+"$BF" compare -c "$R/bf.yaml" --base main --patch patch --seed 1 \
+	--json "$T/r.json" >"$OUT" 2>"$ERR"
+rc=$?
+jq_check "isolated: the A/A patch that stops the base reads neither improved nor regressed" \
+	'.results[0].name == "wall" and (.results[0].verdict == "same" or .results[0].verdict == "unknown")' "$T/r.json"
+check "isolated: the compare passes (exit 0)" test "$rc" -eq 0
