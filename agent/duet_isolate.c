@@ -1,7 +1,7 @@
 /*
  * Keeping a duet's runs apart (duet_isolate.h). A run's process leaves
  * the agent's namespaces before it runs: a new user namespace mapping
- * the agent's user onto itself (root: every id onto itself), in which
+ * the agent's user and group onto themselves, in which
  * it may make a new PID and mount namespace; the first process of the
  * PID namespace mounts a /proc of its own, so that no process outside
  * is listed there or can be named by a number (kill, ptrace, pidfd
@@ -144,8 +144,8 @@ int bf_duet_cpuset_parent(char *dir, size_t dirlen, char *why, size_t whylen)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
-	if (read_line(ctl, sizeof(ctl), path) ||
-	    !strstr(ctl, "cpuset") || access(path, W_OK)) {
+	if (read_line(ctl, sizeof(ctl), path) || !strstr(ctl, "cpuset") ||
+	    access(path, W_OK)) {
 		snprintf(why, whylen,
 		         "cgroup v2 delegates no cpuset to the agent ('%s' has "
 		         "no writable cpuset in cgroup.subtree_control; cgroup "
@@ -195,8 +195,10 @@ static int cpuset_join(const char *parent, int cpu, int index, char *why,
 	return 0;
 fail:
 	/* a long parent's name may be cut: the step and errno stay first */
-	if (snprintf(why, whylen, "cannot make a cpuset of CPU %d (%s: %s) in "
-	             "'%s'", cpu, step, strerror(errno), parent) >= (int)whylen)
+	if (snprintf(why, whylen,
+	             "cannot make a cpuset of CPU %d (%s: %s) in "
+	             "'%s'",
+	             cpu, step, strerror(errno), parent) >= (int)whylen)
 		why[whylen - 1] = '\0';
 	return -1;
 }
@@ -210,10 +212,12 @@ void bf_duet_cpuset_remove(int index)
 		rmdir(dir);
 }
 
-/* A new user namespace (with flags' others) mapping uid and gid onto
- * themselves; 0, or -1 with why. */
-static int new_userns(int flags, uid_t uid, gid_t gid, char *why,
-                      size_t whylen)
+/*
+ * A new user namespace (with flags' others) mapping uid and gid onto
+ * themselves; 0, or -1 with why. From inside, a process may map only
+ * its own ids, one each: other users' files show as the overflow id.
+ */
+static int new_userns(int flags, uid_t uid, gid_t gid, char *why, size_t whylen)
 {
 	char map[64];
 	const char *step = "unshare";
@@ -225,19 +229,13 @@ static int new_userns(int flags, uid_t uid, gid_t gid, char *why,
 		step = "setgroups";
 		goto fail;
 	}
-	if (uid == 0)
-		snprintf(map, sizeof(map), "0 0 4294967295\n");
-	else
-		snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)uid,
-		         (unsigned long)uid);
+	snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)uid,
+	         (unsigned long)uid);
 	step = "uid_map";
 	if (write_file("/proc/self/uid_map", map))
 		goto fail;
-	if (gid == 0 && uid == 0)
-		snprintf(map, sizeof(map), "0 0 4294967295\n");
-	else
-		snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)gid,
-		         (unsigned long)gid);
+	snprintf(map, sizeof(map), "%lu %lu 1\n", (unsigned long)gid,
+	         (unsigned long)gid);
 	step = "gid_map";
 	if (write_file("/proc/self/gid_map", map))
 		goto fail;
@@ -260,7 +258,8 @@ static int hide_cgroups(void)
 			continue;
 		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1 &&
 		    !strchr(mnt, '\\') &&
-		    mount("none", mnt, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV,
+		    mount("none", mnt, "tmpfs",
+		          MS_RDONLY | MS_NOSUID | MS_NODEV,
 		          "size=4k,mode=0555"))
 			ret = -1;
 	}
@@ -331,8 +330,8 @@ void bf_duet_isolate(struct bf_duet_iso *out, enum bf_duet_iso_mode mode,
 	                           sizeof(out->cores_why)))
 		out->cores = !cpuset_join(parent, cpu, index, out->cores_why,
 		                          sizeof(out->cores_why));
-	if (new_userns(CLONE_NEWPID | CLONE_NEWNS, uid, gid,
-	               out->processes_why, sizeof(out->processes_why)))
+	if (new_userns(CLONE_NEWPID | CLONE_NEWNS, uid, gid, out->processes_why,
+	               sizeof(out->processes_why)))
 		goto no_processes;
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(out->processes_why, sizeof(out->processes_why),
@@ -357,9 +356,10 @@ void bf_duet_isolate(struct bf_duet_iso *out, enum bf_duet_iso_mode mode,
 no_processes:
 	if (out->cores) {
 		out->cores = false;
-		snprintf(out->cores_why, sizeof(out->cores_why),
-		         "its cpuset's files cannot be hidden from it without a "
-		         "mount namespace");
+		snprintf(
+		        out->cores_why, sizeof(out->cores_why),
+		        "its cpuset's files cannot be hidden from it without a "
+		        "mount namespace");
 	}
 }
 
@@ -373,8 +373,7 @@ json_t *bf_duet_iso_json(const struct bf_duet_iso *out, int64_t id)
 }
 
 bool bf_duet_iso_is_short(const struct bf_duet_iso *out,
-                          enum bf_duet_iso_mode mode, char *msg,
-                          size_t msglen)
+                          enum bf_duet_iso_mode mode, char *msg, size_t msglen)
 {
 	if (mode >= BF_DUET_ISO_PROCESSES && !out->processes) {
 		snprintf(msg, msglen,

@@ -48,12 +48,11 @@ int bf_duet_cpuset_parent(char *dir, size_t dirlen, char *why, size_t whylen);
 /*
  * In run index's child of the agent (single-threaded), before the run:
  * joins a new cpuset of cpu beside the agent's cgroup where cgroup v2
- * delegates one (bf_duet_cpuset_parent), then enters new namespaces. Returns in the
- * process that is to run: the first process of the new PID namespace,
- * whose parent (this call's caller) waits for it and exits with its
- * status, never returning; or, where a namespace cannot be made, in
- * the calling process. *out says what was reached. With mode NONE it
- * does nothing.
+ * delegates one (bf_duet_cpuset_parent), then enters new namespaces. Returns in
+ * the process that is to run: the first process of the new PID namespace, whose
+ * parent (this call's caller) waits for it and exits with its status, never
+ * returning; or, where a namespace cannot be made, in the calling process. *out
+ * says what was reached. With mode NONE it does nothing.
  */
 void bf_duet_isolate(struct bf_duet_iso *out, enum bf_duet_iso_mode mode,
                      int cpu, int index);
@@ -72,7 +71,6 @@ json_t *bf_duet_iso_json(const struct bf_duet_iso *out, int64_t id);
  * refusal's message into msg.
  */
 bool bf_duet_iso_is_short(const struct bf_duet_iso *out,
-                          enum bf_duet_iso_mode mode, char *msg,
-                          size_t msglen);
+                          enum bf_duet_iso_mode mode, char *msg, size_t msglen);
 
 #endif /* BF_DUET_ISOLATE_H */

@@ -192,6 +192,8 @@ int bf_req_duet(int out_fd, const json_t *req, int64_t id,
 		}
 		json_object_set_new(run, "cpus",
 		                    json_pack("[i]", cpu[(i + swap) % 2]));
+		/* a side stopped by a signal is no clean measurement */
+		json_object_set_new(run, "watch_stops", json_true());
 		file[i] = tmpfile();
 		/* what the run starts never holds an answer file */
 		if (file[i])

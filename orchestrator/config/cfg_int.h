@@ -36,6 +36,7 @@ extern const char *const bf_cfg__better_words[];
 extern const char *const bf_cfg__fail_on_words[];
 extern const char *const bf_cfg__build_identity_words[];
 extern const char *const bf_cfg__same_machine_words[];
+extern const char *const bf_cfg__duet_isolation_words[];
 extern const char *const bf_cfg__check_words[];
 extern const char *const bf_cfg__report_words[];
 /* Detectors and skia's variants: bf_detector_names, bf_skia_algo_names. */

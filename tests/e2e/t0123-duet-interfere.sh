@@ -153,3 +153,6 @@ rc=$?
 jq_check "isolated: the A/A patch that stops the base reads neither improved nor regressed" \
 	'.results[0].name == "wall" and (.results[0].verdict == "same" or .results[0].verdict == "unknown")' "$T/r.json"
 check "isolated: the compare passes (exit 0)" test "$rc" -eq 0
+jq_check "isolated: every round's sides had their own PID namespaces" \
+	'.settings.duet_isolation | .mode == "best_effort" and .rounds == 8 and .processes_isolated == 8 and .stopped_rounds == 0' "$T/r.json"
+cp "$T/r.json" /tmp/duetx/r1.json
