@@ -365,11 +365,17 @@ no_processes:
 
 json_t *bf_duet_iso_json(const struct bf_duet_iso *out, int64_t id)
 {
-	return json_pack("{s:s, s:I, s:b, s:b, s:s?, s:s?}", "type",
-	                 "isolation", "id", (json_int_t)id, "processes",
-	                 out->processes, "cores", out->cores, "processes_why",
-	                 out->processes ? NULL : out->processes_why,
-	                 "cores_why", out->cores ? NULL : out->cores_why);
+	json_t *o = json_pack("{s:s, s:I, s:b, s:b}", "type", "isolation", "id",
+	                      (json_int_t)id, "processes", out->processes,
+	                      "cores", out->cores);
+
+	if (!out->processes)
+		json_object_set_new(o, "processes_why",
+		                    json_string(out->processes_why));
+	if (!out->cores)
+		json_object_set_new(o, "cores_why",
+		                    json_string(out->cores_why));
+	return o;
 }
 
 bool bf_duet_iso_is_short(const struct bf_duet_iso *out,

@@ -51,19 +51,22 @@ int bf_duet_stopped_side(const struct bf_duet_times t[2], char *msg,
 
 	for (int i = 0; i < 2; i++)
 		if (t[i].stops > 0) {
-			snprintf(msg, msglen,
-			         "its process was stopped by a signal while "
-			         "it ran (the agent saw it stopped or continued "
-			         "%ld time%s)",
-			         t[i].stops, t[i].stops == 1 ? "" : "s");
+			snprintf(
+			        msg, msglen,
+			        "its process was stopped by a signal while "
+			        "it ran (the agent saw it stopped or continued "
+			        "%ld time%s)",
+			        t[i].stops, t[i].stops == 1 ? "" : "s");
 			return i;
 		}
 	if (idle[0] > idle[1] + BF_DUET_STOP_MARGIN) {
 		snprintf(msg, msglen,
-		         "it spent %.0f%% of its wall time neither running nor "
-		         "waiting for a CPU, against %.0f%% on the patch's "
-		         "side: something stopped it",
-		         idle[0] * 100, idle[1] * 100);
+		         "it spent %.0f%% of its %.3f s neither running nor "
+		         "waiting for a CPU (%.3f s on one, %.3f s waiting), "
+		         "against %.0f%% of the patch's %.3f s: something "
+		         "stopped it",
+		         idle[0] * 100, t[0].wall_s, t[0].cpu_s,
+		         t[0].run_delay_s, idle[1] * 100, t[1].wall_s);
 		return 0;
 	}
 	return -1;

@@ -155,4 +155,41 @@ jq_check "isolated: the A/A patch that stops the base reads neither improved nor
 check "isolated: the compare passes (exit 0)" test "$rc" -eq 0
 jq_check "isolated: every round's sides had their own PID namespaces" \
 	'.settings.duet_isolation | .mode == "best_effort" and .rounds == 8 and .processes_isolated == 8 and .stopped_rounds == 0' "$T/r.json"
-cp "$T/r.json" /tmp/duetx/r1.json
+grep_file "isolated: the report says the sides had no cpusets of their own" \
+	"Duet: the sides were not fully isolated" "$OUT"
+
+# Not isolated: the helper stops the base, and the agent sees it.
+sed 's/^runs: {mode: duet, /runs: {mode: duet, duet_isolation: none, /' \
+	"$R/bf.yaml" >"$T/none.yaml"
+sed -i 's|project: {repo: .|project: {repo: '"$R"'|' "$T/none.yaml"
+"$BF" compare -c "$T/none.yaml" --base main --patch patch --seed 1 \
+	--json "$T/none.json" >"$OUT" 2>"$ERR"
+rc=$?
+jq_check "not isolated: the result says so, and why" \
+	'.settings.duet_isolation | .mode == "none" and .isolated == false and .processes_isolated == 0 and (.not_isolated | contains("runs.duet_isolation: none"))' "$T/none.json"
+jq_check "not isolated: the rounds whose base was stopped are left out" \
+	'.settings.duet_isolation.stopped_rounds > 0 and ([.errors[] | select(.code == "stopped" and .side == "base" and (.message | contains("stopped by a signal")))] | length) == .settings.duet_isolation.stopped_rounds' "$T/none.json"
+jq_check "not isolated: no improved verdict" \
+	'[.results[] | select(.verdict == "improved")] == []' "$T/none.json"
+check "not isolated: the compare does not pass (exit $rc)" test "$rc" -ne 0
+grep_file "not isolated: the report says the sides were not isolated" \
+	"Duet: the sides were not isolated" "$OUT"
+grep_file "not isolated: ... and that rounds were left out" \
+	"round.* left out: a side was stopped while it ran" "$OUT"
+
+# runs.duet_isolation: full needs cpusets, which cgroup v2 delegates
+# here or not: where it does not, the device is refused (exit 3).
+sed 's/duet_isolation: none/duet_isolation: full/' "$T/none.yaml" >"$T/full.yaml"
+"$BF" compare -c "$T/full.yaml" --base main --patch patch --seed 1 \
+	--json "$T/full.json" >"$OUT" 2>"$ERR"
+rc=$?
+if jq -e '.settings.duet_isolation.cores_isolated > 0' "$T/full.json" \
+	>/dev/null 2>&1; then
+	t_skip "full: a device without cpusets is refused (exit 3)" \
+		"cgroup v2 delegates cpuset here"
+else
+	check "full: a device without cpusets is refused (exit 3)" \
+		test "$rc" -eq 3
+	grep_file "full: the error names the device and what it lacks" \
+		"device 'local': runs.duet_isolation: full needs each side in its own cpuset" "$ERR"
+fi
