@@ -8,10 +8,12 @@
  * take numbers of the caller's namespace), then enters one more user
  * and mount namespace, which locks those mounts: even a benchmark that
  * is root in its namespace cannot unmount its /proc to find the host's
- * beneath. The cpuset is a cgroup v2 directory beside the agent's
- * cgroup, joined before the namespaces and hidden under an empty tmpfs
- * in them, since a delegated cgroup's files belong to the benchmark's
- * own user.
+ * beneath. The cgroup mounts are hidden under an empty tmpfs there, so
+ * that the run cannot move itself into another cgroup or widen its own
+ * cpuset (a delegated cgroup's files belong to the benchmark's user).
+ * The cpuset is a cgroup v2 directory beside the agent's cgroup, joined
+ * before the namespaces; without one, the run is pinned to its core
+ * and may not change its affinity (duet_pin.h).
  */
 #define _GNU_SOURCE 1
 #include "duet_isolate.h"
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #include "benchfarm/err.h"
+#include "duet_pin.h"
 
 /* The exit status of a namespace's first process that could not mount. */
 #define NO_PROC_STATUS 125
@@ -272,19 +275,30 @@ static int hide_cgroups(void)
  * In the PID namespace's first process: its /proc, the cgroup files
  * hidden (cores), then the locking namespaces; false with why.
  */
-static bool enter_pid1(struct bf_duet_iso *out, uid_t uid, gid_t gid)
+static bool enter_pid1(struct bf_duet_iso *out, uid_t uid, gid_t gid, int cpu)
 {
+	bool hidden;
+
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	          NULL))
 		_exit(NO_PROC_STATUS);
-	if (out->cores && hide_cgroups()) {
+	hidden = !hide_cgroups();
+	if (!hidden) {
 		out->cores = false;
 		snprintf(out->cores_why, sizeof(out->cores_why),
 		         "cannot hide the cgroup files from the run (%s)",
 		         strerror(errno));
 	}
-	return !new_userns(CLONE_NEWNS, uid, gid, out->processes_why,
-	                   sizeof(out->processes_why));
+	if (new_userns(CLONE_NEWNS, uid, gid, out->processes_why,
+	               sizeof(out->processes_why)))
+		return false;
+	/* no cpuset: its affinity, which it may no longer change */
+	if (hidden && !out->cores) {
+		out->pinned = !bf_duet_pin(cpu, out->cores_why,
+		                           sizeof(out->cores_why));
+		out->cores = out->pinned;
+	}
+	return true;
 }
 
 /* The process that made the PID namespace: wait for its first one. */
@@ -350,7 +364,7 @@ void bf_duet_isolate(struct bf_duet_iso *out, enum bf_duet_iso_mode mode,
 		wait_pid1(out, pid);
 		return;
 	}
-	out->processes = enter_pid1(out, uid, gid);
+	out->processes = enter_pid1(out, uid, gid, cpu);
 	if (out->processes)
 		return;
 no_processes:

@@ -10,9 +10,10 @@
  * Keeping a duet's two runs apart (duet_isolate.c). Each run's process
  * gets its own user, PID and mount namespaces with its own /proc, so
  * that neither side can see, signal or trace the other's processes,
- * and, where cgroup v2 delegates cpuset to the agent, its own cpuset
- * holding only its core, with the cgroup files hidden from it, so that
- * it cannot move onto the other side's core.
+ * and cannot move onto the other side's core: where cgroup v2
+ * delegates cpuset to the agent, its own cpuset holds only its core;
+ * elsewhere its affinity is its core and a seccomp filter refuses it
+ * another (duet_pin.h); the cgroup files are hidden from it either way.
  */
 
 /* How far apart the request asks the runs to be kept ("isolation"). */
@@ -26,7 +27,12 @@ enum bf_duet_iso_mode {
 /* What one run got. */
 struct bf_duet_iso {
 	bool processes; /* own user, PID and mount namespaces and /proc */
-	bool cores; /* own cpuset of its one core, cgroup files hidden */
+	/*
+	 * It cannot leave its core: its own cpuset of that core, or its
+	 * affinity pinned there for good (pinned), cgroup files hidden.
+	 */
+	bool cores;
+	bool pinned; /* pinned: the run must not set its affinity again */
 	char processes_why[200]; /* why not, when not */
 	char cores_why[200];
 };

@@ -5,6 +5,7 @@ AGENT_OBJS += agent/req_reply.o
 AGENT_OBJS += agent/req_run.o
 AGENT_OBJS += agent/req_duet.o
 AGENT_OBJS += agent/duet_isolate.o
+AGENT_OBJS += agent/duet_pin.o
 AGENT_OBJS += agent/run_measure.o
 AGENT_OBJS += agent/counters.o
 AGENT_OBJS += agent/cachegrind.o

@@ -57,7 +57,7 @@ struct duet_child {
 	enum bf_duet_iso_mode mode;
 	int release; /* read end: EOF releases it */
 	int fd; /* its answer file */
-	const json_t *run;
+	json_t *run; /* the child's own copy */
 };
 
 /*
@@ -80,6 +80,9 @@ static void child(const struct duet_child *c, int64_t id,
 		bf_req_error(c->fd, id, "not_isolated", "%s", msg);
 		_exit(1);
 	}
+	/* pinned for good: setting it again would be refused */
+	if (iso.pinned)
+		json_object_del(c->run, "cpus");
 	while (read(c->release, &ch, 1) < 0 && errno == EINTR)
 		;
 	close(c->release);

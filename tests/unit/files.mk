@@ -183,4 +183,4 @@ tests/unit/disagree/test_disagree_OBJS := $(CFG_ALONE_OBJS) orchestrator/job/dis
 UNIT_TESTS += tests/unit/duet/test_duet_round
 tests/unit/duet/test_duet_round_OBJS := orchestrator/job/duet_round.o
 UNIT_TESTS += tests/unit/duet/test_duet_isolate
-tests/unit/duet/test_duet_isolate_OBJS := agent/duet_isolate.o
+tests/unit/duet/test_duet_isolate_OBJS := agent/duet_isolate.o agent/duet_pin.o

@@ -53,12 +53,10 @@ static void test_duet_round__stopped_side(void **state)
 	assert_non_null(strstr(msg, "50% of its 1.000 s neither running"));
 	assert_int_equal(bf_duet_stopped_side(waited, msg, sizeof(msg)), -1);
 	assert_int_equal(bf_duet_stopped_side(sleeps, msg, sizeof(msg)), -1);
-	assert_int_equal(bf_duet_stopped_side(signalled, msg, sizeof(msg)),
-	                 1);
+	assert_int_equal(bf_duet_stopped_side(signalled, msg, sizeof(msg)), 1);
 	assert_non_null(strstr(msg, "stopped or continued 2 times"));
 	signalled[0].stops = 1;
-	assert_int_equal(bf_duet_stopped_side(signalled, msg, sizeof(msg)),
-	                 0);
+	assert_int_equal(bf_duet_stopped_side(signalled, msg, sizeof(msg)), 0);
 	/* just inside the margin: not flagged */
 	stopped[0].cpu_s = 1.0 - BF_DUET_STOP_MARGIN + 0.01;
 	assert_int_equal(bf_duet_stopped_side(stopped, msg, sizeof(msg)), -1);
@@ -109,7 +107,8 @@ static void test_duet_round__tally(void **state)
 	o = bf_duet_tally_json(&t, "best_effort");
 	assert_int_equal(json_integer_value(json_object_get(o, "rounds")), 4);
 	assert_int_equal(
-	        json_integer_value(json_object_get(o, "processes_isolated")), 2);
+	        json_integer_value(json_object_get(o, "processes_isolated")),
+	        2);
 	assert_int_equal(
 	        json_integer_value(json_object_get(o, "cores_isolated")), 1);
 	assert_int_equal(
@@ -123,9 +122,9 @@ static void test_duet_round__tally(void **state)
 	memset(&t, 0, sizeof(t));
 	bf_duet_tally_add(&t, NULL);
 	o = bf_duet_tally_json(&t, "best_effort");
-	assert_non_null(strstr(
-	        json_string_value(json_object_get(o, "not_isolated")),
-	        "an older agent"));
+	assert_non_null(
+	        strstr(json_string_value(json_object_get(o, "not_isolated")),
+	               "an older agent"));
 	json_decref(o);
 	json_decref(iso);
 	json_decref(none);
