@@ -404,10 +404,11 @@ bool bf_duet_iso_is_short(const struct bf_duet_iso *out,
 		return true;
 	}
 	if (mode == BF_DUET_ISO_FULL && !out->cores) {
-		snprintf(msg, msglen,
-		         "runs.duet_isolation: full needs each side in its own "
-		         "cpuset, and this device cannot: %s",
-		         out->cores_why);
+		snprintf(
+		        msg, msglen,
+		        "runs.duet_isolation: full needs each side held on its "
+		        "core, and this device cannot: %s",
+		        out->cores_why);
 		return true;
 	}
 	return false;

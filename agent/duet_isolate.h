@@ -21,7 +21,7 @@ enum bf_duet_iso_mode {
 	BF_DUET_ISO_NONE, /* not at all: the result says so */
 	BF_DUET_ISO_BEST_EFFORT, /* what the device allows; the result says */
 	BF_DUET_ISO_PROCESSES, /* own PID namespaces, or the run is refused */
-	BF_DUET_ISO_FULL, /* own PID namespaces and cpusets, or refused */
+	BF_DUET_ISO_FULL, /* own PID namespaces, held on cores, or refused */
 };
 
 /* What one run got. */

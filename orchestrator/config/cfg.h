@@ -161,11 +161,11 @@ const char *bf_same_machine_name(enum bf_same_machine m);
 
 /*
  * runs.duet_isolation: how far apart a duet keeps its two sides (each
- * in its own PID namespace, each in its own cpuset) and what it does
+ * in its own PID namespace, each held on its core) and what it does
  * where the device cannot: best_effort (the default: what the device
  * allows, and the result says what it did not), none (not at all),
  * processes (refuse a device that cannot give each side its own PID
- * namespace), full (and its own cpuset).
+ * namespace), full (nor hold each side on its core).
  */
 enum bf_duet_isolation {
 	BF_DUET_ISOLATION_BEST_EFFORT = 0,

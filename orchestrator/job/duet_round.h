@@ -48,7 +48,7 @@ int bf_duet_stopped_side(const struct bf_duet_times t[2], char *msg,
 struct bf_duet_tally {
 	int rounds; /* answered by the agent */
 	int processes; /* each side in its own PID namespace */
-	int cores; /* each side in its own cpuset */
+	int cores; /* each side held on its core (cpuset or pinned) */
 	int stopped; /* left out: a side was stopped */
 	char processes_why[256]; /* the agent's first reason for not */
 	char cores_why[256];

@@ -193,8 +193,7 @@ static int not_isolated(struct bf_worker *w, const json_t *final,
 		return bf_err_set(
 		        err, BF_EINVAL,
 		        "device '%s': %s; run its agent where user "
-		        "namespaces are allowed (and cgroup v2 "
-		        "delegates cpuset, for 'full'), measure an "
+		        "namespaces and seccomp are allowed, measure an "
 		        "untrusted patch with runs.mode: interleaved, "
 		        "or set runs.duet_isolation: best_effort",
 		        w->name, bf_json_str_or(fin, "message", "?"));

@@ -138,7 +138,7 @@ static void test_duet_isolate__none_says_so(void **state)
 	                                  sizeof(msg)));
 	assert_true(
 	        bf_duet_iso_is_short(&iso, BF_DUET_ISO_FULL, msg, sizeof(msg)));
-	assert_non_null(strstr(msg, "full needs each side in its own cpuset"));
+	assert_non_null(strstr(msg, "full needs each side held on its core"));
 }
 
 static void test_duet_isolate__modes(void **state)
