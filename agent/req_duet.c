@@ -10,11 +10,19 @@
  * are done the agent forwards every sample with "pair": 0 or 1 (the
  * index of its run in "runs") and answers with one result holding both
  * runs' results or errors in "runs".
+ *
+ * Before it waits for the release, each child leaves the agent's
+ * namespaces and cgroup as far as the request's "isolation" asks and
+ * the device allows (duet_isolate.h), and writes what it reached as an
+ * "isolation" message ahead of its answer; the result's "isolation"
+ * says what both reached. Neither child, nor what it runs, holds the
+ * other's answer file.
  */
 #define _GNU_SOURCE 1
 #include "serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +32,7 @@
 
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
+#include "duet_isolate.h"
 
 /* The first two CPUs this agent may run on, or fewer; the count. */
 static int two_cpus(int cpu[2], int *allowed)
@@ -41,20 +50,91 @@ static int two_cpus(int cpu[2], int *allowed)
 	return n;
 }
 
-/* One run in a child: wait for the release, run, write into fd. */
-static void child(int release, int fd, const json_t *run, int64_t id,
+/* What a duet's child is to do: its run, where, and how far apart. */
+struct duet_child {
+	int index; /* 0 base, 1 patch */
+	int cpu;
+	enum bf_duet_iso_mode mode;
+	int release; /* read end: EOF releases it */
+	int fd; /* its answer file */
+	json_t *run; /* the child's own copy */
+};
+
+/*
+ * One run in a child: isolate it, say how far, wait for the release,
+ * run, write into fd; a run that could not be isolated as far as the
+ * mode needs is refused ("not_isolated") instead.
+ */
+static void child(const struct duet_child *c, int64_t id,
                   struct bf_agent_ctx *ctx)
 {
-	char c;
+	struct bf_duet_iso iso;
+	char msg[512], ch;
+	json_t *m;
 
-	while (read(release, &c, 1) < 0 && errno == EINTR)
+	bf_duet_isolate(&iso, c->mode, c->cpu, c->index);
+	m = bf_duet_iso_json(&iso, id);
+	bf_proto_write(c->fd, m, NULL);
+	json_decref(m);
+	if (bf_duet_iso_is_short(&iso, c->mode, msg, sizeof(msg))) {
+		bf_req_error(c->fd, id, "not_isolated", "%s", msg);
+		_exit(1);
+	}
+	/* pinned for good: setting it again would be refused */
+	if (iso.pinned)
+		json_object_del(c->run, "cpus");
+	while (read(c->release, &ch, 1) < 0 && errno == EINTR)
 		;
-	close(release);
-	_exit(bf_req_run(fd, run, id, ctx) ? 1 : 0);
+	close(c->release);
+	/*
+	 * In its own PID namespace the run's process group id is not the
+	 * device's: under the lease fence it would name another process
+	 * (or none) to the agents outside. The duet request itself was
+	 * fenced when serve took it; its runs are not registered.
+	 */
+	if (iso.processes && ctx) {
+		struct bf_agent_ctx own = *ctx;
+
+		own.fence = NULL;
+		_exit(bf_req_run(c->fd, c->run, id, &own) ? 1 : 0);
+	}
+	_exit(bf_req_run(c->fd, c->run, id, ctx) ? 1 : 0);
 }
 
-/* Forward the samples in f, tagged with pair; its last message in *last. */
-static int forward(int out_fd, FILE *f, int pair, json_t **last)
+/* Both runs' "isolation" messages as the result's: what both reached. */
+static json_t *isolation_json(json_t *const iso[2])
+{
+	const char *why[2] = { NULL, NULL };
+	bool got[2] = { true, true };
+	static const char *const key[2] = { "processes", "cores" };
+	json_t *o = json_object();
+	char name[32];
+
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			snprintf(name, sizeof(name), "%s_why", key[k]);
+			got[k] = got[k] && iso[i] &&
+			         json_is_true(json_object_get(iso[i], key[k]));
+			if (!why[k])
+				why[k] = iso[i] ? bf_json_str_or(iso[i], name,
+				                                 NULL)
+				                : "the run gave no answer";
+		}
+	for (int k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "%s_why", key[k]);
+		json_object_set_new(o, key[k], json_boolean(got[k]));
+		if (!got[k])
+			json_object_set_new(o, name,
+			                    json_string(why[k] ? why[k] : "?"));
+	}
+	return o;
+}
+
+/*
+ * Forward the samples in f, tagged with pair; its "isolation" message in
+ * *iso, its last other message in *last.
+ */
+static int forward(int out_fd, FILE *f, int pair, json_t **iso, json_t **last)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -71,6 +151,9 @@ static int forward(int out_fd, FILE *f, int pair, json_t **last)
 			json_object_set_new(msg, "pair", json_integer(pair));
 			ret = bf_proto_write(out_fd, msg, NULL);
 			json_decref(msg);
+		} else if (!strcmp(bf_proto_type(msg), "isolation")) {
+			json_decref(*iso);
+			*iso = msg;
 		} else {
 			json_decref(*last);
 			*last = msg;
@@ -85,7 +168,8 @@ int bf_req_duet(int out_fd, const json_t *req, int64_t id,
 {
 	const json_t *runs = json_object_get(req, "runs");
 	bool swap = json_is_true(json_object_get(req, "swap"));
-	json_t *final[2] = { NULL, NULL }, *answer;
+	json_t *final[2] = { NULL, NULL }, *iso[2] = { NULL, NULL }, *answer;
+	struct duet_child c = { 0 };
 	FILE *file[2] = { NULL, NULL };
 	pid_t pid[2] = { -1, -1 };
 	int cpu[2], allowed, n, rel[2] = { -1, -1 }, ret = 0;
@@ -94,6 +178,12 @@ int bf_req_duet(int out_fd, const json_t *req, int64_t id,
 		return bf_req_error(out_fd, id, "bad_request",
 		                    "duet: \"runs\" must be an array of two "
 		                    "run requests (base, patch)");
+	if (bf_duet_iso_mode_of(&c.mode,
+	                        bf_json_str_or(req, "isolation", NULL)))
+		return bf_req_error(out_fd, id, "bad_request",
+		                    "duet: \"isolation\" must be \"none\", "
+		                    "\"best_effort\", \"processes\" or "
+		                    "\"full\"");
 	n = two_cpus(cpu, &allowed);
 	if (n < 2)
 		return bf_req_error(out_fd, id, "too_few_cores",
@@ -117,7 +207,12 @@ int bf_req_duet(int out_fd, const json_t *req, int64_t id,
 		}
 		json_object_set_new(run, "cpus",
 		                    json_pack("[i]", cpu[(i + swap) % 2]));
+		/* a side stopped by a signal is no clean measurement */
+		json_object_set_new(run, "watch_stops", json_true());
 		file[i] = tmpfile();
+		/* what the run starts never holds an answer file */
+		if (file[i])
+			fcntl(fileno(file[i]), F_SETFD, FD_CLOEXEC);
 		if (!file[i] || (pid[i] = fork()) < 0) {
 			json_decref(run);
 			ret = bf_req_error(out_fd, id, "system",
@@ -127,7 +222,14 @@ int bf_req_duet(int out_fd, const json_t *req, int64_t id,
 		}
 		if (pid[i] == 0) {
 			close(rel[1]);
-			child(rel[0], fileno(file[i]), run, id, ctx);
+			if (i)
+				fclose(file[0]);
+			c.index = i;
+			c.cpu = cpu[(i + swap) % 2];
+			c.release = rel[0];
+			c.fd = fileno(file[i]);
+			c.run = run;
+			child(&c, id, ctx);
 		}
 		json_decref(run);
 	}
@@ -136,24 +238,27 @@ out:
 	close(rel[0]);
 	close(rel[1]);
 	for (int i = 0; i < 2; i++)
-		if (pid[i] > 0)
+		if (pid[i] > 0) {
 			while (waitpid(pid[i], NULL, 0) < 0 && errno == EINTR)
 				;
+			bf_duet_cpuset_remove(i);
+		}
 	if (ret || pid[0] <= 0 || pid[1] <= 0)
 		goto done;
 	for (int i = 0; i < 2 && !ret; i++)
-		ret = forward(out_fd, file[i], i, &final[i]);
+		ret = forward(out_fd, file[i], i, &iso[i], &final[i]);
 	if (ret)
 		goto done;
-	answer = json_pack("{s:s, s:I, s:[oo], s:[ii]}", "type", "result", "id",
-	                   (json_int_t)id, "runs",
+	answer = json_pack("{s:s, s:I, s:[oo], s:[ii], s:o}", "type", "result",
+	                   "id", (json_int_t)id, "runs",
 	                   final[0] ? json_incref(final[0])
 	                            : bf_proto_error(id, "system",
 	                                             "the run gave no answer"),
 	                   final[1] ? json_incref(final[1])
 	                            : bf_proto_error(id, "system",
 	                                             "the run gave no answer"),
-	                   "cpus", cpu[swap], cpu[!swap]);
+	                   "cpus", cpu[swap], cpu[!swap], "isolation",
+	                   isolation_json(iso));
 	ret = bf_proto_write(out_fd, answer, NULL);
 	json_decref(answer);
 done:
@@ -161,6 +266,7 @@ done:
 		if (file[i])
 			fclose(file[i]);
 		json_decref(final[i]);
+		json_decref(iso[i]);
 	}
 	return ret;
 }

@@ -2,7 +2,9 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -25,6 +27,8 @@
 #define RUN_OUT_MAX_LIMIT   (256u * 1024 * 1024)
 #define RUN_TIMEOUT_DEFAULT 300.0
 #define RUN_SAMPLE_MS_MAX   60000
+/* How often a run with "watch_stops" is looked at for stops. */
+#define RUN_STOP_WATCH_S 0.02
 
 /* A validated "run" request. */
 struct run_req {
@@ -41,6 +45,7 @@ struct run_req {
 	size_t ncpus;
 	bool set_nice; /* "nice" given */
 	int nice;
+	bool watch_stops; /* "watch_stops": count the times it was stopped */
 };
 
 /*
@@ -65,6 +70,14 @@ struct run_cpu {
 	pid_t pgid; /* recorded under the fence; 0: not recorded */
 	int64_t newer; /* refused: a newer lease's run was in progress */
 	struct bf_fence_claim claim;
+	/*
+	 * Time it waited for a CPU while runnable (/proc/PID/schedstat),
+	 * read with the final times; and with watch_stops, how many times
+	 * it was seen stopped or continued by a signal (SIGSTOP, SIGCONT).
+	 */
+	double run_delay_s;
+	bool have_delay, watch_stops;
+	long stops;
 };
 
 static void run_req_release(struct run_req *r)
@@ -130,6 +143,7 @@ static int run_req_parse_cpu(struct run_req *r, const json_t *req,
 	if ((ret = int_of(&r->nice, req, "nice", -20, 19, err)) < 0)
 		return ret;
 	r->set_nice = ret == 1;
+	r->watch_stops = json_is_true(json_object_get(req, "watch_stops"));
 	return cpus_of(r, json_object_get(req, "cpus"), err);
 }
 
@@ -232,14 +246,52 @@ static void cpu_offer(struct run_cpu *c, const struct bf_cpu_snapshot *snap,
 	bf_cpu_series_add(&c->series, snap, keep);
 }
 
-/* bf_spawn_tick_fn: one point of the time series. */
+/*
+ * A stop or continue of pid since the last look, consumed (the exit is
+ * not: without WEXITED the child is neither reaped nor reported).
+ */
+static void watch_stops(struct run_cpu *c, pid_t pid)
+{
+	siginfo_t si;
+
+	for (int i = 0; i < 2; i++) {
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)pid, &si,
+		           WSTOPPED | WCONTINUED | WNOHANG) < 0 ||
+		    si.si_pid != pid)
+			return;
+		c->stops++;
+	}
+}
+
+/* bf_spawn_tick_fn: one point of the time series, or a look at stops. */
 static void cpu_tick(pid_t pid, void *payload)
 {
 	struct run_cpu *c = payload;
 	struct bf_cpu_snapshot snap;
 
-	if (!bf_cpu_snapshot_take(&snap, pid, c->err.code ? NULL : &c->err))
+	if (c->watch_stops)
+		watch_stops(c, pid);
+	if (c->sampling &&
+	    !bf_cpu_snapshot_take(&snap, pid, c->err.code ? NULL : &c->err))
 		cpu_offer(c, &snap, false);
+}
+
+/* The run delay of pid (schedstat's second field) into c. */
+static void read_run_delay(struct run_cpu *c, pid_t pid)
+{
+	char path[64];
+	unsigned long long ran, waited;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/schedstat", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	if (fscanf(f, "%llu %llu", &ran, &waited) == 2) {
+		c->run_delay_s = (double)waited / 1e9;
+		c->have_delay = true;
+	}
+	fclose(f);
 }
 
 /* bf_spawn_tick_fn: the final times, before the benchmark is reaped. */
@@ -247,6 +299,9 @@ static void cpu_exited(pid_t pid, void *payload)
 {
 	struct run_cpu *c = payload;
 
+	if (c->watch_stops)
+		watch_stops(c, pid);
+	read_run_delay(c, pid);
 	if (bf_cpu_snapshot_take(&c->final, pid, c->err.code ? NULL : &c->err))
 		return;
 	c->have_final = true;
@@ -332,9 +387,12 @@ static void run_cpu_init(struct run_cpu *c, const struct run_req *r,
 	bf_cpu_series_init(&c->series, 0);
 	opts->exited = cpu_exited;
 	opts->payload = c;
-	if (c->sampling) {
+	c->watch_stops = r->watch_stops;
+	if (c->sampling || c->watch_stops) {
 		opts->tick = cpu_tick;
-		opts->tick_s = r->sample_ms / 1000.0;
+		/* with sampling, stops are looked at as often as it samples */
+		opts->tick_s =
+		        c->sampling ? r->sample_ms / 1000.0 : RUN_STOP_WATCH_S;
 	}
 	opts->cpus = r->cpus;
 	opts->ncpus = r->ncpus;
@@ -365,6 +423,11 @@ static json_t *cpu_json(struct run_cpu *c, const struct bf_spawn_result *res)
 	                    c->have_final ? json_real(usage * (double)c->cores)
 	                                  : json_null());
 	json_object_set_new(o, "cores", json_integer(c->cores));
+	json_object_set_new(o, "run_delay_s",
+	                    c->have_delay ? json_real(c->run_delay_s)
+	                                  : json_null());
+	if (c->watch_stops)
+		json_object_set_new(o, "stops", json_integer(c->stops));
 	json_object_set_new(o, "clk_tck", json_integer(c->clk_tck));
 	if (!c->have_final)
 		json_object_set_new(o, "usage_error", json_string(c->err.msg));

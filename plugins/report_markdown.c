@@ -474,6 +474,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		                 "machine; no benchmark is called regressed or "
 		                 "improved.\n\n");
 	add_link(b, link);
+	bf_md_duet_isolation(b, json_object_get(result, "settings"));
 	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
 		bf_md_results_table(b, res, 0, 0);

@@ -52,6 +52,14 @@ void bf_md_alerts_table(struct bf_buf *b, const json_t *alerts);
  * nothing when there are none.
  */
 void bf_md_duet_cores(struct bf_buf *b, const json_t *results);
+
+/*
+ * Duet: a line saying that the sides were not isolated (settings'
+ * "duet_isolation": what was not and why, the agent's words escaped)
+ * and one saying how many rounds were left out as a side was stopped;
+ * nothing when they were isolated and none was.
+ */
+void bf_md_duet_isolation(struct bf_buf *b, const json_t *settings);
 /* A bisect result's probes[] as a table; nothing when there are none. */
 void bf_md_probes_table(struct bf_buf *b, const json_t *probes);
 

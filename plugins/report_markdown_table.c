@@ -217,3 +217,39 @@ void bf_md_duet_cores(struct bf_buf *b, const json_t *results)
 		              "cores nothing else uses, judge `cpu_time`, or "
 		              "measure interleaved.\n\n");
 }
+
+void bf_md_duet_isolation(struct bf_buf *b, const json_t *settings)
+{
+	const json_t *iso = json_object_get(settings, "duet_isolation");
+	const json_t *stopped = json_object_get(iso, "stopped_rounds");
+	long long n =
+	        json_is_integer(stopped) ? json_integer_value(stopped) : 0;
+	const json_t *procs = json_object_get(iso, "processes_isolated");
+	bool own_pids =
+	        json_is_integer(procs) &&
+	        json_integer_value(procs) ==
+	                json_integer_value(json_object_get(iso, "rounds"));
+
+	if (iso && !json_is_true(json_object_get(iso, "isolated"))) {
+		bf_buf_addstr(b, own_pids ? "**Duet: the sides were not fully "
+		                            "isolated**: each had its own PID "
+		                            "namespace, but the patch's "
+		                            "benchmark could move onto the "
+		                            "base's core ("
+		                          : "**Duet: the sides were not "
+		                            "isolated**: the patch's benchmark "
+		                            "could see and stop the base's "
+		                            "process (");
+		bf_md_text(b, bf_json_str_or(iso, "not_isolated", "?"));
+		bf_buf_addstr(b, "). To refuse such a device for a patch you "
+		                 "do not trust, set `runs.duet_isolation: "
+		                 "processes` or `full`.\n\n");
+	}
+	if (n > 0)
+		bf_buf_addf(b,
+		            "**Duet: %lld round%s left out: a side was stopped "
+		            "while it ran** (by a signal, or the base far less "
+		            "on a CPU than the patch): %s no measurement.\n\n",
+		            n, n == 1 ? "" : "s",
+		            n == 1 ? "it is" : "they are");
+}

@@ -25,6 +25,9 @@ const char *const bf_cfg__build_identity_words[] = { "code", "bytes", NULL };
 const char *const bf_cfg__build_sandbox_words[] = { "auto", "require", "off",
 	                                            NULL };
 const char *const bf_cfg__same_machine_words[] = { "serial", "parallel", NULL };
+const char *const bf_cfg__duet_isolation_words[] = {
+	"best_effort", "none", "processes", "full", NULL,
+};
 const char *const bf_cfg__check_words[] = {
 	"battery",  "cores", "clocks", "thermal",
 	"throttle", "load",  "boost",  NULL,
@@ -124,6 +127,12 @@ const char *bf_same_machine_name(enum bf_same_machine m)
 {
 	return word_at(bf_cfg__same_machine_words,
 	               BF_ARRAY_SIZE(bf_cfg__same_machine_words), (int)m);
+}
+
+const char *bf_duet_isolation_name(enum bf_duet_isolation m)
+{
+	return word_at(bf_cfg__duet_isolation_words,
+	               BF_ARRAY_SIZE(bf_cfg__duet_isolation_words), (int)m);
 }
 
 void bf_cfg__detector_set(struct bf_cfg_detector *d,

@@ -187,6 +187,24 @@ enum bf_same_machine {
 /* "serial" or "parallel"; NULL if m is out of range. */
 const char *bf_same_machine_name(enum bf_same_machine m);
 
+/*
+ * runs.duet_isolation: how far apart a duet keeps its two sides (each
+ * in its own PID namespace, each held on its core) and what it does
+ * where the device cannot: best_effort (the default: what the device
+ * allows, and the result says what it did not), none (not at all),
+ * processes (refuse a device that cannot give each side its own PID
+ * namespace), full (nor hold each side on its core).
+ */
+enum bf_duet_isolation {
+	BF_DUET_ISOLATION_BEST_EFFORT = 0,
+	BF_DUET_ISOLATION_NONE = 1,
+	BF_DUET_ISOLATION_PROCESSES = 2,
+	BF_DUET_ISOLATION_FULL = 3,
+};
+
+/* The word of m ("best_effort", ...); NULL if m is out of range. */
+const char *bf_duet_isolation_name(enum bf_duet_isolation m);
+
 struct bf_cfg_checks {
 	int battery_min; /* percent; 0 disables */
 	bool require_charging;
@@ -282,6 +300,7 @@ struct bf_cfg {
 		 * one run at a time.
 		 */
 		bool duet;
+		enum bf_duet_isolation duet_isolation;
 		uint64_t seed; /* 0 = choose one and record it */
 		int retries;
 		int samples_max; /* samples one run may send */

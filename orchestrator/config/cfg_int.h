@@ -38,6 +38,7 @@ extern const char *const bf_cfg__missing_series_words[];
 extern const char *const bf_cfg__build_identity_words[];
 extern const char *const bf_cfg__build_sandbox_words[];
 extern const char *const bf_cfg__same_machine_words[];
+extern const char *const bf_cfg__duet_isolation_words[];
 extern const char *const bf_cfg__check_words[];
 extern const char *const bf_cfg__report_words[];
 /* Detectors and skia's variants: bf_detector_names, bf_skia_algo_names. */

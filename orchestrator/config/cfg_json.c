@@ -112,6 +112,8 @@ static json_t *runs_json(const struct bf_cfg *cfg)
 	set(o, "warmup", json_integer(cfg->runs.warmup));
 	set(o, "interleave", json_boolean(cfg->runs.interleave));
 	set(o, "mode", json_string(cfg->runs.duet ? "duet" : "interleaved"));
+	set(o, "duet_isolation",
+	    json_string(bf_duet_isolation_name(cfg->runs.duet_isolation)));
 	if (cfg->runs.seed <= INT64_MAX) {
 		set(o, "seed", json_integer((json_int_t)cfg->runs.seed));
 	} else {

@@ -324,6 +324,8 @@ static int load_mode(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
 
 static const struct bf_cfg__field runs_fields[] = {
 	BF_CFG__FN_KEY("mode", 0, 0, load_mode),
+	BF_CFG__WORD_KEY("duet_isolation", OFF(runs.duet_isolation),
+	                 bf_cfg__duet_isolation_words, "value"),
 	BF_CFG__FN_KEY("repeats", 0, 0, load_repeats),
 	BF_CFG__INT_KEY("min_repeats", OFF(runs.min_repeats),
 	                BF_CFG_MIN_MIN_REPEATS, BF_CFG_MAX_MAX_REPEATS),

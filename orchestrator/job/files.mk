@@ -7,6 +7,7 @@ ORCH_OBJS += orchestrator/job/disagree.o
 ORCH_OBJS += orchestrator/job/presubmit_check.o
 ORCH_OBJS += orchestrator/job/worker.o
 ORCH_OBJS += orchestrator/job/worker_duet.o
+ORCH_OBJS += orchestrator/job/duet_round.o
 ORCH_OBJS += orchestrator/job/worker_art.o
 ORCH_OBJS += orchestrator/job/dispatch.o
 ORCH_OBJS += orchestrator/job/heartbeat.o

@@ -10,6 +10,7 @@
 #include "git/gitrepo.h"
 #include "git/workspace.h"
 #include "job/compare.h"
+#include "job/duet_round.h"
 #include "job/plan.h"
 #include "job/presubmit.h"
 
@@ -60,6 +61,8 @@ struct bf_job {
 	bool same_commit; /* base and patch are one commit (A/A) */
 	char abort_msg[BF_ERR_SIZE]; /* why */
 	double started, runs_wall_s, bench_wall_s;
+	/* duet: how far apart the rounds' sides were, which were stopped */
+	struct bf_duet_tally duet_tally;
 	struct bf_comparison cmp;
 	json_t *checks; /* every device check result, for the report */
 	/*

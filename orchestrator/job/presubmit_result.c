@@ -114,6 +114,13 @@ static json_t *settings_json(const struct bf_job *job)
 	/* how the rounds ran: one run at a time, or base and patch at once */
 	json_object_set_new(o, "run_mode",
 	                    json_string(job->duet ? "duet" : "interleaved"));
+	/* duet: how far apart the sides were, and rounds left out */
+	if (job->duet)
+		json_object_set_new(
+		        o, "duet_isolation",
+		        bf_duet_tally_json(&job->duet_tally,
+		                           bf_duet_isolation_name(
+		                                   cfg->runs.duet_isolation)));
 	json_object_set_new(o, "benchmarks", bench_runs_json(job));
 	/* adaptive: repeats is the most; these the least and the most */
 	if (job->adaptive) {

@@ -6,7 +6,12 @@
  * the comparison's values pair up round by round; a round in which a
  * side failed is recorded as that side's error and the other side's
  * samples are dropped with it (a value without its pair says nothing
- * about the ratio).
+ * about the ratio). So is a round in which a side was stopped while it
+ * ran (duet_round.h): it measured the stop. The agent keeps the sides
+ * apart as runs.duet_isolation asks (its own PID namespace and cpuset
+ * each, where the device allows); what it reached is tallied for the
+ * result, and a device that cannot reach what the config requires
+ * fails the job.
  */
 #include <string.h>
 
@@ -17,6 +22,7 @@
 #include "config/cfg.h"
 #include "farm/agentconn.h"
 #include "job/compare.h"
+#include "job/duet_round.h"
 #include "job/presubmit_int.h"
 #include "job/worker.h"
 
@@ -59,6 +65,47 @@ static int record_pair(struct bf_worker *w, const struct bf_plan_step *side,
 	return 0;
 }
 
+/* Whether a side of the round whose results are fin was stopped. */
+static bool stopped(const json_t *const fin[2])
+{
+	struct bf_duet_times t[2];
+	char msg[256];
+
+	bf_duet_times_of(&t[0], fin[0]);
+	bf_duet_times_of(&t[1], fin[1]);
+	return bf_duet_stopped_side(t, msg, sizeof(msg)) >= 0;
+}
+
+/*
+ * A round in which a side was stopped (under job->lock): each side's
+ * run is recorded as an error ("stopped"), its samples left out.
+ */
+static int record_stopped(struct bf_worker *w, const struct bf_plan_step *side,
+                          const json_t *const fin[2])
+{
+	struct bf_job *job = w->job;
+	const struct bf_cfg_benchmark *b = &job->cfg->benchmarks[side[0].bench];
+	struct bf_duet_times t[2];
+	char msg[256], text[400];
+	int s;
+
+	bf_duet_times_of(&t[0], fin[0]);
+	bf_duet_times_of(&t[1], fin[1]);
+	s = bf_duet_stopped_side(t, msg, sizeof(msg));
+	job->duet_tally.stopped++;
+	BF_LOG_WARN("%s: %s %s run %d (duet): %s; the round is left out",
+	            w->name, b->name, bf_side_name(side[s].side),
+	            side[s].repeat + 1, msg);
+	for (int i = 0; i < 2; i++) {
+		snprintf(text, sizeof(text), "%s; the round is left out",
+		         i == s ? msg : "its pair was stopped while it ran");
+		bf_comparison_add_error(&job->cmp, job->cfg, side[i].bench,
+		                        side[i].side, side[i].repeat, "stopped",
+		                        text);
+	}
+	return 0;
+}
+
 /*
  * What the round returned (under job->lock): final is the duet's result
  * ("runs": each side's result or error) or, with ret BF_ERROR, the
@@ -86,11 +133,16 @@ static int record_round(struct bf_worker *w, const struct bf_plan_step *side,
 			        json_object_get(fin[i], "wall_s"));
 	}
 	job->bench_wall_s += wall;
-	if (!failed[0] && !failed[1])
+	if (!ret && !side[0].warmup)
+		bf_duet_tally_add(&job->duet_tally,
+		                  json_object_get(final, "isolation"));
+	if (!failed[0] && !failed[1] && (side[0].warmup || !stopped(fin)))
 		return side[0].warmup ? 0 : record_pair(w, side, r, err);
 	/* A benchmark's failure is a result too: only while the lease holds. */
 	if ((rc = bf_worker_lease_check(w, err)))
 		return rc;
+	if (!failed[0] && !failed[1])
+		return record_stopped(w, side, fin);
 	for (int i = 0; i < 2; i++) {
 		const char *msg = bf_json_str_or(
 		        fin[i], "message",
@@ -121,6 +173,32 @@ static int too_few_cores(struct bf_worker *w, const json_t *final,
 	                  "on a device with 2 or more online cores, or use "
 	                  "runs.mode: interleaved (--mode interleaved)",
 	                  w->name, bf_json_str_or(final, "message", "?"));
+}
+
+/*
+ * A run the agent refused because the device cannot isolate the sides
+ * as runs.duet_isolation requires: the job cannot use it. BF_ERROR when
+ * neither run was refused.
+ */
+static int not_isolated(struct bf_worker *w, const json_t *final,
+                        struct bf_err *err)
+{
+	for (int i = 0; i < 2; i++) {
+		const json_t *fin = json_array_get(
+		        json_object_get(final, "runs"), (size_t)i);
+
+		if (strcmp(bf_json_str_or(fin, "code", ""), "not_isolated"))
+			continue;
+		w->job_fault = true;
+		return bf_err_set(
+		        err, BF_EINVAL,
+		        "device '%s': %s; run its agent where user "
+		        "namespaces and seccomp are allowed, measure an "
+		        "untrusted patch with runs.mode: interleaved, "
+		        "or set runs.duet_isolation: best_effort",
+		        w->name, bf_json_str_or(fin, "message", "?"));
+	}
+	return BF_ERROR;
 }
 
 /* Each side's counters into its samples; a side that failed has none. */
@@ -158,11 +236,12 @@ int bf_worker__run_duet(struct bf_worker *w, const struct bf_plan_step *st,
 			  0, BF_ERR_INIT },
 		};
 		json_t *final = NULL;
-		json_t *req =
-		        json_pack("{s:s, s:[oo], s:b}", "type", "duet", "runs",
-		                  bf_worker__run_request(w, &side[0]),
-		                  bf_worker__run_request(w, &side[1]), "swap",
-		                  st->swapped);
+		json_t *req = json_pack(
+		        "{s:s, s:[oo], s:b, s:s}", "type", "duet", "runs",
+		        bf_worker__run_request(w, &side[0]),
+		        bf_worker__run_request(w, &side[1]), "swap",
+		        st->swapped, "isolation",
+		        bf_duet_isolation_name(job->cfg->runs.duet_isolation));
 		double t0 = bf_now_monotonic();
 
 		pthread_mutex_lock(&job->lock);
@@ -177,6 +256,8 @@ int bf_worker__run_duet(struct bf_worker *w, const struct bf_plan_step *st,
 		if (ret == BF_ERROR &&
 		    !strcmp(bf_json_str_or(final, "code", ""), "too_few_cores"))
 			ret = too_few_cores(w, final, err);
+		else if (!ret && not_isolated(w, final, err) != BF_ERROR)
+			ret = BF_EINVAL;
 		else if (!ret)
 			ret = add_counters(w, r, final, b, err);
 		if (ret == BF_ETOOBIG && (r[0].err.code || r[1].err.code)) {

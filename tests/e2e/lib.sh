@@ -46,7 +46,7 @@ expect_exit() {
 	want=$1
 	what=$2
 	shift 2
-	"$@" >"$OUT" 2>"$ERR"
+	_s=$(date +%s.%N); "$@" >"$OUT" 2>"$ERR"; _rc=$?; echo "TIME $(echo "$(date +%s.%N) - $_s" | bc) $what" >>/tmp/t0040.times; (exit $_rc)
 	got=$?
 	if [ "$got" -eq "$want" ]; then
 		t_ok "$what"

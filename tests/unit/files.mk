@@ -189,3 +189,7 @@ tests/unit/counters/test_counters_OBJS := agent/counters.o agent/cachegrind.o
 UNIT_TESTS += tests/unit/stats/test_stats_exact
 UNIT_TESTS += tests/unit/disagree/test_disagree
 tests/unit/disagree/test_disagree_OBJS := $(CFG_ALONE_OBJS) orchestrator/job/disagree.o
+UNIT_TESTS += tests/unit/duet/test_duet_round
+tests/unit/duet/test_duet_round_OBJS := orchestrator/job/duet_round.o
+UNIT_TESTS += tests/unit/duet/test_duet_isolate
+tests/unit/duet/test_duet_isolate_OBJS := agent/duet_isolate.o agent/duet_pin.o

@@ -128,6 +128,60 @@ static void test_markdown__clean_says_no_regressions(void **state)
  * tie), then the others by benchmark, names escaped; in duet mode as
  * rounds. One count for all is said alone, even if not the runs'.
  */
+/*
+ * Duet: the sides that were not isolated are said to be, with the
+ * agent's reason escaped; fully isolated ones are not mentioned; rounds
+ * left out as stopped are counted.
+ */
+static void test_markdown__duet_isolation(void **state)
+{
+	json_t *d = report_fixture("compare-clean");
+	json_t *set = json_object_get(d, "settings");
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	char *text;
+
+	(void)state;
+	json_object_set_new(set, "run_mode", json_string("duet"));
+	json_object_set_new(set, "duet_isolation",
+	                    json_pack("{s:s, s:i, s:i, s:i, s:b, s:s, s:i}",
+	                              "mode", "best_effort", "rounds", 6,
+	                              "processes_isolated", 0, "cores_isolated",
+	                              0, "isolated", 0, "not_isolated",
+	                              "processes: <b>no</b>\n::error::x",
+	                              "stopped_rounds", 2));
+	text = render(d, &o);
+	assert_non_null(strstr(text, "**Duet: the sides were not isolated**: "
+	                             "the patch's benchmark could see and "
+	                             "stop the base's process ("));
+	assert_null(strstr(text, "<b>"));
+	assert_null(strstr(text, "\n::error::"));
+	assert_non_null(strstr(text, "**Duet: 2 rounds left out: a side was "
+	                             "stopped while it ran**"));
+	free(text);
+	json_object_set_new(set, "duet_isolation",
+	                    json_pack("{s:s, s:i, s:i, s:i, s:b, s:s, s:i}",
+	                              "mode", "best_effort", "rounds", 6,
+	                              "processes_isolated", 6, "cores_isolated",
+	                              0, "isolated", 0, "not_isolated",
+	                              "cores: no cpuset", "stopped_rounds", 0));
+	text = render(d, &o);
+	assert_non_null(strstr(text, "**Duet: the sides were not fully "
+	                             "isolated**: each had its own PID "
+	                             "namespace, but "));
+	assert_null(strstr(text, "left out"));
+	free(text);
+	json_object_set_new(set, "duet_isolation",
+	                    json_pack("{s:s, s:i, s:i, s:i, s:b, s:n, s:i}",
+	                              "mode", "best_effort", "rounds", 6,
+	                              "processes_isolated", 6, "cores_isolated",
+	                              6, "isolated", 1, "not_isolated",
+	                              "stopped_rounds", 0));
+	text = render(d, &o);
+	assert_null(strstr(text, "Duet: the sides"));
+	free(text);
+	json_decref(d);
+}
+
 static void test_markdown__runs_per_side_by_benchmark(void **state)
 {
 	json_t *d = report_fixture("compare-clean");
@@ -483,6 +537,7 @@ int main(void)
 		cmocka_unit_test(test_markdown__clean_says_no_regressions),
 		cmocka_unit_test(test_markdown__missing_series_are_said),
 		cmocka_unit_test(test_markdown__runs_per_side_by_benchmark),
+		cmocka_unit_test(test_markdown__duet_isolation),
 		cmocka_unit_test(
 		        test_markdown__infra_never_reads_as_no_regressions),
 		cmocka_unit_test(test_markdown__error_only_document),
