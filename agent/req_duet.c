@@ -32,6 +32,7 @@
 
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
+#include "agent.h"
 #include "duet_isolate.h"
 
 /* The first two CPUs this agent may run on, or fewer; the count. */
