@@ -68,6 +68,15 @@ inert "detect's stderr is inert" "$ERR"
 grep_file "detect names the series, escaped" \
 	'x\\x1b\[2J.*| ::error::pwned\\u{202E}evil' "$OUT"
 
+# the dashboard page holds no hidden character in its bytes: its script
+# shows them escaped (plots.js: inert)
+expect_exit 0 "dashboard" "$BF" dashboard -c "$R/bf.yaml" -o "$T/dash.html"
+bad=$(LC_ALL=C grep -c "$(printf '\302\233\|\342\200\256')" "$T/dash.html")
+[ "$bad" = 0 ] && t_ok "the dashboard page has no U+202E or C1 byte" ||
+	t_fail "the dashboard page has $bad lines with U+202E or C1 bytes"
+grep_file "the page's JSON writes U+202E as an escape" 'pwned\\u202eevil' \
+	"$T/dash.html"
+
 # --- measure: instructions counts every process of the run ---------------
 if command -v valgrind >/dev/null 2>&1; then
 	# the parent: 1M iterations; a forked child 10M, waited for; or an
