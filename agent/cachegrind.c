@@ -1,19 +1,22 @@
 /* Running a benchmark under cachegrind and reading its totals. */
 #include "cachegrind.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 
-void bf_cg_argv(struct bf_argv *out, const char *out_file,
-                const struct bf_argv *cmd)
+void bf_cg_argv(struct bf_argv *out, const char *dir, const struct bf_argv *cmd)
 {
 	bf_argv_push(out, "valgrind");
 	bf_argv_push(out, "--tool=cachegrind");
 	bf_argv_push(out, "--cache-sim=yes");
-	bf_argv_pushf(out, "--cachegrind-out-file=%s", out_file);
+	bf_argv_push(out, "--trace-children=yes");
+	bf_argv_pushf(out, "--cachegrind-out-file=%s/" BF_CG_FILE_PREFIX "%%p",
+	              dir);
 	for (size_t i = 0; i < cmd->argc; i++)
 		bf_argv_push(out, cmd->argv[i]);
 }
@@ -113,6 +116,77 @@ int bf_cg_parse(struct bf_cg_totals *out, const char *text, size_t len,
 out:
 	free(ev);
 	free(sum);
+	return ret;
+}
+
+void bf_cg_totals_add(struct bf_cg_totals *sum, const struct bf_cg_totals *t)
+{
+	sum->instructions += t->instructions;
+	sum->i1_misses += t->i1_misses;
+	sum->d1_misses += t->d1_misses;
+	sum->ll_misses += t->ll_misses;
+}
+
+/* True for NAME of a process's file: the prefix, then a pid. */
+static bool is_cg_file(const char *name)
+{
+	size_t n = strlen(BF_CG_FILE_PREFIX);
+
+	if (strncmp(name, BF_CG_FILE_PREFIX, n) || !name[n])
+		return false;
+	return strspn(name + n, "0123456789") == strlen(name + n);
+}
+
+/* Add the totals of the file dir/name to sum. */
+static int add_file(struct bf_cg_totals *sum, const char *dir, const char *name,
+                    struct bf_err *err)
+{
+	char *path = bf_xasprintf("%s/%s", dir, name);
+	struct bf_buf b;
+	struct bf_cg_totals t;
+	int ret;
+
+	bf_buf_init(&b, BF_CG_FILE_MAX);
+	ret = bf_buf_read_file(&b, path, err);
+	if (!ret)
+		ret = bf_cg_parse(&t, b.buf, b.len, path, err);
+	if (!ret)
+		bf_cg_totals_add(sum, &t);
+	bf_buf_release(&b);
+	free(path);
+	return ret;
+}
+
+int bf_cg_read_dir(struct bf_cg_totals *out, const char *dir,
+                   struct bf_err *err)
+{
+	struct bf_cg_totals sum = { 0 };
+	size_t files = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d)
+		return bf_err_sys(err, "cannot open directory '%s'", dir);
+	while (!ret && (de = readdir(d))) {
+		if (!is_cg_file(de->d_name))
+			continue;
+		if (++files > BF_CG_FILES_MAX)
+			ret = bf_err_set(err, BF_ETOOBIG,
+			                 "'%s': more than %d processes wrote "
+			                 "cachegrind output: not counted",
+			                 dir, BF_CG_FILES_MAX);
+		else
+			ret = add_file(&sum, dir, de->d_name, err);
+	}
+	closedir(d);
+	if (!ret && !files)
+		ret = bf_err_set(err, BF_ENOTFOUND,
+		                 "no process left a cachegrind output file in "
+		                 "'%s'",
+		                 dir);
+	if (!ret)
+		*out = sum;
 	return ret;
 }
 

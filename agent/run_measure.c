@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
-#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "cachegrind.h"
 
 int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
@@ -38,8 +38,7 @@ int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
 		m->dir = NULL;
 		return ret;
 	}
-	m->out_file = bf_xasprintf("%s/cachegrind.out", m->dir);
-	bf_cg_argv(&m->argv, m->out_file, cmd);
+	bf_cg_argv(&m->argv, m->dir, cmd);
 	opts->argv = (const char *const *)m->argv.argv;
 	return 0;
 }
@@ -53,7 +52,6 @@ void bf_run_measure_started(struct bf_run_measure *m, pid_t pid)
 int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
                           struct bf_err *err)
 {
-	struct bf_buf b = BF_BUF_INIT;
 	struct bf_cg_totals t;
 	int ret;
 
@@ -63,14 +61,10 @@ int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
 		*out = bf_counters_json(&m->counters);
 		return 0;
 	}
-	if ((ret = bf_buf_read_file(&b, m->out_file, err))) {
-		bf_err_prefix(err, "cachegrind left no output");
-		goto out;
-	}
-	if (!(ret = bf_cg_parse(&t, b.buf, b.len, m->out_file, err)))
+	if ((ret = bf_cg_read_dir(&t, m->dir, err)))
+		bf_err_prefix(err, "cachegrind");
+	else
 		*out = bf_cg_json(&t);
-out:
-	bf_buf_release(&b);
 	return ret;
 }
 
@@ -92,11 +86,8 @@ void bf_run_measure_release(struct bf_run_measure *m)
 {
 	bf_counters_close(&m->counters);
 	bf_argv_release(&m->argv);
-	if (m->out_file)
-		unlink(m->out_file);
 	if (m->dir)
-		rmdir(m->dir);
-	free(m->out_file);
+		bf_fs_rmtree(m->dir, NULL); /* every process's file */
 	free(m->dir);
-	m->out_file = m->dir = NULL;
+	m->dir = NULL;
 }

@@ -19,8 +19,9 @@ struct bf_run_measure {
 	bool instructions;
 	struct bf_counters counters;
 	struct bf_argv argv; /* valgrind's, in instructions mode */
-	char *dir; /* the private directory of cachegrind's file, or NULL */
-	char *out_file;
+	/* the private directory of cachegrind's files (one a process), or NULL
+	 */
+	char *dir;
 };
 
 /*
