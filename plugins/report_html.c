@@ -17,9 +17,9 @@
  * the element or start markup, and the C1 controls and invisible
  * direction controls (bf_text_hidden_len) too, so that none is in the
  * page's bytes. The page's script shows every name with textContent,
- * never as markup, those characters as \u{NNNN} (plots.js: inert), and its
- * Content-Security-Policy allows no request at all: the page works from a CI
- * artifact with no network.
+ * never as markup, and those characters as \u{NNNN} (plots.js: inert).
+ * Its Content-Security-Policy allows no request at all: the page works
+ * from a CI artifact with no network.
  */
 
 #define FLAME_MAX (16u * 1024 * 1024)
