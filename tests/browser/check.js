@@ -63,7 +63,7 @@ function headingOf(json) {
  * exactly.
  */
 const HIDDEN = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-function shown(s) {
+function asShown(s) {
 	return String(s).replace(HIDDEN, (c) =>
 		"\\u{" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "}");
 }
@@ -81,7 +81,7 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 		ranks.join(","));
 	let bad = [];
 	for (const r of results) {
-		const row = rows.find((x) => x[0] === shown(r.name) && x[1].startsWith(r.metric));
+		const row = rows.find((x) => x[0] === asShown(r.name) && x[1].startsWith(r.metric));
 		if (!row) { bad.push("no row shows " + JSON.stringify(r.name)); continue; }
 		if (row[2] !== r.verdict) bad.push(r.name + " verdict " + row[2]);
 		if (r.base && !close(row[3], r.base.median, 1e-5)) bad.push(r.name + " base " + row[3]);
@@ -152,7 +152,7 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 	}
 	if (hostile) {
 		const names = await page.$$eval("#bf-results tr td:first-child", (t) => t.map((x) => x.textContent));
-		ok(results.every((r) => names.includes(shown(r.name))), name + ": hostile names are shown as text, exactly (direction controls escaped)");
+		ok(results.every((r) => names.includes(asShown(r.name))), name + ": hostile names are shown as text, exactly (direction controls escaped)");
 		const text = await page.evaluate(() => document.body.textContent +
 			Array.from(document.querySelectorAll("[title]"), (e) => e.title).join(""));
 		ok(!new RegExp(HIDDEN.source).test(text), name + ": no direction or C1 control is shown raw");
@@ -178,7 +178,7 @@ async function checkDashboard(page, doc, name, bench) {
 		return;
 	}
 	const titles = await page.$$eval("#bf-series h3", (h) => h.map((x) => x.textContent));
-	ok(series.every((s, i) => titles[i].startsWith(shown(s.suite + " / " + s.benchmark + " · " + s.metric))),
+	ok(series.every((s, i) => titles[i].startsWith(asShown(s.suite + " / " + s.benchmark + " · " + s.metric))),
 		name + ": series titles are the names, as text", JSON.stringify(titles).slice(0, 300));
 	const alerts = await page.$$eval("#bf-series li", (l) => l.map((x) => x.textContent));
 	const nal = (doc.alerts || []).filter((a) => series.some((s) => s.suite === a.suite &&
