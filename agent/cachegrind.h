@@ -16,7 +16,10 @@ struct bf_err;
  * DIR/cg.out.PID, and the run's metrics are the sums of the "summary:"
  * lines of all of them. A process killed before it exits (one the run
  * left behind, killed when the run ends) writes none and is not
- * counted.
+ * counted; valgrind writes no count at an exec either, so the work a
+ * process did before it exec'd is lost: the benchmark's own process
+ * must end as the program it was given (bf_cg_read_dir refuses the run
+ * otherwise), a child's cannot be checked.
  */
 struct bf_cg_totals {
 	double instructions; /* Ir */
@@ -56,13 +59,18 @@ void bf_cg_totals_add(struct bf_cg_totals *sum, const struct bf_cg_totals *t);
 
 /*
  * The sum of the totals of every process's file in dir (the files
- * named BF_CG_FILE_PREFIX and a pid; nothing else there is read).
- * BF_ENOTFOUND when there is none, BF_ETOOBIG beyond BF_CG_FILES_MAX
- * files or a file beyond BF_CG_FILE_MAX, else bf_cg_parse's error
- * naming the file; *out is set only on success.
+ * named BF_CG_FILE_PREFIX and a pid; nothing else there is read). When
+ * top is not 0 it is the benchmark's own pid: its file must be there
+ * and its "cmd:" line must be cmd_line (the command's words joined by
+ * blanks, as cachegrind writes them), else the process exec'd another
+ * program, losing its count before the exec, and the run is refused
+ * (BF_ENOTFOUND, BF_EINVAL). Also BF_ENOTFOUND when there is no file,
+ * BF_ETOOBIG beyond BF_CG_FILES_MAX files or a file beyond
+ * BF_CG_FILE_MAX, else bf_cg_parse's error naming the file; *out is set
+ * only on success.
  */
-int bf_cg_read_dir(struct bf_cg_totals *out, const char *dir,
-                   struct bf_err *err);
+int bf_cg_read_dir(struct bf_cg_totals *out, const char *dir, long top,
+                   const char *cmd_line, struct bf_err *err);
 
 /* The totals as a result's "counters" array (see counters.h). */
 json_t *bf_cg_json(const struct bf_cg_totals *t);

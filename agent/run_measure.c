@@ -5,9 +5,23 @@
 #include <unistd.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "cachegrind.h"
+
+/* cmd's words joined by blanks, as cachegrind's "cmd:" line has them. */
+static char *join(const struct bf_argv *cmd)
+{
+	struct bf_buf b = BF_BUF_INIT;
+
+	for (size_t i = 0; i < cmd->argc; i++) {
+		if (i)
+			bf_buf_addch(&b, ' ');
+		bf_buf_addstr(&b, cmd->argv[i]);
+	}
+	return bf_buf_detach(&b, NULL);
+}
 
 int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
                            const struct bf_argv *cmd,
@@ -39,12 +53,14 @@ int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
 		return ret;
 	}
 	bf_cg_argv(&m->argv, m->dir, cmd);
+	m->cmd_line = join(cmd);
 	opts->argv = (const char *const *)m->argv.argv;
 	return 0;
 }
 
 void bf_run_measure_started(struct bf_run_measure *m, pid_t pid)
 {
+	m->pid = pid;
 	if (!m->instructions)
 		bf_counters_open(&m->counters, pid);
 }
@@ -61,7 +77,7 @@ int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
 		*out = bf_counters_json(&m->counters);
 		return 0;
 	}
-	if ((ret = bf_cg_read_dir(&t, m->dir, err)))
+	if ((ret = bf_cg_read_dir(&t, m->dir, (long)m->pid, m->cmd_line, err)))
 		bf_err_prefix(err, "cachegrind");
 	else
 		*out = bf_cg_json(&t);
@@ -89,5 +105,6 @@ void bf_run_measure_release(struct bf_run_measure *m)
 	if (m->dir)
 		bf_fs_rmtree(m->dir, NULL); /* every process's file */
 	free(m->dir);
-	m->dir = NULL;
+	free(m->cmd_line);
+	m->dir = m->cmd_line = NULL;
 }

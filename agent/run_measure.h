@@ -22,6 +22,8 @@ struct bf_run_measure {
 	/* the private directory of cachegrind's files (one a process), or NULL
 	 */
 	char *dir;
+	char *cmd_line; /* the command's words joined by blanks */
+	pid_t pid; /* the benchmark's process, once started */
 };
 
 /*

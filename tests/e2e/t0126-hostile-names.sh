@@ -141,9 +141,29 @@ X
 	else
 		t_fail "an exec'd child's instructions are counted ($n > 30M)"
 	fi
+	# the work, then an exec of true: valgrind writes no count at an
+	# exec, so the run is refused, never counted as true's
+	cat >"$T/exec-away.c" <<'X'
+#include <unistd.h>
+int main(void)
+{
+	volatile unsigned long x = 0;
+	for (unsigned long i = 0; i < 10000000UL; i++)
+		x += i * 7;
+	execl("/bin/true", "true", (char *)0);
+	return 1;
+}
+X
+	cc -O1 -o "$T/exec-away" "$T/exec-away.c" || t_fail "exec-away builds"
+	"$BFA" run --format lines --measure instructions -- "$T/exec-away" \
+		>"$T/away.out" 2>"$ERR"
+	jq_check "work hidden behind an exec is refused, not counted as true's" \
+		'select(.type == "error") | .message | test("exec.d another program")' \
+		"$T/away.out"
 else
 	t_skip "a forked child's instructions are counted" "no valgrind"
 	t_skip "an exec'd child's instructions are counted" "no valgrind"
+	t_skip "work hidden behind an exec is refused" "no valgrind"
 fi
 
 # --- a benchmark's own task_clock_ns beside the kernel's ------------------

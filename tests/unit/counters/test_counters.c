@@ -252,18 +252,18 @@ static void test_cg_read_dir(void **state)
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
-	assert_int_equal(bf_cg_read_dir(&t, dir, &err), BF_ENOTFOUND);
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), BF_ENOTFOUND);
 	put(dir, "cg.out.100", cg_file);
 	put(dir, "cg.out.101", child);
 	put(dir, "cg.out.x", "junk");
 	put(dir, "other", "junk");
-	assert_int_equal(bf_cg_read_dir(&t, dir, &err), 0);
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), 0);
 	assert_true(t.instructions == 6131386.0 + 70000000.0);
 	assert_true(t.i1_misses == 1255.0 + 5);
 	assert_true(t.d1_misses == 1536.0 + 16);
 	assert_true(t.ll_misses == 2596.0 + 9);
 	put(dir, "cg.out.102", "events: Ir\n");
-	assert_int_equal(bf_cg_read_dir(&t, dir, &err), BF_EINVAL);
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), BF_EINVAL);
 	assert_non_null(strstr(err.msg, "/cg.out.102: no 'summary:' line"));
 	assert_true(t.instructions == 6131386.0 + 70000000.0);
 	assert_int_equal(bf_fs_rmtree(dir, NULL), 0);
