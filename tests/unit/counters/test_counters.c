@@ -262,6 +262,18 @@ static void test_cg_read_dir(void **state)
 	assert_true(t.i1_misses == 1255.0 + 5);
 	assert_true(t.d1_misses == 1536.0 + 16);
 	assert_true(t.ll_misses == 2596.0 + 9);
+	/* the benchmark's own process (pid 100) ran its command to the end */
+	assert_int_equal(bf_cg_read_dir(&t, dir, 100, "./cg1 1000000", &err),
+	                 0);
+	assert_true(t.instructions == 6131386.0 + 70000000.0);
+	/* one that exec'd another program lost its count before the exec */
+	assert_int_equal(bf_cg_read_dir(&t, dir, 100, "./bench", &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "ran './cg1 1000000' at its end, not "
+	                                "'./bench': it exec'd another"));
+	assert_int_equal(bf_cg_read_dir(&t, dir, 99, "./cg1 1000000", &err),
+	                 BF_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "own process never exited normally"));
 	put(dir, "cg.out.102", "events: Ir\n");
 	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), BF_EINVAL);
 	assert_non_null(strstr(err.msg, "/cg.out.102: no 'summary:' line"));
