@@ -190,6 +190,8 @@ static void add_other(struct bf_buf *b, const struct spec *sp, va_list *ap)
 	char f[SPEC_MAX];
 	bool is_signed = sp->conv == 'd' || sp->conv == 'i';
 
+	if (!sp->conv)
+		BF_BUG("bf_text_vaddf: the format ends inside a conversion");
 	if (strchr("diouxX", sp->conv)) {
 		spec_format(f, sp, "j");
 		if (is_signed) {
