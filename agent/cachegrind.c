@@ -1,19 +1,23 @@
 /* Running a benchmark under cachegrind and reading its totals. */
 #include "cachegrind.h"
 
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 
-void bf_cg_argv(struct bf_argv *out, const char *out_file,
-                const struct bf_argv *cmd)
+void bf_cg_argv(struct bf_argv *out, const char *dir, const struct bf_argv *cmd)
 {
 	bf_argv_push(out, "valgrind");
 	bf_argv_push(out, "--tool=cachegrind");
 	bf_argv_push(out, "--cache-sim=yes");
-	bf_argv_pushf(out, "--cachegrind-out-file=%s", out_file);
+	bf_argv_push(out, "--trace-children=yes");
+	bf_argv_pushf(out, "--cachegrind-out-file=%s/" BF_CG_FILE_PREFIX "%%p",
+	              dir);
 	for (size_t i = 0; i < cmd->argc; i++)
 		bf_argv_push(out, cmd->argv[i]);
 }
@@ -113,6 +117,116 @@ int bf_cg_parse(struct bf_cg_totals *out, const char *text, size_t len,
 out:
 	free(ev);
 	free(sum);
+	return ret;
+}
+
+void bf_cg_totals_add(struct bf_cg_totals *sum, const struct bf_cg_totals *t)
+{
+	sum->instructions += t->instructions;
+	sum->i1_misses += t->i1_misses;
+	sum->d1_misses += t->d1_misses;
+	sum->ll_misses += t->ll_misses;
+}
+
+/* True for NAME of a process's file: the prefix, then a pid. */
+static bool is_cg_file(const char *name)
+{
+	size_t n = strlen(BF_CG_FILE_PREFIX);
+
+	if (strncmp(name, BF_CG_FILE_PREFIX, n) || !name[n])
+		return false;
+	return strspn(name + n, "0123456789") == strlen(name + n);
+}
+
+/*
+ * The benchmark's own process is the program it was given to the end:
+ * its file's "cmd:" line is cmd_line. One that exec'd another program
+ * has lost its count before the exec (valgrind writes none at an exec),
+ * so its run is refused rather than counted as the other program.
+ */
+static int check_top(const char *text, size_t len, const char *cmd_line,
+                     const char *path, struct bf_err *err)
+{
+	char *cmd = line_of(text, len, "cmd:");
+	const char *c = cmd ? cmd + strspn(cmd, " ") : "";
+	int ret = 0;
+
+	if (strcmp(c, cmd_line))
+		ret = bf_err_set(err, BF_EINVAL,
+		                 "%s: the benchmark's process ran '%.200s' at "
+		                 "its end, not '%.200s': it exec'd another "
+		                 "program, which loses its count before the "
+		                 "exec; measure: instructions cannot count it",
+		                 path, c, cmd_line);
+	free(cmd);
+	return ret;
+}
+
+/*
+ * Add the totals of the file dir/name to sum; cmd_line, when not NULL,
+ * is the command the file's process must have run (check_top).
+ */
+static int add_file(struct bf_cg_totals *sum, const char *dir, const char *name,
+                    const char *cmd_line, struct bf_err *err)
+{
+	char *path = bf_xasprintf("%s/%s", dir, name);
+	struct bf_buf b;
+	struct bf_cg_totals t;
+	int ret;
+
+	bf_buf_init(&b, BF_CG_FILE_MAX);
+	ret = bf_buf_read_file(&b, path, err);
+	if (!ret && cmd_line)
+		ret = check_top(b.buf, b.len, cmd_line, path, err);
+	if (!ret)
+		ret = bf_cg_parse(&t, b.buf, b.len, path, err);
+	if (!ret)
+		bf_cg_totals_add(sum, &t);
+	bf_buf_release(&b);
+	free(path);
+	return ret;
+}
+
+int bf_cg_read_dir(struct bf_cg_totals *out, const char *dir, long top,
+                   const char *cmd_line, struct bf_err *err)
+{
+	struct bf_cg_totals sum = { 0 };
+	size_t files = 0;
+	bool top_seen = !top;
+	char top_name[64];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d)
+		return bf_err_sys(err, "cannot open directory '%s'", dir);
+	snprintf(top_name, sizeof(top_name), BF_CG_FILE_PREFIX "%ld", top);
+	while (!ret && (de = readdir(d))) {
+		bool is_top = top && !strcmp(de->d_name, top_name);
+
+		if (!is_cg_file(de->d_name))
+			continue;
+		top_seen = top_seen || is_top;
+		if (++files > BF_CG_FILES_MAX)
+			ret = bf_err_set(err, BF_ETOOBIG,
+			                 "'%s': more than %d processes wrote "
+			                 "cachegrind output: not counted",
+			                 dir, BF_CG_FILES_MAX);
+		else
+			ret = add_file(&sum, dir, de->d_name,
+			               is_top ? cmd_line : NULL, err);
+	}
+	closedir(d);
+	if (!ret && (!files || !top_seen))
+		ret = bf_err_set(err, BF_ENOTFOUND,
+		                 "%s left a cachegrind output file in '%s'",
+		                 files ? "the benchmark's own process never "
+		                         "exited normally (it exec'd another "
+		                         "program or was killed), so it never"
+		                       : "no process",
+		                 dir);
+	if (!ret)
+		*out = sum;
 	return ret;
 }
 

@@ -684,7 +684,12 @@ int bf_req_run(int out_fd, const json_t *req, int64_t id,
 	if (report_failure(out_fd, id, &r, &res, &ret))
 		goto out;
 	if (bf_run_measure_finish(&counters, &measure, &err)) {
-		ret = bf_req_error(out_fd, id, "system", "%s", err.msg);
+		/* counts the benchmark's processes left unreadable are its own
+		 */
+		ret = bf_req_error(out_fd, id,
+		                   err.code == BF_ESYS ? "system"
+		                                       : "parse_error",
+		                   "%s", err.msg);
 		goto out;
 	}
 	/* under cachegrind its output is no measure of its time */

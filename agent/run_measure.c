@@ -7,7 +7,21 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/buf.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "cachegrind.h"
+
+/* cmd's words joined by blanks, as cachegrind's "cmd:" line has them. */
+static char *join(const struct bf_argv *cmd)
+{
+	struct bf_buf b = BF_BUF_INIT;
+
+	for (size_t i = 0; i < cmd->argc; i++) {
+		if (i)
+			bf_buf_addch(&b, ' ');
+		bf_buf_addstr(&b, cmd->argv[i]);
+	}
+	return bf_buf_detach(&b, NULL);
+}
 
 int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
                            const struct bf_argv *cmd,
@@ -38,14 +52,15 @@ int bf_run_measure_prepare(struct bf_run_measure *m, const char *measure,
 		m->dir = NULL;
 		return ret;
 	}
-	m->out_file = bf_xasprintf("%s/cachegrind.out", m->dir);
-	bf_cg_argv(&m->argv, m->out_file, cmd);
+	bf_cg_argv(&m->argv, m->dir, cmd);
+	m->cmd_line = join(cmd);
 	opts->argv = (const char *const *)m->argv.argv;
 	return 0;
 }
 
 void bf_run_measure_started(struct bf_run_measure *m, pid_t pid)
 {
+	m->pid = pid;
 	if (!m->instructions)
 		bf_counters_open(&m->counters, pid);
 }
@@ -53,7 +68,6 @@ void bf_run_measure_started(struct bf_run_measure *m, pid_t pid)
 int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
                           struct bf_err *err)
 {
-	struct bf_buf b = BF_BUF_INIT;
 	struct bf_cg_totals t;
 	int ret;
 
@@ -63,14 +77,10 @@ int bf_run_measure_finish(json_t **out, struct bf_run_measure *m,
 		*out = bf_counters_json(&m->counters);
 		return 0;
 	}
-	if ((ret = bf_buf_read_file(&b, m->out_file, err))) {
-		bf_err_prefix(err, "cachegrind left no output");
-		goto out;
-	}
-	if (!(ret = bf_cg_parse(&t, b.buf, b.len, m->out_file, err)))
+	if ((ret = bf_cg_read_dir(&t, m->dir, (long)m->pid, m->cmd_line, err)))
+		bf_err_prefix(err, "cachegrind");
+	else
 		*out = bf_cg_json(&t);
-out:
-	bf_buf_release(&b);
 	return ret;
 }
 
@@ -92,11 +102,9 @@ void bf_run_measure_release(struct bf_run_measure *m)
 {
 	bf_counters_close(&m->counters);
 	bf_argv_release(&m->argv);
-	if (m->out_file)
-		unlink(m->out_file);
 	if (m->dir)
-		rmdir(m->dir);
-	free(m->out_file);
+		bf_fs_rmtree(m->dir, NULL); /* every process's file */
 	free(m->dir);
-	m->out_file = m->dir = NULL;
+	free(m->cmd_line);
+	m->dir = m->cmd_line = NULL;
 }

@@ -19,8 +19,11 @@ struct bf_run_measure {
 	bool instructions;
 	struct bf_counters counters;
 	struct bf_argv argv; /* valgrind's, in instructions mode */
-	char *dir; /* the private directory of cachegrind's file, or NULL */
-	char *out_file;
+	/* the private directory of cachegrind's files (one a process), or NULL
+	 */
+	char *dir;
+	char *cmd_line; /* the command's words joined by blanks */
+	pid_t pid; /* the benchmark's process, once started */
 };
 
 /*

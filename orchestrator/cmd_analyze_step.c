@@ -9,6 +9,7 @@
 #include "benchfarm/json.h"
 #include "benchfarm/numfile.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "job/compare.h"
 #include "postsubmit/detect.h"
@@ -208,7 +209,8 @@ static int print_window(const struct step_opts *o, const double *v,
 	} else {
 		printf("turning_point %zu", w.turning_point);
 		if (labels && w.turning_point < n && labels[w.turning_point])
-			printf(" (%s)", labels[w.turning_point]);
+			bf_text_printf(stdout, " (%s)",
+			               labels[w.turning_point]);
 		printf("\nstep_size     %.9g\nleast_squares %.9g\n"
 		       "regression    %.9g\nstatus        %s\n",
 		       w.step_size, w.least_squares, w.regression, w.status);
@@ -244,20 +246,22 @@ static int print_changes(const struct step_opts *o, const double *v,
 	if (o->json) {
 		bf_json_print(arr, stdout);
 	} else {
-		printf("%s: %zu step%s in %zu values\n",
-		       bf_detector_name(o->p.detector), nch,
-		       nch == 1 ? "" : "s", n);
+		bf_text_printf(stdout, "%s: %zu step%s in %zu values\n",
+		               bf_detector_name(o->p.detector), nch,
+		               nch == 1 ? "" : "s", n);
 		for (size_t i = 0; i < nch; i++)
-			printf("  index %zu%s%s%s: %s %+.1f%% (%.6g -> %.6g), "
-			       "score %.4g\n",
-			       ch[i].index, labels ? " (" : "",
-			       labels && labels[ch[i].index]
-			               ? labels[ch[i].index]
-			               : "",
-			       labels ? ")" : "",
-			       ch[i].direction > 0 ? "up" : "down",
-			       100 * ch[i].size, ch[i].before, ch[i].after,
-			       ch[i].score);
+			bf_text_printf(
+			        stdout,
+			        "  index %zu%s%s%s: %s %+.1f%% (%.6g -> %.6g), "
+			        "score %.4g\n",
+			        ch[i].index, labels ? " (" : "",
+			        labels && labels[ch[i].index]
+			                ? labels[ch[i].index]
+			                : "",
+			        labels ? ")" : "",
+			        ch[i].direction > 0 ? "up" : "down",
+			        100 * ch[i].size, ch[i].before, ch[i].after,
+			        ch[i].score);
 	}
 	json_decref(arr);
 	free(ch);

@@ -9,6 +9,7 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "git/buildcache.h"
 
 /*
@@ -108,9 +109,9 @@ static void print_line(const struct bf_buildcache_entry *e, int64_t now)
 	else
 		snprintf(used, sizeof(used), "%lldd ago",
 		         (long long)(d / 86400));
-	printf("%-12.12s  %-12.12s  %10s  %-9s  %-10s  %s\n", e->name,
-	       bf_json_str_or(e->meta, "commit", "-"), size, used, state_of(e),
-	       build);
+	bf_text_printf(stdout, "%-12.12s  %-12.12s  %10s  %-9s  %-10s  %s\n",
+	               e->name, bf_json_str_or(e->meta, "commit", "-"), size,
+	               used, state_of(e), build);
 	free(build);
 }
 

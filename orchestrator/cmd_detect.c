@@ -11,6 +11,7 @@
 #include "benchfarm/exitcode.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "postsubmit/bisect.h"
 #include "postsubmit/detect.h"
@@ -108,31 +109,39 @@ static void print_series(const json_t *s)
 	long long unjudged = int_of(s, "unjudged");
 	double thr = json_number_value(json_object_get(s, "threshold"));
 
-	printf("  series %s %s %s (%s is better): %lld point%s, %lld step%s",
-	       bf_json_str_or(s, "suite", "?"),
-	       bf_json_str_or(s, "benchmark", "?"),
-	       bf_json_str_or(s, "metric", "?"),
-	       bf_json_str_or(s, "better", "?"), points, points == 1 ? "" : "s",
-	       steps, steps == 1 ? "" : "s");
+	bf_text_printf(
+	        stdout,
+	        "  series %s %s %s (%s is better): %lld point%s, %lld step%s",
+	        bf_json_str_or(s, "suite", "?"),
+	        bf_json_str_or(s, "benchmark", "?"),
+	        bf_json_str_or(s, "metric", "?"),
+	        bf_json_str_or(s, "better", "?"), points,
+	        points == 1 ? "" : "s", steps, steps == 1 ? "" : "s");
 	if (points < before + after) {
-		printf("; too few to judge: a step needs %lld point%s before "
-		       "it and %lld from it on\n",
-		       before, before == 1 ? "" : "s", after);
+		bf_text_printf(
+		        stdout,
+		        "; too few to judge: a step needs %lld point%s before "
+		        "it and %lld from it on\n",
+		        before, before == 1 ? "" : "s", after);
 		return;
 	}
 	if (json_is_object(best))
-		printf("; strongest %s %.3g%s%.12s (an alert needs %s%.3g)",
-		       pval ? "p-value" : "score",
-		       json_number_value(json_object_get(best, "value")),
-		       json_is_string(json_object_get(best, "commit")) ? " at "
-		                                                       : "",
-		       bf_json_str_or(best, "commit", ""),
-		       pval ? "at most " : "at least ", thr);
+		bf_text_printf(
+		        stdout,
+		        "; strongest %s %.3g%s%.12s (an alert needs %s%.3g)",
+		        pval ? "p-value" : "score",
+		        json_number_value(json_object_get(best, "value")),
+		        json_is_string(json_object_get(best, "commit")) ? " at "
+		                                                        : "",
+		        bf_json_str_or(best, "commit", ""),
+		        pval ? "at most " : "at least ", thr);
 	if (unjudged)
-		printf("; the newest %lld cannot be judged until %lld more "
-		       "point%s exist%s after them",
-		       unjudged, unjudged, unjudged == 1 ? "" : "s",
-		       unjudged == 1 ? "s" : "");
+		bf_text_printf(
+		        stdout,
+		        "; the newest %lld cannot be judged until %lld more "
+		        "point%s exist%s after them",
+		        unjudged, unjudged, unjudged == 1 ? "" : "s",
+		        unjudged == 1 ? "s" : "");
 	putchar('\n');
 }
 
@@ -147,31 +156,35 @@ static void print_env_shift(const json_t *e)
 	const json_t *s, *ch;
 	size_t i;
 
-	printf("  environment %.12s..%.12s: %zu series moved between two "
-	       "measurements of the same build (not an alert)",
-	       bf_json_str_or(e, "commit_lo", "?"),
-	       bf_json_str_or(e, "commit_hi", "?"), json_array_size(series));
+	bf_text_printf(
+	        stdout,
+	        "  environment %.12s..%.12s: %zu series moved between two "
+	        "measurements of the same build (not an alert)",
+	        bf_json_str_or(e, "commit_lo", "?"),
+	        bf_json_str_or(e, "commit_hi", "?"), json_array_size(series));
 	if (json_is_object(ev))
-		printf(", %lld s apart", (long long)json_integer_value(
-		                                 json_object_get(ev, "gap_s")));
+		bf_text_printf(stdout, ", %lld s apart",
+		               (long long)json_integer_value(
+		                       json_object_get(ev, "gap_s")));
 	putchar('\n');
 	json_array_foreach(series, i, s)
 	{
-		printf("    %-4s %-28s %-10s %+6.1f%%\n",
-		       bf_json_str_or(s, "direction", "?"),
-		       bf_json_str_or(s, "benchmark", "?"),
-		       bf_json_str_or(s, "metric", "?"),
-		       100 * json_number_value(json_object_get(s, "size")));
+		bf_text_printf(
+		        stdout, "    %-4s %-28s %-10s %+6.1f%%\n",
+		        bf_json_str_or(s, "direction", "?"),
+		        bf_json_str_or(s, "benchmark", "?"),
+		        bf_json_str_or(s, "metric", "?"),
+		        100 * json_number_value(json_object_get(s, "size")));
 	}
 	json_array_foreach(json_object_get(ev, "checks"), i, ch)
 	{
-		printf("    check %-9s %.3g -> %.3g%s\n",
-		       bf_json_str_or(ch, "check", "?"),
-		       json_number_value(json_object_get(ch, "before")),
-		       json_number_value(json_object_get(ch, "after")),
-		       json_is_true(json_object_get(ch, "changed"))
-		               ? "  (changed)"
-		               : "");
+		bf_text_printf(stdout, "    check %-9s %.3g -> %.3g%s\n",
+		               bf_json_str_or(ch, "check", "?"),
+		               json_number_value(json_object_get(ch, "before")),
+		               json_number_value(json_object_get(ch, "after")),
+		               json_is_true(json_object_get(ch, "changed"))
+		                       ? "  (changed)"
+		                       : "");
 	}
 }
 
@@ -186,52 +199,62 @@ static void print_alerts(const json_t *r)
 	long long excluded =
 	        json_integer_value(json_object_get(r, "excluded_series"));
 
-	printf("%s over %lld measured commit%s (of %lld on %s), %lld series: "
-	       "%zu step%s\n",
-	       bf_json_str_or(r, "detector", "?"), measured,
-	       measured == 1 ? "" : "s",
-	       (long long)json_integer_value(json_object_get(r, "commits")),
-	       bf_json_str_or(r, "branch", "?"),
-	       (long long)json_integer_value(json_object_get(r, "series")),
-	       json_array_size(alerts),
-	       json_array_size(alerts) == 1 ? "" : "s");
+	bf_text_printf(
+	        stdout,
+	        "%s over %lld measured commit%s (of %lld on %s), %lld series: "
+	        "%zu step%s\n",
+	        bf_json_str_or(r, "detector", "?"), measured,
+	        measured == 1 ? "" : "s",
+	        (long long)json_integer_value(json_object_get(r, "commits")),
+	        bf_json_str_or(r, "branch", "?"),
+	        (long long)json_integer_value(json_object_get(r, "series")),
+	        json_array_size(alerts),
+	        json_array_size(alerts) == 1 ? "" : "s");
 	if (excluded)
-		printf("  %lld stored series not judged: their metrics are "
-		       "not in their benchmark's metrics:\n",
-		       excluded);
+		bf_text_printf(
+		        stdout,
+		        "  %lld stored series not judged: their metrics are "
+		        "not in their benchmark's metrics:\n",
+		        excluded);
 	json_array_foreach(alerts, i, a)
 	{
 		double size = json_number_value(json_object_get(a, "size"));
 
-		printf("  %-9s %-28s %-10s %+6.1f%%  %.12s..%.12s  score "
-		       "%.3g%s\n",
-		       bf_json_str_or(a, "direction", "?"),
-		       bf_json_str_or(a, "benchmark", "?"),
-		       bf_json_str_or(a, "metric", "?"), 100 * size,
-		       bf_json_str_or(a, "commit_lo", "?"),
-		       bf_json_str_or(a, "commit_hi", "?"),
-		       json_number_value(json_object_get(a, "score")),
-		       json_is_true(json_object_get(a, "new")) ? "  (new)"
-		       : json_is_true(json_object_get(a, "ignored"))
-		               ? "  (ignored)"
-		               : "");
+		bf_text_printf(
+		        stdout,
+		        "  %-9s %-28s %-10s %+6.1f%%  %.12s..%.12s  score "
+		        "%.3g%s\n",
+		        bf_json_str_or(a, "direction", "?"),
+		        bf_json_str_or(a, "benchmark", "?"),
+		        bf_json_str_or(a, "metric", "?"), 100 * size,
+		        bf_json_str_or(a, "commit_lo", "?"),
+		        bf_json_str_or(a, "commit_hi", "?"),
+		        json_number_value(json_object_get(a, "score")),
+		        json_is_true(json_object_get(a, "new")) ? "  (new)"
+		        : json_is_true(json_object_get(a, "ignored"))
+		                ? "  (ignored)"
+		                : "");
 		if (json_is_object(json_object_get(json_object_get(a, "detail"),
 		                                   "environment")))
-			printf("            the machine changed here too: its "
-			       "checks moved (see the JSON's "
-			       "detail.environment)\n");
+			bf_text_printf(
+			        stdout,
+			        "            the machine changed here too: its "
+			        "checks moved (see the JSON's "
+			        "detail.environment)\n");
 		if (json_is_string(json_object_get(a, "culprit")))
-			printf("            culprit %s\n",
-			       bf_json_str_or(a, "culprit", "?"));
+			bf_text_printf(stdout, "            culprit %s\n",
+			               bf_json_str_or(a, "culprit", "?"));
 		else if (json_object_get(a, "bisect"))
-			printf("            culprit not found: %s\n",
-			       bf_json_str_or(json_object_get(a, "bisect"),
-			                      "error",
-			                      "see the bisect's evidence"));
+			bf_text_printf(
+			        stdout, "            culprit not found: %s\n",
+			        bf_json_str_or(json_object_get(a, "bisect"),
+			                       "error",
+			                       "see the bisect's evidence"));
 	}
-	json_array_foreach(sup, i, a) printf("  suppressed %.12s: %s\n",
-	                                     bf_json_str_or(a, "commit", "?"),
-	                                     bf_json_str_or(a, "reason", ""));
+	json_array_foreach(sup, i, a)
+	        bf_text_printf(stdout, "  suppressed %.12s: %s\n",
+	                       bf_json_str_or(a, "commit", "?"),
+	                       bf_json_str_or(a, "reason", ""));
 	json_array_foreach(json_object_get(r, "environment_shifts"), i, a)
 	        print_env_shift(a);
 	json_array_foreach(json_object_get(r, "series_info"), i, a)
@@ -472,22 +495,26 @@ static int alert_list(int argc, char **argv, struct bf_ctx *ctx)
 			if ((int)strlen(alerts[i].metric) > wm)
 				wm = (int)strlen(alerts[i].metric);
 		}
-		printf("%-5s %-8s %-9s %-*s %-*s %7s  %-26s %-12s %-16s "
-		       "%s\n",
-		       "ID", "STATUS", "DIRECTION", wb, "BENCHMARK", wm,
-		       "METRIC", "SIZE", "COMMITS", "CULPRIT", "GROUP",
-		       "CLASS");
+		bf_text_printf(
+		        stdout,
+		        "%-5s %-8s %-9s %-*s %-*s %7s  %-26s %-12s %-16s "
+		        "%s\n",
+		        "ID", "STATUS", "DIRECTION", wb, "BENCHMARK", wm,
+		        "METRIC", "SIZE", "COMMITS", "CULPRIT", "GROUP",
+		        "CLASS");
 		for (size_t i = 0; i < n; i++) {
 			const struct bf_store_alert *a = &alerts[i];
 
-			printf("%-5lld %-8s %-9s %-*s %-*s %+6.1f%%  "
-			       "%.12s..%.12s %-12.12s %-16lld %s\n",
-			       (long long)a->id, a->status, a->direction, wb,
-			       a->benchmark, wm, a->metric, 100 * a->size,
-			       a->commit_lo, a->commit_hi,
-			       a->culprit ? a->culprit : "-",
-			       (long long)a->group_id,
-			       a->device_class ? a->device_class : "");
+			bf_text_printf(stdout,
+			               "%-5lld %-8s %-9s %-*s %-*s %+6.1f%%  "
+			               "%.12s..%.12s %-12.12s %-16lld %s\n",
+			               (long long)a->id, a->status,
+			               a->direction, wb, a->benchmark, wm,
+			               a->metric, 100 * a->size, a->commit_lo,
+			               a->commit_hi,
+			               a->culprit ? a->culprit : "-",
+			               (long long)a->group_id,
+			               a->device_class ? a->device_class : "");
 		}
 	}
 	bf_store_alerts_free(alerts, n);
@@ -587,7 +614,8 @@ static int alert_set(int argc, char **argv, struct bf_ctx *ctx,
 	if (ret)
 		bf_store_rollback(ctx->store, NULL);
 	for (size_t i = 0; i < n && !ret; i++)
-		printf("alert %lld: %s\n", (long long)ids[i], status);
+		bf_text_printf(stdout, "alert %lld: %s\n", (long long)ids[i],
+		               status);
 	free(ids);
 	return ret;
 }

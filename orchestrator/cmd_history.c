@@ -10,6 +10,7 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "git/gitrepo.h"
 #include "postsubmit/history.h"
@@ -152,15 +153,16 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 
 	const char *better = bf_json_str_or(j, "better", NULL);
 
-	printf("%s %s %s (%s%s%s%s): %zu point%s\n",
-	       bf_json_str_or(j, "suite", "?"),
-	       bf_json_str_or(j, "benchmark", "?"),
-	       bf_json_str_or(j, "metric", "?"), unit, *unit ? ", " : "",
-	       better ? better : "not judged: not in its benchmark's metrics:",
-	       better ? " is better" : "", json_array_size(pts),
-	       json_array_size(pts) == 1 ? "" : "s");
-	printf("  %-12s %14s %8s %-5s %s\n", "COMMIT", "VALUE", "CHANGE",
-	       "BUILD", "SUBJECT");
+	bf_text_printf(
+	        stdout, "%s %s %s (%s%s%s%s): %zu point%s\n",
+	        bf_json_str_or(j, "suite", "?"),
+	        bf_json_str_or(j, "benchmark", "?"),
+	        bf_json_str_or(j, "metric", "?"), unit, *unit ? ", " : "",
+	        better ? better : "not judged: not in its benchmark's metrics:",
+	        better ? " is better" : "", json_array_size(pts),
+	        json_array_size(pts) == 1 ? "" : "s");
+	bf_text_printf(stdout, "  %-12s %14s %8s %-5s %s\n", "COMMIT", "VALUE",
+	               "CHANGE", "BUILD", "SUBJECT");
 	json_array_foreach(pts, i, p)
 	{
 		double v = json_number_value(json_object_get(p, "value"));
@@ -177,11 +179,13 @@ static void print_series(const json_t *j, struct bf_gitrepo *repo)
 		if (bf_gitrepo_commit_info(repo, id, &info, &err))
 			info.subject = NULL;
 		/* "same": the previous point's build, "=": measured as it */
-		printf("  %.12s %14.6g %8s %-5s %.60s\n", id, v, change,
-		       json_object_get(p, "measured_as")                ? "="
-		       : json_is_true(json_object_get(p, "same_build")) ? "same"
-		                                                        : "",
-		       info.subject ? info.subject : "");
+		bf_text_printf(stdout, "  %.12s %14.6g %8s %-5s %.60s\n", id, v,
+		               change,
+		               json_object_get(p, "measured_as") ? "="
+		               : json_is_true(json_object_get(p, "same_build"))
+		                       ? "same"
+		                       : "",
+		               info.subject ? info.subject : "");
 		bf_gitcommit_release(&info);
 		prev = v;
 	}

@@ -8,6 +8,7 @@
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
 #include "benchfarm/parse.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "git/buildcache.h"
 #include "git/gitrepo.h"
@@ -217,30 +218,34 @@ static void print_recorded(const json_t *result)
 	size_t i;
 
 	if (json_is_object(same)) {
-		printf("commit %.12s: the same build as %.12s, measured in run "
-		       "%lld: recorded as that point (run %lld)\n",
-		       bf_json_str_or(json_object_get(result, "commit"),
-		                      "commit", ""),
-		       bf_json_str_or(same, "commit", ""),
-		       (long long)json_integer_value(
-		               json_object_get(same, "run")),
-		       (long long)json_integer_value(
-		               json_object_get(result, "run_id")));
+		bf_text_printf(
+		        stdout,
+		        "commit %.12s: the same build as %.12s, measured in run "
+		        "%lld: recorded as that point (run %lld)\n",
+		        bf_json_str_or(json_object_get(result, "commit"),
+		                       "commit", ""),
+		        bf_json_str_or(same, "commit", ""),
+		        (long long)json_integer_value(
+		                json_object_get(same, "run")),
+		        (long long)json_integer_value(
+		                json_object_get(result, "run_id")));
 		return;
 	}
-	printf("commit %.12s: %zu series recorded (run %lld)\n",
-	       bf_json_str_or(json_object_get(result, "commit"), "commit", ""),
-	       json_array_size(results),
-	       (long long)json_integer_value(
-	               json_object_get(result, "run_id")));
+	bf_text_printf(
+	        stdout, "commit %.12s: %zu series recorded (run %lld)\n",
+	        bf_json_str_or(json_object_get(result, "commit"), "commit", ""),
+	        json_array_size(results),
+	        (long long)json_integer_value(
+	                json_object_get(result, "run_id")));
 	json_array_foreach(results, i, r)
 	{
-		printf("  %-32s %-12s %14.6g %s (n=%lld)\n",
-		       bf_json_str_or(r, "name", "?"),
-		       bf_json_str_or(r, "metric", "?"),
-		       json_number_value(json_object_get(r, "median")),
-		       bf_json_str_or(r, "unit", ""),
-		       (long long)json_integer_value(json_object_get(r, "n")));
+		bf_text_printf(
+		        stdout, "  %-32s %-12s %14.6g %s (n=%lld)\n",
+		        bf_json_str_or(r, "name", "?"),
+		        bf_json_str_or(r, "metric", "?"),
+		        json_number_value(json_object_get(r, "median")),
+		        bf_json_str_or(r, "unit", ""),
+		        (long long)json_integer_value(json_object_get(r, "n")));
 	}
 }
 
@@ -424,13 +429,15 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 			json_decref(result);
 		}
 		if (broken)
-			printf("[%zu/%zu] %.12s %s (run %lld)\n", i + 1, n,
-			       oids[i], what, (long long)broken);
+			bf_text_printf(stdout,
+			               "[%zu/%zu] %.12s %s (run %lld)\n", i + 1,
+			               n, oids[i], what, (long long)broken);
 		else
-			printf("[%zu/%zu] %.12s %s%s%s\n", i + 1, n, oids[i],
-			       what, failure ? ": " : "",
-			       failure ? bf_json_str_or(failure, "error", "")
-			               : "");
+			bf_text_printf(
+			        stdout, "[%zu/%zu] %.12s %s%s%s\n", i + 1, n,
+			        oids[i], what, failure ? ": " : "",
+			        failure ? bf_json_str_or(failure, "error", "")
+			                : "");
 		fflush(stdout);
 		row = json_pack("{s:s, s:s}", "commit", oids[i], "result",
 		                what);
@@ -442,12 +449,16 @@ int cmd_backfill(int argc, char **argv, struct bf_ctx *ctx)
 	}
 	if (stop_at != SIZE_MAX)
 		say_no_device(oids[stop_at], stop_at, n, range);
-	printf("backfill %s: %zu commits: %zu measured, %zu the same build "
-	       "as one measured, %zu already measured, %zu failed",
-	       range, n, measured, same, skipped, failed);
+	bf_text_printf(
+	        stdout,
+	        "backfill %s: %zu commits: %zu measured, %zu the same build "
+	        "as one measured, %zu already measured, %zu failed",
+	        range, n, measured, same, skipped, failed);
 	if (known)
-		printf(" (%zu not built again: their build failed before)",
-		       known);
+		bf_text_printf(
+		        stdout,
+		        " (%zu not built again: their build failed before)",
+		        known);
 	putchar('\n');
 	if (json_path &&
 	    bf_json_write_file(summary, json_path, true, true, &err))

@@ -10,6 +10,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
+#include "benchfarm/text.h"
 #include "trace/trace.h"
 
 /* benchfarm trace fold|top|chrome|svg|diff: reading libbenchfarm_trace. */
@@ -68,26 +69,29 @@ static void warn_symbols(const char *path, const struct bf_trace *t,
 	const char *w;
 
 	for (size_t i = 0; (w = bf_symbols_warning(syms, i)); i++)
-		fprintf(stderr,
+		bf_text_printf(
+		        stderr,
 		        "benchfarm: trace: warning: %s: its functions are "
 		        "shown as file+offset, not with names that would be "
 		        "wrong\n",
 		        w);
 	if (unknown > outside)
-		fprintf(stderr,
+		bf_text_printf(
+		        stderr,
 		        "benchfarm: trace: %zu function address%s had no "
 		        "symbol (a stripped binary, or a file that is not the "
 		        "traced one)\n",
 		        unknown - outside, unknown - outside == 1 ? "" : "es");
 	if (outside)
-		fprintf(stderr,
+		bf_text_printf(
+		        stderr,
 		        "benchfarm: trace: %zu function address%s outside "
 		        "every mapped file (code generated at run time, or a "
 		        "library unloaded before the trace was written)\n",
 		        outside, outside == 1 ? " lies" : "es lie");
 	if (!t->partial && bf_symbols_is_partial(syms, why, sizeof(why)))
-		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
-		        why);
+		bf_text_printf(stderr, "benchfarm: trace: %s is partial: %s\n",
+		               path, why);
 }
 
 static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
@@ -103,11 +107,12 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 		return bf_cmd_fail(BF_EXIT_USAGE, "trace", "%s", err.msg);
 	}
 	if (t->partial)
-		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
-		        t->why);
+		bf_text_printf(stderr, "benchfarm: trace: %s is partial: %s\n",
+		               path, t->why);
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].truncated)
-			fprintf(stderr,
+			bf_text_printf(
+			        stderr,
 			        "benchfarm: trace: %s: thread-%u was truncated "
 			        "%.3f ms into the trace: %llu events after "
 			        "were dropped\n",
@@ -121,8 +126,8 @@ static int load(struct bf_trace *t, struct bf_ttree *tree, const char *path)
 	/* what only the call tree found (deep stacks, calls left open) */
 	if (tree && tree->partial && !t->partial &&
 	    !bf_symbols_is_partial(tree->syms, NULL, 0))
-		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
-		        tree->why);
+		bf_text_printf(stderr, "benchfarm: trace: %s is partial: %s\n",
+		               path, tree->why);
 	return 0;
 }
 
@@ -214,11 +219,12 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 
 static void warn_no_match(const struct opts *o, const char *path)
 {
-	fprintf(stderr, "benchfarm: trace: warning: no function in %s is ",
-	        path);
+	bf_text_printf(stderr,
+	               "benchfarm: trace: warning: no function in %s is ",
+	               path);
 	for (size_t i = 0; i < o->nonly; i++)
-		fprintf(stderr, "%s'%s'", i ? " or " : "", o->only[i]);
-	fprintf(stderr, " (--only): nothing to show\n");
+		bf_text_printf(stderr, "%s'%s'", i ? " or " : "", o->only[i]);
+	bf_text_printf(stderr, " (--only): nothing to show\n");
 }
 
 static int run_chrome(const struct opts *o, const char *path)
@@ -241,8 +247,8 @@ static int run_chrome(const struct opts *o, const char *path)
 	bf_trace_chrome(out, &t, syms, o->only, o->nonly, why, sizeof(why));
 	warn_symbols(path, &t, syms);
 	if (*why && !t.partial && !bf_symbols_is_partial(syms, NULL, 0))
-		fprintf(stderr, "benchfarm: trace: %s is partial: %s\n", path,
-		        why);
+		bf_text_printf(stderr, "benchfarm: trace: %s is partial: %s\n",
+		               path, why);
 	if (o->nonly && !bf_symbols_has_wanted(syms, o->only, o->nonly))
 		warn_no_match(o, path);
 	bf_symbols_free(syms);

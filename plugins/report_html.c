@@ -4,6 +4,7 @@
 
 #include "benchfarm/json.h"
 #include "benchfarm/plugin.h"
+#include "benchfarm/text.h"
 #include "html/assets.h"
 
 /*
@@ -13,9 +14,12 @@
  * page's script and style, and the result itself as JSON in a
  * <script type="application/json"> element, with '<', '>', '&', U+2028
  * and U+2029 written as \uXXXX so that no text of the result can close
- * the element or start markup. The page's script shows every name with
- * textContent, never as markup, and its Content-Security-Policy allows no
- * request at all: the page works from a CI artifact with no network.
+ * the element or start markup, and the C1 controls and invisible
+ * direction controls (bf_text_hidden_len) too, so that none is in the
+ * page's bytes. The page's script shows every name with textContent,
+ * never as markup, and those characters as \u{NNNN} (plots.js: inert).
+ * Its Content-Security-Policy allows no request at all: the page works
+ * from a CI artifact with no network.
  */
 
 #define FLAME_MAX (16u * 1024 * 1024)
@@ -23,6 +27,9 @@
 /* JSON text made safe to sit inside a <script> element. */
 static void add_script_json(struct bf_buf *b, const char *s)
 {
+	size_t hidden;
+	unsigned cp;
+
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '<' || *p == '>' || *p == '&')
 			bf_buf_addf(b, "\\u%04x", *p);
@@ -31,6 +38,10 @@ static void add_script_json(struct bf_buf *b, const char *s)
 			bf_buf_addf(b, "\\u%04x",
 			            p[2] == 0xa8 ? 0x2028 : 0x2029);
 			p += 2;
+		} else if ((hidden =
+		                    bf_text_hidden_len((const char *)p, &cp))) {
+			bf_buf_addf(b, "\\u%04x", cp);
+			p += hidden - 1;
 		} else
 			bf_buf_addch(b, (char)*p);
 	}

@@ -70,3 +70,22 @@ int bf_counters_samples(struct bf_samples *out, const json_t *result,
 	}
 	return 0;
 }
+
+int bf_counters_add(struct bf_samples *s, const struct bf_sample *c,
+                    struct bf_err *err)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i].metric, c->metric) &&
+		    !strcmp(s->v[i].benchmark, c->benchmark))
+			return bf_err_set(
+			        err, BF_EINVAL,
+			        "benchmark '%s' printed a metric '%s' of its own, "
+			        "the name of a counter the agent measures for it "
+			        "(counters: true or metrics: names it): rename "
+			        "that metric; a counter's series holds only what "
+			        "was counted",
+			        c->benchmark, c->metric);
+	bf_samples_add(s, c->benchmark, c->metric, c->unit, c->value,
+	               c->iteration);
+	return 0;
+}

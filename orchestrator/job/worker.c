@@ -390,11 +390,11 @@ int bf_worker__add_counters(struct bf_worker *w, struct bf_samples *s,
 	int ret = bf_counters_samples(&got, final, b->name, &why, err);
 
 	for (size_t i = 0; !ret && i < got.n; i++)
-		if (counter_kept(b, got.v[i].metric))
-			bf_samples_add(s, got.v[i].benchmark, got.v[i].metric,
-			               got.v[i].unit, got.v[i].value, 0);
+		if (counter_kept(b, got.v[i].metric) &&
+		    bf_counters_add(s, &got.v[i], err))
+			ret = BF_ERROR; /* the benchmark's error, not retried */
 	bf_samples_release(&got);
-	if (ret)
+	if (ret && ret != BF_ERROR)
 		bf_err_prefix(err, "device '%s'", w->name);
 	else if (why.len && !w->counters_noted) {
 		w->counters_noted = true;

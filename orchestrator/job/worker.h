@@ -131,7 +131,11 @@ int bf_worker__store_runs(struct bf_worker *w, const struct bf_plan_step *st,
 /* The "run" request of one side's step (st->side base or patch). */
 json_t *bf_worker__run_request(const struct bf_worker *w,
                                const struct bf_plan_step *st);
-/* A run's counters from its final answer into s, as metrics keep them. */
+/*
+ * A run's counters from its final answer into s, as metrics keep them;
+ * BF_ERROR (the benchmark's error, err set) when the benchmark printed
+ * a metric of a kept counter's name itself (bf_counters_add).
+ */
 int bf_worker__add_counters(struct bf_worker *w, struct bf_samples *s,
                             const json_t *final,
                             const struct bf_cfg_benchmark *b,

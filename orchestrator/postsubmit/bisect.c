@@ -5,10 +5,12 @@
 #include <time.h>
 
 #include "benchfarm/alloc.h"
+#include "benchfarm/buf.h"
 #include "benchfarm/err.h"
 #include "benchfarm/exitcode.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "git/buildid.h"
 #include "git/gitrepo.h"
@@ -274,14 +276,17 @@ static void log_line(const struct bisect *b, const char *fmt, ...)
 
 static void log_line(const struct bisect *b, const char *fmt, ...)
 {
+	struct bf_buf line = BF_BUF_INIT;
 	va_list ap;
 
 	if (!b->o->log)
 		return;
 	va_start(ap, fmt);
-	vfprintf(b->o->log, fmt, ap);
+	bf_text_vaddf(&line, fmt, ap); /* names and subjects inert */
 	va_end(ap);
+	fwrite(line.buf, 1, line.len, b->o->log);
 	fflush(b->o->log);
+	bf_buf_release(&line);
 }
 
 /* outcome: "bad", "good", or "again" (unclear: measured once more). */

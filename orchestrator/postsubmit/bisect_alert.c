@@ -6,6 +6,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "git/gitrepo.h"
 #include "store/store.h"
@@ -63,13 +64,15 @@ static int record(json_t *list, struct bf_store *store,
 	if (ret)
 		return ret;
 	if (log && same)
-		fprintf(log,
+		bf_text_printf(
+		        log,
 		        "alert %lld (%s %s, %.12s..%.12s): culprit %.12s "
 		        "recorded, the alert's commit_hi\n",
 		        (long long)a->id, a->benchmark, a->metric, a->commit_lo,
 		        a->commit_hi, culprit);
 	else if (log)
-		fprintf(log,
+		bf_text_printf(
+		        log,
 		        "alert %lld (%s %s, %.12s..%.12s): culprit %.12s "
 		        "recorded; it is not %.12s, the alert's commit_hi, "
 		        "which the alert blamed until now\n",
@@ -113,11 +116,11 @@ int bf_bisect_record_alerts(json_t *result, const struct bf_cfg *cfg,
 			             err);
 	}
 	if (!ret && log && !json_array_size(list))
-		fprintf(log,
-		        "no open alert of %s over %.12s..%.12s on %s "
-		        "to record the culprit with\n",
-		        bf_json_str_or(result, "benchmark", "?"), good, bad,
-		        klass);
+		bf_text_printf(log,
+		               "no open alert of %s over %.12s..%.12s on %s "
+		               "to record the culprit with\n",
+		               bf_json_str_or(result, "benchmark", "?"), good,
+		               bad, klass);
 	bf_gitrepo_free(repo);
 	bf_store_alerts_free(alerts, n);
 	free(dir);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "job/compare.h"
 
 /*
@@ -127,10 +128,11 @@ static void print_clarity(FILE *f, const json_t *s)
 	const json_t *c = json_object_get(s, "clarity");
 	double e = num(s, "effect");
 
-	fprintf(f, "%+.1f%% [%+.1f%%, %+.1f%%], ", 100 * e,
-	        100 * num(s, "ci_low"), 100 * num(s, "ci_high"));
+	bf_text_printf(f, "%+.1f%% [%+.1f%%, %+.1f%%], ", 100 * e,
+	               100 * num(s, "ci_low"), 100 * num(s, "ci_high"));
 	if (json_is_number(c))
-		fprintf(f,
+		bf_text_printf(
+		        f,
 		        "its log change %.3g times the interval's half-width",
 		        json_number_value(c));
 	else if (isfinite(e) && json_is_number(json_object_get(s, "ci_low")))
@@ -145,27 +147,27 @@ void bf_bisect_choice_print(FILE *f, const json_t *choice)
 	const json_t *ru = json_object_get(choice, "runner_up");
 
 	if (!strcmp(rule, "score")) {
-		fprintf(f, "  %s alert over this range, %s score %.3g: ",
-		        json_is_object(ru) ? "the surest" : "the only",
-		        bf_json_str_or(choice, "detector", "?"),
-		        num(choice, "score"));
+		bf_text_printf(f, "  %s alert over this range, %s score %.3g: ",
+		               json_is_object(ru) ? "the surest" : "the only",
+		               bf_json_str_or(choice, "detector", "?"),
+		               num(choice, "score"));
 		print_clarity(f, choice);
 		if (json_is_object(ru))
-			fprintf(f, "; runner-up %s %s, score %.3g",
-			        bf_json_str_or(ru, "series", "?"),
-			        bf_json_str_or(ru, "metric", "?"),
-			        num(ru, "score"));
+			bf_text_printf(f, "; runner-up %s %s, score %.3g",
+			               bf_json_str_or(ru, "series", "?"),
+			               bf_json_str_or(ru, "metric", "?"),
+			               num(ru, "score"));
 		fputc('\n', f);
 		return;
 	}
-	fprintf(f, "  %s: ",
-	        !strcmp(rule, "named") ? "named with --series/--metric"
-	                               : "the clearest change");
+	bf_text_printf(f, "  %s: ",
+	               !strcmp(rule, "named") ? "named with --series/--metric"
+	                                      : "the clearest change");
 	print_clarity(f, choice);
 	if (json_is_object(ru)) {
-		fprintf(f, "; runner-up %s %s: ",
-		        bf_json_str_or(ru, "series", "?"),
-		        bf_json_str_or(ru, "metric", "?"));
+		bf_text_printf(f, "; runner-up %s %s: ",
+		               bf_json_str_or(ru, "series", "?"),
+		               bf_json_str_or(ru, "metric", "?"));
 		print_clarity(f, ru);
 	} else if (!strcmp(rule, "clearest")) {
 		fputs("; no other series changed", f);

@@ -8,6 +8,7 @@
 #include "benchfarm/err.h"
 #include "benchfarm/fs.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 #include "git/gitrepo.h"
 #include "postsubmit/bisect.h"
@@ -193,7 +194,8 @@ int bf_detect_bisect(json_t *result, const struct bf_cfg *cfg,
 		}
 		if (bisect_step(step, cfg, store, o, &one)) {
 			if (o->log)
-				fprintf(o->log, "bisect of %s %s failed: %s\n",
+				bf_text_printf(
+				        o->log, "bisect of %s %s failed: %s\n",
 				        bf_json_str_or(a, "benchmark", "?"),
 				        bf_json_str_or(a, "metric", "?"),
 				        one.msg);

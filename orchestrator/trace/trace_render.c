@@ -7,6 +7,7 @@
 #include "benchfarm/alloc.h"
 #include "benchfarm/index.h"
 #include "benchfarm/json.h"
+#include "benchfarm/text.h"
 
 /* fold, top and svg: what `benchfarm trace` prints (chrome: trace_chrome.c) */
 
@@ -15,12 +16,13 @@ static void fold_node(FILE *out, const struct bf_tnode *n, struct bf_buf *path,
                       bool calls)
 {
 	size_t len = path->len;
+	char *name = bf_text_inert(n->name, 0);
 
 	if (len)
 		bf_buf_addch(path, ';');
-	for (const char *p = n->name; *p; p++) /* ';' and ' ' split lines */
-		bf_buf_addch(path,
-		             *p == ';' || *p == ' ' || *p == '\n' ? '_' : *p);
+	for (const char *p = name; *p; p++) /* ';' and ' ' split lines */
+		bf_buf_addch(path, *p == ';' || *p == ' ' ? '_' : *p);
+	free(name);
 	if (calls ? n->calls > 0 : n->self_ns >= 0.5)
 		fprintf(out, "%s %llu\n", path->buf,
 		        calls ? (unsigned long long)n->calls
@@ -141,9 +143,9 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 	if (f.n)
 		qsort(f.v, f.n, sizeof(*f.v), cmp_self);
 	if (!json)
-		fprintf(out, "%12s %14s %7s %14s %7s  %s\n", "calls",
-		        "inclusive ns", "incl%", "self ns", "self%",
-		        "function");
+		bf_text_printf(out, "%12s %14s %7s %14s %7s  %s\n", "calls",
+		               "inclusive ns", "incl%", "self ns", "self%",
+		               "function");
 	for (size_t i = 0; i < f.n && (!n || i < n); i++) {
 		if (json)
 			json_array_append_new(
@@ -153,7 +155,8 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 			                       "inclusive_ns", f.v[i].incl,
 			                       "self_ns", f.v[i].self));
 		else
-			fprintf(out,
+			bf_text_printf(
+			        out,
 			        "%12llu %14.0f %6.2f%% %14.0f %6.2f%%  %s\n",
 			        (unsigned long long)f.v[i].calls, f.v[i].incl,
 			        100 * f.v[i].incl / total, f.v[i].self,
@@ -174,9 +177,10 @@ int bf_trace_top(FILE *out, const struct bf_ttree *tree, size_t n, bool json)
 	} else {
 		json_decref(arr);
 		if (tree->partial)
-			fprintf(out, "(partial: %s)\n", tree->why);
+			bf_text_printf(out, "(partial: %s)\n", tree->why);
 		for (size_t i = 0; i < tree->ncuts; i++)
-			fprintf(out,
+			bf_text_printf(
+			        out,
 			        "(%s truncated %.3f ms into the trace: %llu "
 			        "events dropped after)\n",
 			        tree->cuts[i].thread->name,
@@ -209,6 +213,9 @@ static int depth_of(const struct bf_tnode *n)
 
 static void xml(FILE *out, const char *s)
 {
+	size_t hidden;
+	unsigned cp;
+
 	for (; *s; s++) {
 		if (*s == '<')
 			fputs("&lt;", out);
@@ -220,7 +227,10 @@ static void xml(FILE *out, const char *s)
 			fputs("&quot;", out);
 		else if ((unsigned char)*s < 0x20)
 			fputc(' ', out);
-		else
+		else if ((hidden = bf_text_hidden_len(s, &cp))) {
+			fprintf(out, "\\u{%04X}", cp); /* shown, not obeyed */
+			s += hidden - 1;
+		} else
 			fputc(*s, out);
 	}
 }

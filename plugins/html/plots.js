@@ -15,13 +15,27 @@ var bfPage = (function () {
 		kind: "" };
 	window.bfReport = report;
 
+	/*
+	 * Text of the result as the page shows it: the C1 controls and the
+	 * invisible direction controls (U+202E and the like, "Trojan
+	 * Source"), which the terminal and the other reports show escaped
+	 * (core/src/text.c), are shown as \u{NNNN} here too, so that no name
+	 * reorders what is shown around it.
+	 */
+	var HIDDEN = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+	function inert(s) {
+		return String(s).replace(HIDDEN, function (c) {
+			var hex = c.charCodeAt(0).toString(16).toUpperCase();
+			return "\\u{" + ("000" + hex).slice(-4) + "}";
+		});
+	}
 	function el(tag, attrs, text) {
 		var e = document.createElement(tag);
 		if (attrs)
 			for (var k in attrs)
 				if (k === "class") e.className = attrs[k];
 				else e.setAttribute(k, attrs[k]);
-		if (text !== undefined && text !== null) e.textContent = String(text);
+		if (text !== undefined && text !== null) e.textContent = inert(text);
 		return e;
 	}
 	function add(parent, child) {
@@ -50,7 +64,7 @@ var bfPage = (function () {
 
 	var tip = el("div", { class: "tip", id: "bf-tip" });
 	function showTip(text, x, y) {
-		tip.textContent = text;
+		tip.textContent = inert(text);
 		tip.style.display = "block";
 		tip.style.left = Math.min(x + 14, window.innerWidth - 260) + "px";
 		tip.style.top = y + 14 + "px";
@@ -226,7 +240,7 @@ var bfPage = (function () {
 				width: plotW, height: 240,
 				scales: { x: { time: false } },
 				axes: [{ label: "sample (run order)" },
-					{ label: r.unit || "", size: 90 }],
+					{ label: inert(r.unit || ""), size: 90 }],
 				series: [{ label: "sample" },
 					{ label: "base", stroke: "#1f77b4",
 						paths: function () { return null; }, points: pts("#1f77b4") },
@@ -249,7 +263,8 @@ var bfPage = (function () {
 		});
 	}
 
-	return { t0: t0, report: report, el: el, add: add, num: num, pct: pct,
+	return { t0: t0, report: report, el: el, inert: inert, add: add,
+		num: num, pct: pct,
 		fin: fin, word: word, short: short, tip: tip, hideTip: hideTip,
 		tipHook: tipHook, track: track, width: width, forest: forest,
 		samplePlots: samplePlots };

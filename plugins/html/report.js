@@ -10,6 +10,7 @@
 (function () {
 	"use strict";
 	var t0 = bfPage.t0, report = bfPage.report, el = bfPage.el;
+	var inert = bfPage.inert;
 	var add = bfPage.add, num = bfPage.num, pct = bfPage.pct;
 	var fin = bfPage.fin, word = bfPage.word, short = bfPage.short;
 	var tip = bfPage.tip, hideTip = bfPage.hideTip;
@@ -166,8 +167,8 @@
 				var cell = add(g, el("span", { class: "cell s-" +
 					word(c ? c.status : "none") }));
 				if (c) {
-					cell.title = "block " + b + ": " + c.status + " — " +
-						(c.message || "");
+					cell.title = inert("block " + b + ": " + c.status +
+						" — " + (c.message || ""));
 					if (c.status !== "pass" && c.status !== "skip") bad.push(c);
 				}
 			});
@@ -363,7 +364,7 @@
 						return c && Math.round(x) === x ? c.id.slice(0, 7) : "";
 					});
 				} }, { size: 70 }],
-				series: [{}, { label: s.metric, stroke: "#1f77b4", width: 1,
+				series: [{}, { label: inert(s.metric), stroke: "#1f77b4", width: 1,
 					spanGaps: true, points: { show: ncommits <= 200, size: 4 } },
 				{ label: "min", stroke: "rgba(31,119,180,0.3)", width: 0,
 					spanGaps: true, points: { show: false } },
@@ -452,11 +453,11 @@
 				mine.forEach(function (a) {
 					var li = add(ul, el("li", { class: "alert-" +
 						word(a.status) }));
-					li.textContent = a.direction + " " + pct(a.size) + " between " +
+					li.textContent = inert(a.direction + " " + pct(a.size) + " between " +
 						String(a.commit_lo).slice(0, 12) + " and " +
 						String(a.commit_hi).slice(0, 12) + ": " + a.status +
 						(a.culprit ? "; bisected culprit " +
-							String(a.culprit).slice(0, 12) : "");
+							String(a.culprit).slice(0, 12) : ""));
 				});
 			}
 			if (envs.length) {

@@ -57,6 +57,17 @@ function headingOf(json) {
 	return m ? m[1] : "";
 }
 
+/*
+ * A name as the page shows it: the C1 controls and the invisible
+ * direction controls (U+202E, "Trojan Source") as \u{NNNN}, the rest
+ * exactly.
+ */
+const HIDDEN = /[\u0080-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function asShown(s) {
+	return String(s).replace(HIDDEN, (c) =>
+		"\\u{" + c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0") + "}");
+}
+
 async function checkCompare(page, doc, name, hostile, jsonPath) {
 	const rows = await page.$$eval("#bf-results tr", (trs) =>
 		trs.slice(1).map((tr) => Array.from(tr.children, (td) => td.textContent)));
@@ -71,7 +82,7 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 		ranks.join(","));
 	let bad = [];
 	for (const r of results) {
-		const row = rows.find((x) => x[0] === r.name && x[1].startsWith(r.metric));
+		const row = rows.find((x) => x[0] === asShown(r.name) && x[1].startsWith(r.metric));
 		if (!row) { bad.push("no row shows " + JSON.stringify(r.name)); continue; }
 		if (word(row[2]) !== r.verdict) bad.push(r.name + " verdict " + row[2]);
 		if (r.verdict === "missing" && !row[2].startsWith("missing on the " + r.missing + " side"))
@@ -144,7 +155,10 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 	}
 	if (hostile) {
 		const names = await page.$$eval("#bf-results tr td:first-child", (t) => t.map((x) => x.textContent));
-		ok(results.every((r) => names.includes(r.name)), name + ": hostile names are shown as text, exactly");
+		ok(results.every((r) => names.includes(asShown(r.name))), name + ": hostile names are shown as text, exactly (direction controls escaped)");
+		const text = await page.evaluate(() => document.body.textContent +
+			Array.from(document.querySelectorAll("[title]"), (e) => e.title).join(""));
+		ok(!new RegExp(HIDDEN.source).test(text), name + ": no direction or C1 control is shown raw");
 	}
 }
 
@@ -167,7 +181,7 @@ async function checkDashboard(page, doc, name, bench) {
 		return;
 	}
 	const titles = await page.$$eval("#bf-series h3", (h) => h.map((x) => x.textContent));
-	ok(series.every((s, i) => titles[i].startsWith(s.suite + " / " + s.benchmark + " · " + s.metric)),
+	ok(series.every((s, i) => titles[i].startsWith(asShown(s.suite + " / " + s.benchmark + " · " + s.metric))),
 		name + ": series titles are the names, as text", JSON.stringify(titles).slice(0, 300));
 	const alerts = await page.$$eval("#bf-series li", (l) => l.map((x) => x.textContent));
 	const nal = (doc.alerts || []).filter((a) => series.some((s) => s.suite === a.suite &&

@@ -37,12 +37,13 @@ jq '.samples = [.results[] as $r | range(0; [($r.base.values // [] | length), ($
 	{benchmark: $r.benchmark, name: $r.name, metric: $r.metric, unit: $r.unit,
 	 side: $side, repeat: $i, iteration: 0, value: ., device: "pixel-7"})]' \
 	"$FX/compare-regressed.json" >"$T/regressed.json"
-# Hostile names: closing the script element, quotes and markup, a very
-# long Unicode name with U+2028; in the results and the samples alike.
+# Hostile names: closing the script element, quotes and markup, a bidi
+# override (U+202E) and a C1 control, a very long Unicode name with
+# U+2028; in the results and the samples alike.
 LONG=$(awk 'BEGIN { for (i = 0; i < 300; i++) printf "日本語🚀\342\200\250é"; }')
 jq --arg long "$LONG" '
 	def rename($m): ($m[.name] // .name) as $n | .name = $n;
-	{"BM_parse/64": "</script><script>window.__pwned=1</script>",
+	{"BM_parse/64": "</script><script>window.__pwned=1</script>\u202eevil\u009b",
 	 "BM_checksum": "\"'"'"'><img src=x onerror=window.__pwned=2><!--",
 	 "BM_sort/1024": $long} as $m |
 	.results |= map(rename($m)) | .samples |= map(rename($m)) |

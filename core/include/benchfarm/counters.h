@@ -28,6 +28,17 @@ int bf_counters_samples(struct bf_samples *out, const json_t *result,
                         struct bf_err *err);
 
 /*
+ * Appends counter sample c (one of bf_counters_samples's) to s, the
+ * run's samples as the benchmark printed them. A counter's series holds
+ * what was measured and nothing a benchmark can print into: when s
+ * already has a sample of c's benchmark and metric, one the benchmark
+ * printed itself (a counter named "task_clock_ns" beside the kernel's),
+ * BF_EINVAL naming both and nothing is appended.
+ */
+int bf_counters_add(struct bf_samples *s, const struct bf_sample *c,
+                    struct bf_err *err);
+
+/*
  * True for the counters that are often 0 in every run of a benchmark
  * (context_switches, cpu_migrations): their relative change is then
  * undefined, so they are compared only when a benchmark's metrics:

@@ -1,7 +1,9 @@
 #ifndef BF_TEXT_H
 #define BF_TEXT_H
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "benchfarm/common.h"
 
@@ -39,5 +41,21 @@ char *bf_text_inert(const char *s, int flags);
  * them. *cp gets the code point.
  */
 size_t bf_text_hidden_len(const char *s, unsigned *cp);
+
+/*
+ * printf into b, to f, where every %s argument is inert text
+ * (bf_text_add_inert, flags 0: one line, "::" at its start broken) and
+ * the format itself is kept as it is: how a command prints a table or
+ * a line of names that a benchmark, a device or a store supplied, so
+ * that no call site can forget one. A precision cuts the argument
+ * before it is escaped, at a character's start; a width pads what is
+ * shown. The conversions of C11 printf but %n and wide strings (a
+ * programming error: BF_BUG). bf_text_printf returns the bytes written
+ * or -1.
+ */
+void bf_text_addf(struct bf_buf *b, const char *fmt, ...) BF_PRINTF(2, 3);
+void bf_text_vaddf(struct bf_buf *b, const char *fmt, va_list ap)
+        BF_PRINTF(2, 0);
+int bf_text_printf(FILE *f, const char *fmt, ...) BF_PRINTF(2, 3);
 
 #endif /* BF_TEXT_H */

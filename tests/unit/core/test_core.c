@@ -436,6 +436,34 @@ static void test_text__inert(void **state)
 	free(lines);
 }
 
+/*
+ * bf_text_addf: every %s argument inert and one line, whatever its
+ * width or precision; the format and the other conversions as printf
+ * prints them.
+ */
+static void test_text__addf(void **state)
+{
+	struct bf_buf b = BF_BUF_INIT;
+
+	(void)state;
+	bf_text_addf(&b, "  %-8s|%6s|%.3s|%.2s|%s\n", "a\x1b[2J",
+	             "\xe2\x80\xae", "ab\ncd", "\xc3\xa9x", "\n::error::x");
+	assert_string_equal(b.buf, "  a\\x1b[2J|\\u{202E}|ab | |\xc3\xa9|"
+	                           " | ::error::x\n");
+	bf_buf_reset(&b);
+	/* a precision never cuts a character in two */
+	bf_text_addf(&b, "%-4s|%4s|%.1s|%s", "ab", "ab", "\xc3\xa9",
+	             "::set-output");
+	assert_string_equal(b.buf, "ab  |  ab||:\xe2\x80\x8b:set-output");
+	bf_buf_reset(&b);
+	bf_text_addf(&b, "%d %5.1f%% %zu %lld %+.3g %-4u| %x %c %*s|%.*s|%-*d|",
+	             -3, 12.345, (size_t)7, -9000000000LL, 0.5, 2u, 255u, 'z',
+	             3, "\r", 2, "\x1bxyz", 3, 5);
+	assert_string_equal(b.buf, "-3  12.3% 7 -9000000000 +0.5 2   | ff z "
+	                           "\\x0d|\\x1bx|5  |");
+	bf_buf_release(&b);
+}
+
 /* bf_index: items found by key through growth, collisions kept apart. */
 static size_t mod8_hash(const void *ctx, size_t i)
 {
@@ -516,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_log__levels_filter_and_prefix),
 		cmocka_unit_test(test_utf8__edges),
 		cmocka_unit_test(test_text__inert),
+		cmocka_unit_test(test_text__addf),
 		cmocka_unit_test(test_utf8__scrub),
 		cmocka_unit_test(test_index__find_and_grow),
 	};

@@ -16,11 +16,14 @@
 #include <errno.h>
 #include <jansson.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "benchfarm/buf.h"
 #include "benchfarm/counters.h"
 #include "benchfarm/err.h"
+#include "benchfarm/fs.h"
 #include "benchfarm/sample.h"
 #include "cachegrind.h"
 #include "counters.h"
@@ -195,7 +198,11 @@ static void test_cg_errors(void **state)
 	                             "'summary:' has 3 values");
 }
 
-/* valgrind's argv: the tool, the simulation, the file, then the command. */
+/*
+ * valgrind's argv: the tool, the simulation, every child followed, one
+ * file a process (%p: its pid, so no process overwrites another's),
+ * then the command.
+ */
 static void test_cg_argv(void **state)
 {
 	struct bf_argv cmd = BF_ARGV_INIT, out = BF_ARGV_INIT;
@@ -203,16 +210,75 @@ static void test_cg_argv(void **state)
 	(void)state;
 	bf_argv_push(&cmd, "./bench");
 	bf_argv_push(&cmd, "a b;c");
-	bf_cg_argv(&out, "/tmp/d/cg.out", &cmd);
-	assert_int_equal(out.argc, 6);
+	bf_cg_argv(&out, "/tmp/d", &cmd);
+	assert_int_equal(out.argc, 7);
 	assert_string_equal(out.argv[0], "valgrind");
 	assert_string_equal(out.argv[1], "--tool=cachegrind");
 	assert_string_equal(out.argv[2], "--cache-sim=yes");
-	assert_string_equal(out.argv[3], "--cachegrind-out-file=/tmp/d/cg.out");
-	assert_string_equal(out.argv[4], "./bench");
-	assert_string_equal(out.argv[5], "a b;c");
+	assert_string_equal(out.argv[3], "--trace-children=yes");
+	assert_string_equal(out.argv[4],
+	                    "--cachegrind-out-file=/tmp/d/cg.out.%p");
+	assert_string_equal(out.argv[5], "./bench");
+	assert_string_equal(out.argv[6], "a b;c");
 	bf_argv_release(&cmd);
 	bf_argv_release(&out);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * A run's counts are the sums over every process's file (a parent and
+ * its forked child here); other files in the directory are not read; a
+ * malformed file fails the run naming it; no file at all is an error.
+ */
+static void test_cg_read_dir(void **state)
+{
+	static const char child[] =
+	        "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
+	        "summary: 70000000 5 4 0 10 3 0 6 2\n";
+	char dir[] = "/tmp/bf-test-cg-XXXXXX";
+	struct bf_cg_totals t = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), BF_ENOTFOUND);
+	put(dir, "cg.out.100", cg_file);
+	put(dir, "cg.out.101", child);
+	put(dir, "cg.out.x", "junk");
+	put(dir, "other", "junk");
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), 0);
+	assert_true(t.instructions == 6131386.0 + 70000000.0);
+	assert_true(t.i1_misses == 1255.0 + 5);
+	assert_true(t.d1_misses == 1536.0 + 16);
+	assert_true(t.ll_misses == 2596.0 + 9);
+	/* the benchmark's own process (pid 100) ran its command to the end */
+	assert_int_equal(bf_cg_read_dir(&t, dir, 100, "./cg1 1000000", &err),
+	                 0);
+	assert_true(t.instructions == 6131386.0 + 70000000.0);
+	/* one that exec'd another program lost its count before the exec */
+	assert_int_equal(bf_cg_read_dir(&t, dir, 100, "./bench", &err),
+	                 BF_EINVAL);
+	assert_non_null(strstr(err.msg, "ran './cg1 1000000' at its end, not "
+	                                "'./bench': it exec'd another"));
+	assert_int_equal(bf_cg_read_dir(&t, dir, 99, "./cg1 1000000", &err),
+	                 BF_ENOTFOUND);
+	assert_non_null(strstr(err.msg, "own process never exited normally"));
+	put(dir, "cg.out.102", "events: Ir\n");
+	assert_int_equal(bf_cg_read_dir(&t, dir, 0, NULL, &err), BF_EINVAL);
+	assert_non_null(strstr(err.msg, "/cg.out.102: no 'summary:' line"));
+	assert_true(t.instructions == 6131386.0 + 70000000.0);
+	assert_int_equal(bf_fs_rmtree(dir, NULL), 0);
 }
 
 /* The orchestrator's side: values become samples, reasons a list. */
@@ -247,6 +313,34 @@ static void test_samples(void **state)
 	assert_true(bf_counter_often_zero("cpu_migrations"));
 	assert_true(bf_counter_often_zero("context_switches"));
 	assert_false(bf_counter_often_zero("page_faults"));
+}
+
+/*
+ * A counter's series is the agent's alone: a benchmark that printed a
+ * task_clock_ns of its own beside the kernel's is refused, naming it,
+ * and nothing is added; the same metric of another benchmark is its own
+ * series and stays.
+ */
+static void test_counters_add(void **state)
+{
+	struct bf_samples s = BF_SAMPLES_INIT;
+	char bench[] = "cnt", metric[] = "task_clock_ns", unit[] = "ns";
+	struct bf_sample c = { bench, metric, unit, 2500, 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	(void)state;
+	bf_samples_add(&s, "cnt", "value", "ns", 5, 0);
+	bf_samples_add(&s, "other", "task_clock_ns", "ns", 1, 0);
+	assert_int_equal(bf_counters_add(&s, &c, &err), 0);
+	assert_int_equal(s.n, 3);
+	assert_true(s.v[2].value == 2500.0);
+	bf_samples_release(&s);
+	bf_samples_add(&s, "cnt", "task_clock_ns", "ns", 1, 0);
+	assert_int_equal(bf_counters_add(&s, &c, &err), BF_EINVAL);
+	assert_int_equal(s.n, 1);
+	assert_non_null(strstr(err.msg, "benchmark 'cnt' printed a metric "
+	                                "'task_clock_ns' of its own"));
+	bf_samples_release(&s);
 }
 
 /* An older agent sends none; a malformed entry adds nothing at all. */
@@ -295,8 +389,10 @@ int main(void)
 		cmocka_unit_test(test_cg_parse),
 		cmocka_unit_test(test_cg_errors),
 		cmocka_unit_test(test_cg_argv),
+		cmocka_unit_test(test_cg_read_dir),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_samples_bad),
+		cmocka_unit_test(test_counters_add),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,16 +22,19 @@
 
 extern const struct bf_plugin bf_plugin_html;
 
-/* A comparison whose names and subject try to end the script element. */
+/*
+ * A comparison whose names and subject try to end the script element,
+ * and a name that carries a bidi override (U+202E) and a C1 control.
+ */
 static json_t *hostile(void)
 {
 	return json_pack(
 	        "{s:s, s:s, s:{s:s}, s:[{s:s, s:s, s:s, s:s}], s:{s:s}}",
 	        "benchfarm", BF_VERSION, "kind", "compare", "base", "subject",
 	        "</script><script>alert(1)</script>", "results", "benchmark",
-	        "a&b", "name", "</SCRIPT ><!-- <script>", "metric",
-	        "m\xe2\x80\xa8n\xe2\x80\xa9", "verdict", "same", "trace",
-	        "diff_svg", "/nonexistent/trace-diff.svg");
+	        "a&b\xe2\x80\xae\xc2\x9b", "name", "</SCRIPT ><!-- <script>",
+	        "metric", "m\xe2\x80\xa8n\xe2\x80\xa9", "verdict", "same",
+	        "trace", "diff_svg", "/nonexistent/trace-diff.svg");
 }
 
 static size_t count_ci(const char *hay, size_t len, const char *needle)
@@ -82,7 +85,10 @@ static void test_html__names_cannot_close_the_script(void **state)
 	assert_null(strstr(page, "\xe2\x80\xa8"));
 	assert_null(strstr(page, "\xe2\x80\xa9"));
 	assert_non_null(strstr(page, "\\u003c/script\\u003e"));
-	assert_non_null(strstr(page, "a\\u0026b"));
+	assert_non_null(strstr(page, "a\\u0026b\\u202e\\u009b"));
+	/* no hidden character in the page's bytes (the script shows them) */
+	assert_null(strstr(page, "\xe2\x80\xae"));
+	assert_null(strstr(page, "\xc2\x9b"));
 	assert_non_null(strstr(page, "m\\u2028n\\u2029"));
 	free(page);
 	json_decref(d);
