@@ -30,9 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "benchfarm/json.h"
 #include "benchfarm/proto.h"
-#include "agent.h"
 #include "duet_isolate.h"
 
 /* The first two CPUs this agent may run on, or fewer; the count. */
