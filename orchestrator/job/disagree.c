@@ -27,6 +27,13 @@ static const char *str(const json_t *o, const char *key)
 	return s ? s : "";
 }
 
+/* Both sides measured: not an error, not missing on one side. */
+static bool judged(const json_t *r)
+{
+	return strcmp(str(r, "verdict"), "error") &&
+	       strcmp(str(r, "verdict"), "missing");
+}
+
 static bool has_verdict(const char *v)
 {
 	return !strcmp(v, "regressed") || !strcmp(v, "improved");
@@ -42,8 +49,7 @@ static const json_t *counter_of(const json_t *results, const char *bench,
 	json_array_foreach(results, i, r)
 	{
 		if (!strcmp(str(r, "benchmark"), bench) &&
-		    !strcmp(str(r, "metric"), metric) &&
-		    strcmp(str(r, "verdict"), "error"))
+		    !strcmp(str(r, "metric"), metric) && judged(r))
 			return r;
 	}
 	return NULL;
@@ -52,8 +58,7 @@ static const json_t *counter_of(const json_t *results, const char *bench,
 static bool is_time(const json_t *r)
 {
 	return !strcmp(str(r, "unit"), "ns") &&
-	       strcmp(str(r, "metric"), "task_clock_ns") &&
-	       strcmp(str(r, "verdict"), "error");
+	       strcmp(str(r, "metric"), "task_clock_ns") && judged(r);
 }
 
 /*

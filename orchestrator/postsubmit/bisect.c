@@ -257,6 +257,19 @@ static int probe(json_t **out, const char **why, int *known, struct bisect *b,
 		           sizeof(b->bad_build));
 	}
 	s = pick_series(b, result, first);
+	/*
+	 * A probe that does not report the followed series (its benchmark
+	 * failed there, or it renamed it) cannot be judged: skipped, as
+	 * git bisect skip would, never read as good.
+	 */
+	if (!first && s &&
+	    !strcmp(bf_json_str_or(s, "verdict", ""), "missing")) {
+		*why = untestable(failure, result);
+		if (!*why)
+			*why = "it does not report the series";
+		ret = 0;
+		goto out;
+	}
 	if (s && first) {
 		b->series = bf_xstrdup(bf_json_str_or(s, "name", ""));
 		b->metric = bf_xstrdup(bf_json_str_or(s, "metric", ""));
