@@ -347,7 +347,9 @@ void bf_duet_isolate(struct bf_duet_iso *out, enum bf_duet_iso_mode mode,
 	if (new_userns(CLONE_NEWPID | CLONE_NEWNS, uid, gid, out->processes_why,
 	               sizeof(out->processes_why)))
 		goto no_processes;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+	/* a change of propagation: source and type are ignored ("none":
+	 * valgrind reads them as strings) */
+	if (mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL)) {
 		snprintf(out->processes_why, sizeof(out->processes_why),
 		         "cannot make its mounts private (%s)",
 		         strerror(errno));
