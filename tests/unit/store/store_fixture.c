@@ -348,6 +348,20 @@ int64_t add_run(struct bf_store *s, const char *kind, int64_t at)
 	return id;
 }
 
+void add_commit_sample(struct bf_store *s, int64_t run, const char *bench,
+                       double v)
+{
+	struct bf_store_sample x = { 0 };
+	struct bf_err err = BF_ERR_INIT;
+
+	x.run_id = run;
+	x.benchmark = (char *)bench;
+	x.metric = (char *)"real_time";
+	x.side = (char *)"commit";
+	x.value = v;
+	assert_int_equal(bf_store_sample_add(s, &x, &err), 0);
+}
+
 void add_alert(struct bf_store *s, int64_t *id, const char *suite,
                const char *hi, int want)
 {

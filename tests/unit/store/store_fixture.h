@@ -95,6 +95,10 @@ void add_device(struct bf_store *s, const char *name);
 /* Create a run of kind started at at; its id. */
 int64_t add_run(struct bf_store *s, const char *kind, int64_t at);
 
+/* Add a real_time sample of value v for bench to run, side "commit". */
+void add_commit_sample(struct bf_store *s, int64_t run, const char *bench,
+                       double v);
+
 /*
  * Add a regression of BM_x cpu_time in suite over c1..hi, expecting
  * bf_store_alert_add to return want; *id (may be NULL) gets its id.

@@ -46,20 +46,6 @@ static void copy_ok(struct bf_store_copy_result *r, struct bf_store *dst,
 		assert_true(bf_store_copy_matches(&r->t[i]));
 }
 
-static void add_sample(struct bf_store *s, int64_t run, const char *bench,
-                       double v)
-{
-	struct bf_store_sample x = { 0 };
-	struct bf_err err = BF_ERR_INIT;
-
-	x.run_id = run;
-	x.benchmark = (char *)bench;
-	x.metric = (char *)"real_time";
-	x.side = (char *)"commit";
-	x.value = v;
-	assert_int_equal(bf_store_sample_add(s, &x, &err), 0);
-}
-
 static int sum_values(const struct bf_store_sample *s, void *payload)
 {
 	*(double *)payload += s->value;
@@ -95,15 +81,15 @@ static void test_store__copy_runs_with_one_key(void **state)
 	int64_t d;
 	size_t n = 0;
 
-	add_sample(f->store, a, "BM_a", 1);
-	add_sample(f->store, b, "BM_b", 10);
-	add_sample(f->store, b, "BM_b", 20);
+	add_commit_sample(f->store, a, "BM_a", 1);
+	add_commit_sample(f->store, b, "BM_b", 10);
+	add_commit_sample(f->store, b, "BM_b", 20);
 	/* 12 in all: two batches of five and two alone */
 	for (int i = 1; i <= 10; i++)
-		add_sample(f->store, b, "BM_c", i);
+		add_commit_sample(f->store, b, "BM_c", i);
 	/* dst already has the first of them, with its sample */
 	d = add_run(dst, "run", 1000);
-	add_sample(dst, d, "BM_a", 1);
+	add_commit_sample(dst, d, "BM_a", 1);
 	copy_ok(&r, dst, f->store);
 	assert_int_equal(r.t[RUNS].present, 1);
 	assert_int_equal(r.t[RUNS].copied, 1);
@@ -146,7 +132,7 @@ static void test_store__copy_same_build(void **state)
 
 	add_run(dst, "compare", 5); /* ids in dst are not src's */
 	add_run(dst, "compare", 6);
-	add_sample(f->store, a, "BM_a", 7);
+	add_commit_sample(f->store, a, "BM_a", 7);
 	assert_int_equal(
 	        bf_store_run_finish(f->store, a, "complete", 1001, &err), 0);
 	assert_int_equal(bf_store_run_set_build(f->store, a, "code:base",
@@ -288,8 +274,8 @@ static void test_store__copy_progress(void **state)
 	struct bf_store *dst = open_dst(f, path);
 	int64_t a = add_run(f->store, "compare", 10);
 
-	add_sample(f->store, a, "BM_a", 1);
-	add_sample(f->store, a, "BM_a", 2);
+	add_commit_sample(f->store, a, "BM_a", 1);
+	add_commit_sample(f->store, a, "BM_a", 2);
 	add_alert(f->store, NULL, NULL, "c2", 0);
 	assert_int_equal(
 	        bf_store_copy(&r, dst, f->store, on_progress, &s, &err), 0);
@@ -328,9 +314,9 @@ static void write_meanwhile(const char *table, int64_t done, int64_t total,
 		return;
 	w->wrote = true;
 	r = add_run(w->other, "run", 2000);
-	add_sample(w->other, r, "BM_new", 1);
-	add_sample(w->other, r, "BM_new", 2);
-	add_sample(w->other, w->run, "BM_a", 3);
+	add_commit_sample(w->other, r, "BM_new", 1);
+	add_commit_sample(w->other, r, "BM_new", 2);
+	add_commit_sample(w->other, w->run, "BM_a", 3);
 	c.device = (char *)"d1";
 	c.check_id = (char *)"battery";
 	c.status = (char *)"pass";
@@ -366,8 +352,8 @@ static void test_store__copy_is_one_snapshot(void **state)
 
 	add_device(f->store, "d1");
 	w.run = add_run(f->store, "compare", 1000);
-	add_sample(f->store, w.run, "BM_a", 1);
-	add_sample(f->store, w.run, "BM_a", 2);
+	add_commit_sample(f->store, w.run, "BM_a", 1);
+	add_commit_sample(f->store, w.run, "BM_a", 2);
 	assert_int_equal(bf_store_open(&w.other, f->path, &err), 0);
 	rc = bf_store_copy(&r, dst, f->store, write_meanwhile, &w, &err);
 	if (rc)

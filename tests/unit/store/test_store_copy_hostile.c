@@ -34,20 +34,6 @@ static struct bf_store *open_dst(struct fixture *f, char *path)
 	return s;
 }
 
-static void add_sample(struct bf_store *s, int64_t run, const char *bench,
-                       double v)
-{
-	struct bf_store_sample x = { 0 };
-	struct bf_err err = BF_ERR_INIT;
-
-	x.run_id = run;
-	x.benchmark = (char *)bench;
-	x.metric = (char *)"real_time";
-	x.side = (char *)"commit";
-	x.value = v;
-	assert_int_equal(bf_store_sample_add(s, &x, &err), 0);
-}
-
 /* A device, a run with three samples, and an alert in the source. */
 static void fill(struct fixture *f)
 {
@@ -55,9 +41,9 @@ static void fill(struct fixture *f)
 
 	add_device(f->store, "d1");
 	run = add_run(f->store, "compare", 1000);
-	add_sample(f->store, run, "BM_a", 1);
-	add_sample(f->store, run, "BM_b", 2);
-	add_sample(f->store, run, "BM_c", 3);
+	add_commit_sample(f->store, run, "BM_a", 1);
+	add_commit_sample(f->store, run, "BM_b", 2);
+	add_commit_sample(f->store, run, "BM_c", 3);
 	add_alert(f->store, NULL, NULL, "c9", 0);
 }
 
