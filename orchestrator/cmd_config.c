@@ -1,5 +1,6 @@
 #include "cmd.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "benchfarm/exitcode.h"
@@ -10,9 +11,53 @@ static const char usage_text[] =
         "\n"
         "Validates CONFIG and prints the effective config (every key, with\n"
         "defaults filled in) as JSON on stdout. Errors name FILE:LINE:COL\n"
-        "and exit 2.\n"
+        "and exit 2. A benchmark whose repeats are too few for a verdict\n"
+        "(no change can reach p < presubmit.alpha with that many runs a\n"
+        "side, or none in one of several gating series after correction)\n"
+        "is warned of on stderr, with the runs that would do.\n"
         "\n"
         "    -c, --config FILE   the config to check\n";
+
+/*
+ * Warn of a benchmark whose runs a side cannot give a verdict: the U
+ * test's least p with that many runs (the sign test's, in duet) is not
+ * below alpha; or below it only for a lone series, where Google
+ * Benchmark reports one gating series for each of its benchmarks and
+ * the correction multiplies a lone change's p by their number.
+ */
+static void warn_power(const char *path, const struct bf_cfg *cfg)
+{
+	double alpha = cfg->presubmit.alpha;
+
+	for (size_t i = 0; !cfg->runs.adaptive && i < cfg->nbenchmarks; i++) {
+		const struct bf_cfg_benchmark *b = &cfg->benchmarks[i];
+		size_t n = (size_t)b->repeats;
+		double p = bf_stats_min_p(n, n, cfg->runs.duet);
+		size_t most = (size_t)ceil(alpha / p) - 1;
+
+		if (b->measure == BF_MEASURE_INSTRUCTIONS)
+			continue;
+		if (p >= alpha)
+			fprintf(stderr,
+			        "benchfarm: config: warning: %s:%d: benchmark "
+			        "'%s': with %zu %s a side no change can reach "
+			        "p < %g (the least p is %.3g): use at least "
+			        "%zu\n",
+			        path, b->line, b->name, n,
+			        cfg->runs.duet ? "rounds" : "runs", alpha, p,
+			        bf_stats_min_runs(alpha, 1, cfg->runs.duet));
+		else if (b->format == BF_FORMAT_GBENCH && most < 4)
+			fprintf(stderr,
+			        "benchfarm: config: warning: %s:%d: benchmark "
+			        "'%s': with %zu %s a side, a change in one of "
+			        "more than %zu gating series (one per Google "
+			        "Benchmark benchmark) cannot reach p < %g after "
+			        "correction: use at least %zu runs for up to 4\n",
+			        path, b->line, b->name, n,
+			        cfg->runs.duet ? "rounds" : "runs", most, alpha,
+			        bf_stats_min_runs(alpha, 4, cfg->runs.duet));
+	}
+}
 
 static int config_check(int argc, char **argv)
 {
@@ -44,6 +89,7 @@ static int config_check(int argc, char **argv)
 	ret = bf_cmd_load_cfg(&cfg, "config", path);
 	if (ret)
 		return ret;
+	warn_power(cfg.path, &cfg);
 	json = bf_cfg_to_json(&cfg);
 	printf("%s\n", json);
 	free(json);

@@ -66,7 +66,7 @@ static void sec_end(struct section *s)
 
 bool bf_gerrit_is_verdict(const json_t *r, const char *verdict)
 {
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
+	return !strcmp(bf_rep_verdict(r), verdict);
 }
 
 static void add_results(struct section *s, const json_t *results,

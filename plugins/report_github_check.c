@@ -246,7 +246,7 @@ static json_t *annotations(const json_t *result, const json_t *results,
 
 		json_array_foreach(results, i, r)
 		{
-			const char *v = bf_json_str_or(r, "verdict", "error");
+			const char *v = bf_rep_verdict(r);
 			const char *path;
 			long line;
 

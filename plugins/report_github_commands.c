@@ -159,7 +159,7 @@ void bf_gh_compare_commands(struct bf_buf *b, const json_t *result,
 
 		json_array_foreach(results, i, r)
 		{
-			const char *v = bf_json_str_or(r, "verdict", "error");
+			const char *v = bf_rep_verdict(r);
 
 			if (!strcmp(v, bf_gh_order[k]))
 				add_result_command(b, result, r, v);

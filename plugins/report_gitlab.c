@@ -140,7 +140,7 @@ static double effect(const json_t *r)
 
 static double regressed(const json_t *r)
 {
-	const char *v = bf_json_str_or(r, "verdict", "error");
+	const char *v = bf_rep_verdict(r);
 
 	if (!strcmp(v, "error") || !strcmp(v, "missing"))
 		return NAN; /* not measured: no value, not a zero */

@@ -94,7 +94,7 @@ static void add_attr(struct bf_buf *b, const char *name, const char *v)
 
 static bool is_failure(const json_t *r)
 {
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), "regressed");
+	return !strcmp(bf_rep_verdict(r), "regressed");
 }
 
 /*
@@ -103,17 +103,17 @@ static bool is_failure(const json_t *r)
  */
 static bool is_missing(const json_t *r)
 {
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), "missing");
+	return !strcmp(bf_rep_verdict(r), "missing");
 }
 
 static bool is_error(const json_t *r)
 {
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), "error");
+	return !strcmp(bf_rep_verdict(r), "error");
 }
 
 static bool is_skipped(const json_t *r)
 {
-	return !strcmp(bf_json_str_or(r, "verdict", "error"), "unknown");
+	return !strcmp(bf_rep_verdict(r), "unknown");
 }
 
 /* When the run started: "started" cut to seconds, else now; UTC. */
@@ -236,7 +236,7 @@ static void numbers(struct bf_buf *t, const json_t *r)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 
-	bf_buf_addf(t, "%s: ", bf_json_str_or(r, "verdict", "error"));
+	bf_buf_addf(t, "%s: ", bf_rep_verdict(r));
 	bf_rep_change(t, r);
 	bf_buf_addf(t,
 	            "\nbase median %.6g %s over %lld runs, patch median "

@@ -475,6 +475,7 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 		                 "improved.\n\n");
 	add_link(b, link);
 	bf_md_duet_isolation(b, json_object_get(result, "settings"));
+	bf_md_underpowered(b, result);
 	if (bf_rep_count(res, "regressed")) {
 		bf_buf_addstr(b, "### Regressions\n\n");
 		bf_md_results_table(b, res, 0, 0);
@@ -504,13 +505,21 @@ static void add_compare(struct bf_buf *b, const json_t *result,
 	add_disagreements(b, result);
 	bf_md_duet_cores(b, res);
 	if (rest) {
+		size_t ungated = bf_rep_count(res, "ungated");
+
 		bf_buf_addf(b,
 		            "<details><summary>%zu other result%s (%zu same, "
-		            "%zu unknown)</summary>\n\n",
+		            "%zu unknown",
 		            rest, plural((long long)rest),
 		            bf_rep_count(res, "same"),
 		            bf_rep_count(res, "unknown"));
-		bf_md_results_table(b, res, 4, 5);
+		if (ungated)
+			bf_buf_addf(b,
+			            ", %zu changed in a metric that does not "
+			            "gate",
+			            ungated);
+		bf_buf_addstr(b, ")</summary>\n\n");
+		bf_md_results_table(b, res, 4, 6);
 		bf_buf_addstr(b, "\n</details>\n");
 	}
 	add_adaptive(b, result);

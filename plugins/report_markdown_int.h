@@ -60,6 +60,12 @@ void bf_md_duet_cores(struct bf_buf *b, const json_t *results);
  * nothing when they were isolated and none was.
  */
 void bf_md_duet_isolation(struct bf_buf *b, const json_t *settings);
+/*
+ * The result's "underpowered" benchmarks: too few runs for a change in
+ * one gating series to reach p < alpha after correction, and the runs
+ * that would.
+ */
+void bf_md_underpowered(struct bf_buf *b, const json_t *result);
 /* A bisect result's probes[] as a table; nothing when there are none. */
 void bf_md_probes_table(struct bf_buf *b, const json_t *probes);
 

@@ -17,8 +17,10 @@
 /* Order of verdicts in the tables: what needs a reviewer first. */
 static int rank(const char *verdict)
 {
-	static const char *const order[] = { "regressed", "missing", "error",
-		                             "improved",  "unknown", "same" };
+	static const char *const order[] = { "regressed", "missing",
+		                             "error",     "improved",
+		                             "unknown",   "same",
+		                             "ungated" };
 
 	for (size_t i = 0; i < BF_ARRAY_SIZE(order); i++)
 		if (!strcmp(order[i], verdict))
@@ -53,7 +55,7 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 	const char *verdict = bf_json_str_or(r, "verdict", "error");
-	bool bold = !strcmp(verdict, "regressed");
+	bool bold = !strcmp(bf_rep_verdict(r), "regressed");
 
 	bf_buf_addstr(b, "| ");
 	if (suite)
@@ -90,6 +92,8 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 		bf_buf_addstr(b, "–");
 	bf_buf_addf(b, " | %s", bold ? "**" : "");
 	bf_md_name(b, verdict);
+	if (!strcmp(bf_rep_verdict(r), "ungated"))
+		bf_buf_addstr(b, " (not gated)");
 	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
 }
 
@@ -105,7 +109,7 @@ size_t bf_md_results_table(struct bf_buf *b, const json_t *results, int lo,
 
 		json_array_foreach(results, i, r)
 		{
-			if (rank(bf_json_str_or(r, "verdict", "error")) != k)
+			if (rank(bf_rep_verdict(r)) != k)
 				continue;
 			if (!rows++)
 				bf_buf_addf(
@@ -252,4 +256,34 @@ void bf_md_duet_isolation(struct bf_buf *b, const json_t *settings)
 		            "on a CPU than the patch): %s no measurement.\n\n",
 		            n, n == 1 ? "" : "s",
 		            n == 1 ? "it is" : "they are");
+}
+
+void bf_md_underpowered(struct bf_buf *b, const json_t *result)
+{
+	const json_t *arr = json_object_get(result, "underpowered");
+	size_t i;
+	json_t *u;
+
+	json_array_foreach(arr, i, u)
+	{
+		long long k = json_integer_value(json_object_get(u, "family"));
+
+		bf_buf_addstr(b, "**Too few runs for a verdict on ");
+		bf_md_name(b, bf_json_str_or(u, "benchmark", "?"));
+		bf_buf_addf(b,
+		            "**: with %lld runs a side, no change%s can reach "
+		            "p < %g after correction (the least it can have is "
+		            "%.3g): use at least %lld runs a side "
+		            "(`runs.repeats`)",
+		            (long long)json_integer_value(
+		                    json_object_get(u, "runs")),
+		            k > 1 ? " in one of its gating series" : "",
+		            bf_rep_num(u, "alpha"), bf_rep_num(u, "least_p"),
+		            (long long)json_integer_value(
+		                    json_object_get(u, "min_runs")));
+		if (k > 1)
+			bf_buf_addf(b, ", or gate fewer of its %lld series",
+			            k);
+		bf_buf_addstr(b, ".\n\n");
+	}
 }

@@ -19,13 +19,23 @@ int bf_rep_results(const json_t **out, const json_t *result, struct bf_err *err)
 	return 0;
 }
 
+const char *bf_rep_verdict(const json_t *r)
+{
+	const char *v = bf_json_str_or(r, "verdict", "error");
+
+	if (json_is_false(json_object_get(r, "gated")) &&
+	    (!strcmp(v, "regressed") || !strcmp(v, "improved")))
+		return "ungated";
+	return v;
+}
+
 size_t bf_rep_count(const json_t *results, const char *verdict)
 {
 	size_t i, n = 0;
 	json_t *r;
 
 	json_array_foreach(results, i, r) n +=
-	        !strcmp(bf_json_str_or(r, "verdict", "error"), verdict);
+	        !strcmp(bf_rep_verdict(r), verdict);
 	return n;
 }
 

@@ -14,6 +14,15 @@
 int bf_rep_results(const json_t **out, const json_t *result,
                    struct bf_err *err);
 
+/*
+ * A result's verdict as the gate reads it: its "verdict", except that a
+ * regressed or improved series that does not gate ("gated": false, the
+ * benchmark's gate:) is "ungated": reported with the other results,
+ * never counted as a regression or an improvement.
+ */
+const char *bf_rep_verdict(const json_t *r);
+
+/* How many of results have the verdict (bf_rep_verdict) verdict. */
 size_t bf_rep_count(const json_t *results, const char *verdict);
 
 /*

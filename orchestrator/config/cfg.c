@@ -153,6 +153,7 @@ void bf_cfg__benchmark_init(struct bf_cfg_benchmark *b)
 	memset(b, 0, sizeof(*b));
 	bf_argv_init(&b->command);
 	bf_argv_init(&b->env);
+	bf_argv_init(&b->gate_metrics);
 	b->format = BF_FORMAT_GBENCH;
 	b->timeout_s = BF_CFG_BENCHMARK_TIMEOUT_DEFAULT;
 	b->repeats = BF_CFG_DEFAULT_REPEATS;
@@ -202,6 +203,7 @@ static void benchmark_release(struct bf_cfg_benchmark *b)
 	free(b->name);
 	bf_argv_release(&b->command);
 	bf_argv_release(&b->env);
+	bf_argv_release(&b->gate_metrics);
 	free(b->workdir);
 	free(b->source);
 	for (size_t i = 0; i < b->nmetrics; i++) {

@@ -3,6 +3,7 @@
 
 #include "benchfarm/argv.h"
 #include "benchfarm/common.h"
+#include "benchfarm/stats.h"
 
 struct bf_err;
 
@@ -98,6 +99,20 @@ enum bf_measure {
 /* "time" or "instructions"; NULL if m is out of range. */
 const char *bf_measure_name(enum bf_measure m);
 
+/*
+ * benchmarks[].gate: which metrics decide the gate (cfg_gate.c):
+ * primary, the one that measures the benchmark's work (the default);
+ * all; or those of a list (gate_metrics).
+ */
+enum bf_gate {
+	BF_GATE_PRIMARY = 0,
+	BF_GATE_ALL,
+	BF_GATE_LIST,
+};
+
+/* "primary", "all"; NULL for BF_GATE_LIST and out of range. */
+const char *bf_gate_name(enum bf_gate g);
+
 struct bf_cfg_benchmark {
 	char *name;
 	struct bf_argv command; /* argv run on the device, relative to export */
@@ -121,6 +136,8 @@ struct bf_cfg_benchmark {
 	        *metrics; /* empty: every metric (bf_cfg_metric_wanted) */
 	size_t nmetrics;
 	struct bf_cfg_detector detector; /* name NULL: postsubmit's */
+	enum bf_gate gate; /* gate: */
+	struct bf_argv gate_metrics; /* gate: [names], for BF_GATE_LIST */
 	int line; /* where the entry starts in the file, for messages */
 };
 
@@ -360,8 +377,8 @@ struct bf_cfg {
  */
 #define BF_CFG_INSTRUCTIONS_REPEATS  3
 #define BF_CFG_INSTRUCTIONS_WARMUP   0
-#define BF_CFG_DEFAULT_ALPHA         0.05
-#define BF_CFG_DEFAULT_MIN_EFFECT    0.02
+#define BF_CFG_DEFAULT_ALPHA         BF_COMPARE_DEFAULT_ALPHA
+#define BF_CFG_DEFAULT_MIN_EFFECT    BF_COMPARE_DEFAULT_MIN_EFFECT
 #define BF_CFG_DEFAULT_BRANCH        "main"
 #define BF_CFG_DEFAULT_BUILD_TIMEOUT 600
 #define BF_CFG_DEFAULT_POOL          "local"
@@ -455,5 +472,13 @@ const struct bf_cfg_benchmark *bf_cfg_find_benchmark(const struct bf_cfg *cfg,
  */
 bool bf_cfg_metric_wanted(const struct bf_cfg_benchmark *b, const char *metric,
                           const char *unit, bool *higher);
+
+/*
+ * Whether metric METRIC of the series SERIES (the benchmark's own name
+ * for it, e.g. "BM_sort/64/threads:4") of benchmark b decides the gate,
+ * by b's gate: (cfg_gate.c). b NULL: every metric gates.
+ */
+bool bf_cfg_metric_gates(const struct bf_cfg_benchmark *b, const char *series,
+                         const char *metric);
 
 #endif /* BF_CFG_H */

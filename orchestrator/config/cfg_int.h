@@ -280,4 +280,9 @@ int bf_cfg__get_words(struct bf_cfg__ld *ld, yaml_node_t *node,
  */
 const char *bf_cfg__suggest(const char *s, const char *const *words);
 
+/* benchmarks[].gate: a word or a list of metrics (cfg_gate.c). */
+extern const char *const bf_cfg__gate_words[];
+int bf_cfg__load_gate(struct bf_cfg__ld *ld, yaml_node_t *node, void *obj,
+                      const char *path);
+
 #endif /* BF_CFG_INT_H */

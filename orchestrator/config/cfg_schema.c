@@ -189,6 +189,7 @@ static const struct bf_cfg__field benchmark_fields[] = {
 	BF_CFG__INT_KEY("warmup", BOFF(warmup), 0, BF_CFG_MAX_WARMUP),
 	BF_CFG__FN_KEY("metrics", 0, 0, load_metrics),
 	BF_CFG__FN_KEY("detector", BOFF(detector), 0, bf_cfg__load_detector),
+	BF_CFG__FN_KEY("gate", 0, 0, bf_cfg__load_gate),
 };
 static const struct bf_cfg__table benchmark_table = TABLE(benchmark_fields);
 

@@ -9,6 +9,7 @@ CFG_OBJS += orchestrator/config/cfg_suggest.o
 CFG_OBJS += orchestrator/config/cfg_schema.o
 CFG_OBJS += orchestrator/config/cfg_detector.o
 CFG_OBJS += orchestrator/config/cfg_runs.o
+CFG_OBJS += orchestrator/config/cfg_gate.o
 ORCH_OBJS += $(CFG_OBJS)
 # What a program that loads a config but has no store links: the loader
 # checks a store: location with the store's location rules.

@@ -286,6 +286,12 @@ static void judge_one(struct bf_series *s, const struct bf_compare_opts *o,
 	s->judged = true;
 }
 
+/* Whether s is judged and of benchmark b's gating (g) or other series. */
+static bool in_family(const struct bf_series *s, size_t b, int g)
+{
+	return s->judged && (size_t)s->bench == b && s->gated == (g == 1);
+}
+
 void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
                          double alpha, double min_effect, uint64_t seed)
 {
@@ -300,22 +306,36 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 	c->alpha = opts.alpha;
 	c->min_effect = opts.min_effect;
 	for (size_t i = 0; i < c->n; i++) {
+		struct bf_series *s = &c->series[i];
 		struct bf_compare_opts so = opts;
 
 		/* cachegrind's counts: the counted rule (BF_COUNTED_GAP) */
-		so.counted = cfg->benchmarks[c->series[i].bench].measure ==
+		so.counted = cfg->benchmarks[s->bench].measure ==
 		             BF_MEASURE_INSTRUCTIONS;
-		judge_one(&c->series[i], &so, c->paired);
-		if (c->series[i].judged)
-			all[k++] = c->series[i].result;
+		s->gated = bf_cfg_metric_gates(&cfg->benchmarks[s->bench],
+		                               s->name, s->metric);
+		judge_one(s, &so, c->paired);
 	}
-	/* Adaptive verdicts are each series' own sequential decision. */
-	if (!c->design)
-		bf_compare_apply_fdr(all, k, &opts);
-	k = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->series[i].judged)
-			c->series[i].result = all[k++];
+	/*
+	 * Adaptive verdicts are each series' own sequential decision. The
+	 * others are corrected in families of one benchmark's gating
+	 * series, and of its other series: a reader asks of a benchmark
+	 * whether what gates it moved, and a run of 40 benchmarks must not
+	 * need 40 times the evidence to call one of them.
+	 */
+	for (size_t b = 0; !c->design && b < cfg->nbenchmarks; b++)
+		for (int g = 0; g < 2; g++) {
+			k = 0;
+			for (size_t i = 0; i < c->n; i++)
+				if (in_family(&c->series[i], b, g))
+					all[k++] = c->series[i].result;
+			bf_compare_apply_fdr(all, k, &opts);
+			for (size_t i = 0, j = 0; i < c->n; i++)
+				if (in_family(&c->series[i], b, g)) {
+					c->series[i].result = all[j++];
+					c->series[i].family = k;
+				}
+		}
 	free(all);
 	if (c->design)
 		bf_comparison_judge_seq(c);
@@ -354,6 +374,11 @@ void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c)
 			continue;
 		}
 		out->measured++;
+		if (!s->gated && (s->result.verdict == BF_VERDICT_REGRESSED ||
+		                  s->result.verdict == BF_VERDICT_IMPROVED)) {
+			out->ungated++;
+			continue;
+		}
 		switch (s->result.verdict) {
 		case BF_VERDICT_REGRESSED:
 			out->regressed++;
@@ -414,6 +439,9 @@ static json_t *series_json(const struct bf_comparison *c,
 	}
 	json_object_set_new(o, "verdict",
 	                    json_string(bf_verdict_name(r->verdict)));
+	json_object_set_new(o, "gated", json_boolean(s->gated));
+	json_object_set_new(o, "family",
+	                    json_integer((json_int_t)s->family));
 	/* the same build on both sides: what the machine alone did */
 	if (s->has_machine_verdict)
 		json_object_set_new(
@@ -449,5 +477,55 @@ json_t *bf_comparison_results_json(const struct bf_comparison *c,
 
 	for (size_t i = 0; i < c->n; i++)
 		json_array_append_new(arr, series_json(c, &c->series[i], cfg));
+	return arr;
+}
+
+/*
+ * Benchmark b's gating family: its judged gating series, how many, and
+ * the fewest runs a side any of them had.
+ */
+static size_t gating_family(const struct bf_comparison *c, size_t b,
+                            size_t *runs)
+{
+	size_t k = 0;
+
+	*runs = SIZE_MAX;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct bf_series *s = &c->series[i];
+
+		if (!in_family(s, b, 1))
+			continue;
+		k++;
+		*runs = s->side[0].n < *runs ? s->side[0].n : *runs;
+		*runs = s->side[1].n < *runs ? s->side[1].n : *runs;
+	}
+	return k;
+}
+
+json_t *bf_comparison_underpowered_json(const struct bf_comparison *c,
+                                        const struct bf_cfg *cfg)
+{
+	json_t *arr = json_array();
+	size_t runs, k;
+	double least;
+
+	/* adaptive repeats take their own runs; counts need no U test */
+	for (size_t b = 0; !c->design && b < cfg->nbenchmarks; b++) {
+		if (cfg->benchmarks[b].measure == BF_MEASURE_INSTRUCTIONS ||
+		    !(k = gating_family(c, b, &runs)))
+			continue;
+		least = bf_stats_min_p(runs, runs, c->paired) * (double)k;
+		if (least < c->alpha)
+			continue;
+		json_array_append_new(
+		        arr,
+		        json_pack("{s:s, s:I, s:I, s:f, s:f, s:I}", "benchmark",
+		                  cfg->benchmarks[b].name, "runs",
+		                  (json_int_t)runs, "family", (json_int_t)k,
+		                  "least_p", fmin(1, least), "alpha", c->alpha,
+		                  "min_runs",
+		                  (json_int_t)bf_stats_min_runs(c->alpha, k,
+		                                                c->paired)));
+	}
 	return arr;
 }

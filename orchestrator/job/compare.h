@@ -63,6 +63,14 @@ struct bf_series {
 	 */
 	bool has_machine_verdict;
 	enum bf_verdict machine_verdict;
+	/*
+	 * Whether its verdict decides the gate (the benchmark's gate:,
+	 * bf_cfg_metric_gates), set by bf_comparison_judge(). The others'
+	 * verdicts are reported and counted as ungated.
+	 */
+	bool gated;
+	/* how many series its p-value was corrected with (judged ones) */
+	size_t family;
 };
 
 struct bf_comparison {
@@ -184,14 +192,29 @@ int bf_comparison_same_build(struct bf_comparison *c);
  * Counts of verdicts and of series/runs with errors; missing: series
  * one side did not report (not counted in errors).
  */
+/*
+ * A comparison's verdicts: regressed and improved count the series
+ * that gate; ungated, the regressed or improved series that do not.
+ */
 struct bf_tally {
 	int regressed, improved, same, unknown, errors, measured, missing;
+	int ungated;
 };
 void bf_comparison_tally(struct bf_tally *out, const struct bf_comparison *c);
 
 /* The "results" array of the JSON result (new reference). */
 json_t *bf_comparison_results_json(const struct bf_comparison *c,
                                    const struct bf_cfg *cfg);
+
+/*
+ * The benchmarks whose runs were too few for any verdict on one of
+ * their gating series: with that many runs a side (rounds, in duet), a
+ * change seen in one series of the benchmark's gating family cannot
+ * reach an adjusted p below alpha. [{benchmark, runs, family, least_p,
+ * alpha, min_runs}] (new reference; empty when there are none).
+ */
+json_t *bf_comparison_underpowered_json(const struct bf_comparison *c,
+                                        const struct bf_cfg *cfg);
 
 /* JSON number, or null for NaN and infinities (new reference). */
 json_t *bf_json_real_or_null(double v);

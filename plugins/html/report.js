@@ -21,14 +21,25 @@
 	/* ---- a comparison ---- */
 
 	var RANK = ["regressed", "missing", "error", "improved", "unknown",
-		"same"];
+		"same", "ungated"];
+	/*
+	 * The verdict as the gate reads it: a regressed or improved series
+	 * of a metric that does not gate (gated: false) is "ungated",
+	 * shown with the rest and never counted as a regression.
+	 */
+	function gateVerdict(r) {
+		return r.gated === false && (r.verdict === "regressed" ||
+			r.verdict === "improved") ? "ungated" : r.verdict;
+	}
 	function rank(v) {
 		var i = RANK.indexOf(v);
 		return i < 0 ? RANK.length : i;
 	}
 
 	function count(rows, verdict) {
-		return rows.filter(function (r) { return r.verdict === verdict; }).length;
+		return rows.filter(function (r) {
+			return gateVerdict(r) === verdict;
+		}).length;
 	}
 	function plural(n, w) {
 		return n + " " + w + (n === 1 ? "" : "s");
@@ -117,14 +128,15 @@
 			add(h, el("th", null, c));
 		});
 		rows.forEach(function (r) {
-			var tr = add(t, el("tr", { class: "v-" + word(r.verdict) }));
+			var tr = add(t, el("tr", { class: "v-" + word(gateVerdict(r)) }));
 			add(tr, el("td", null, r.name));
 			add(tr, el("td", null, r.metric + (r.unit ? " (" + r.unit + ")"
 				: "")));
 			add(tr, el("td", null, r.verdict === "missing"
 				? "missing on the " + (r.missing === "base" ? "base" : "patch") +
 					" side: " + (r.error || "")
-				: r.verdict));
+				: gateVerdict(r) === "ungated" ? r.verdict + " (not gated)"
+					: r.verdict));
 			add(tr, el("td", { class: "num" }, num(r.base && r.base.median)));
 			add(tr, el("td", { class: "num" }, num(r.patch && r.patch.median)));
 			add(tr, el("td", { class: "num" }, pct(r.effect)));
@@ -241,7 +253,7 @@
 
 	function comparePage(app, doc) {
 		var rows = (doc.results || []).slice().sort(function (a, b) {
-			return rank(a.verdict) - rank(b.verdict);
+			return rank(gateVerdict(a)) - rank(gateVerdict(b));
 		});
 		headline(app, doc);
 		resultsTable(app, rows);

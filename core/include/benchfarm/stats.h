@@ -199,10 +199,22 @@ struct bf_compare_opts {
 	               */
 };
 
-#define BF_COMPARE_OPTS_INIT                                  \
-	{                                                     \
-		0.05, 0.02, false, 0, BF_BOOTSTRAP_RESAMPLES, \
-		        BF_BOOTSTRAP_CONFIDENCE, false        \
+/*
+ * The defaults of presubmit.alpha and presubmit.min_effect, chosen from
+ * measured runs (docs/statistics.md): at alpha 0.01 an A/A comparison
+ * of a series with a 3% CV gave a false verdict in under 1% of trials
+ * where 0.05 gave 4.9%; and a min_effect of 1% lets a 2% change with a
+ * CV under 1% be found at 10 runs a side, as a min_effect of 2% could
+ * not (half of such changes measure below 2%).
+ */
+#define BF_COMPARE_DEFAULT_ALPHA      0.01
+#define BF_COMPARE_DEFAULT_MIN_EFFECT 0.01
+
+#define BF_COMPARE_OPTS_INIT                                              \
+	{                                                                 \
+		BF_COMPARE_DEFAULT_ALPHA, BF_COMPARE_DEFAULT_MIN_EFFECT,  \
+		        false, 0, BF_BOOTSTRAP_RESAMPLES,                 \
+		        BF_BOOTSTRAP_CONFIDENCE, false                    \
 	}
 
 struct bf_compare_result {
@@ -246,11 +258,12 @@ int bf_compare_samples(struct bf_compare_result *out, const double *base,
  * min_effect taken from opts (NULL for the defaults; its
  * higher_is_better is not used, so metrics of both directions can share
  * one opts):
- * - regressed (improved) when p_adjusted < alpha and the whole interval
- *   lies beyond min_effect in the worse (better) direction; for
- *   lower-is-better metrics ci_low > min_effect is worse and
- *   ci_high < -min_effect better, and the reverse for higher-is-better;
- * - same when the interval lies inside [-min_effect, min_effect];
+ * - regressed (improved) when p_adjusted < alpha and the point
+ *   estimate r->effect lies beyond min_effect in the worse (better)
+ *   direction: statistically significant and practically large; for
+ *   lower-is-better metrics effect > min_effect is worse and
+ *   effect < -min_effect better, and the reverse for higher-is-better;
+ * - same when the whole interval lies inside [-min_effect, min_effect];
  * - unknown otherwise, and when a side has too few samples or a value
  *   is NaN;
  * - for exact counts (r->exact), regressed or improved by the sign of
@@ -272,6 +285,25 @@ enum bf_verdict bf_compare_verdict(const struct bf_compare_result *r,
  */
 void bf_compare_apply_fdr(struct bf_compare_result *results, size_t n,
                           const struct bf_compare_opts *opts);
+
+/*
+ * The smallest two-sided p-value a comparison of nb base against np
+ * patch values can give: for the Mann-Whitney U test, that of two
+ * samples lying wholly apart (2 / C(nb + np, nb) where the exact
+ * distribution is used); for the paired rounds of a duet (paired, nb
+ * rounds), the sign test's 2 / 2^nb. 1 when a side is empty.
+ */
+double bf_stats_min_p(size_t nb, size_t np, bool paired);
+
+/*
+ * The fewest runs a side (rounds, when paired) at which a change seen
+ * in one series of a correction family of `family` series can reach an
+ * adjusted p below alpha: Benjamini-Hochberg lifts a lone significant
+ * p to p * family, so the least n with bf_stats_min_p(n, n) * family <
+ * alpha. BF_STATS_MIN_RUNS_NONE when none up to that bound can.
+ */
+#define BF_STATS_MIN_RUNS_NONE 10000
+size_t bf_stats_min_runs(double alpha, size_t family, bool paired);
 
 /*
  * The regularized incomplete beta function I_x(a, b), for a, b > 0 and
