@@ -62,8 +62,8 @@ static void test_cfg__defaults(void **state)
 	assert_int_equal(cfg.checks.suppress.argc, 0);
 	assert_int_equal(cfg.checks.wait_max_s, 0);
 	assert_int_equal(cfg.checks.load_wait_s, 30);
-	assert_true(cfg.presubmit.alpha == 0.05);
-	assert_true(cfg.presubmit.min_effect == 0.02);
+	assert_true(cfg.presubmit.alpha == 0.01);
+	assert_true(cfg.presubmit.min_effect == 0.01);
 	assert_int_equal(cfg.presubmit.fail_on, BF_FAIL_ON_REGRESSION);
 	assert_string_equal(cfg.postsubmit.detector.name, "pooled");
 	assert_int_equal(cfg.postsubmit.detector.width, 8);

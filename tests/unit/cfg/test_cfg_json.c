@@ -42,6 +42,7 @@ static const char full_yaml[] =
         "      real_time: {better: lower}\n"
         "      items_per_second: {better: higher, detector: {name: skia, "
         "width: 4}}\n"
+        "    gate: [real_time, items_per_second]\n"
         "  - name: startup\n"
         "    command: [hyperfine, --export-json, '-', ./app]\n"
         "    format: hyperfine\n"
@@ -102,14 +103,16 @@ static const char full_json[] =
         "                    \"threshold\": 50.0, \"min_change\": 0.0,"
         "                    \"max_pvalue\": 0.0, \"variant\": \"original\","
         "                    \"stddev_threshold\": 0.001}}},"
-        "   \"detector\": null},"
+        "   \"detector\": null,"
+        "   \"gate\": [\"real_time\", \"items_per_second\"]},"
         "  {\"name\": \"startup\","
         "   \"command\": [\"hyperfine\", \"--export-json\", \"-\", \"./app\"],"
         "   \"workdir\": null, \"env\": [], \"source\": null,"
         " \"format\": \"hyperfine\", \"output\": \"stdout\", \"measure\": \"time\", \"counters\": false, \"timeout\": 300,"
         "   \"metrics\": {},"
         "   \"detector\": {\"name\": \"edivisive\", \"width\": 50,"
-        "    \"threshold\": 0.0, \"min_change\": 0.0, \"max_pvalue\": 0.001}}],"
+        "    \"threshold\": 0.0, \"min_change\": 0.0, \"max_pvalue\": 0.001},"
+        "   \"gate\": \"primary\"}],"
         " \"devices\": {\"pool\": \"pixel-7\", \"lease_time\": 600,"
         " \"wait\": 300, \"same_machine\": \"serial\"},"
         " \"runs\": {\"repeats\": 30, \"warmup\": 3, \"interleave\": false,"
@@ -144,7 +147,7 @@ static const char defaults_json[] =
         " \"benchmarks\": [{\"name\": \"micro\", \"command\": [\"./micro\"],"
         "   \"workdir\": null, \"env\": [], \"source\": null,"
         " \"format\": \"gbench\", \"output\": \"stdout\", \"measure\": \"time\", \"counters\": false, \"timeout\": 300,"
-        "   \"metrics\": {}, \"detector\": null}],"
+        "   \"metrics\": {}, \"detector\": null, \"gate\": \"primary\"}],"
         " \"devices\": {\"pool\": \"local\", \"lease_time\": 600,"
         " \"wait\": 300, \"same_machine\": \"serial\"},"
         " \"runs\": {\"repeats\": 10, \"warmup\": 1, \"interleave\": true,"
@@ -156,7 +159,7 @@ static const char defaults_json[] =
         "  \"thermal_max\": 70.0, \"throttle_tolerance\": 0.1,"
         "  \"load_max\": 1.0, \"suppress\": [], \"wait_max\": 0,"
         "  \"load_wait\": 30, \"throttle_retries\": 2, \"throttle_sleep\": 90},"
-        " \"presubmit\": {\"alpha\": 0.05, \"min_effect\": 0.02,"
+        " \"presubmit\": {\"alpha\": 0.01, \"min_effect\": 0.01,"
         "  \"fail_on\": \"regression\", \"missing_series\": \"fail\"},"
         " \"postsubmit\": {\"detector\": {\"name\": \"pooled\", \"width\": 8,"
         "  \"threshold\": 4.0, \"min_change\": 0.02, \"max_pvalue\": 0.0}},"
@@ -197,7 +200,10 @@ static void test_cfg__full_config_loads_every_key(void **state)
 	                    "items_per_second");
 	assert_int_equal(cfg.benchmarks[0].metrics[1].better, BF_BETTER_HIGHER);
 	assert_int_equal(cfg.benchmarks[1].format, BF_FORMAT_HYPERFINE);
-	assert_int_equal(cfg.benchmarks[1].line, 22);
+	assert_int_equal(cfg.benchmarks[1].line, 23);
+	assert_int_equal(cfg.benchmarks[0].gate, BF_GATE_LIST);
+	assert_int_equal(cfg.benchmarks[0].gate_metrics.argc, 2);
+	assert_int_equal(cfg.benchmarks[1].gate, BF_GATE_PRIMARY);
 	assert_int_equal(cfg.project.build_sandbox, BF_BUILD_SANDBOX_REQUIRE);
 	assert_true(cfg.project.build_network);
 	assert_string_equal(cfg.benchmarks[0].source,
@@ -230,11 +236,11 @@ static void test_cfg__json_lists_every_default(void **state)
 	(void)state;
 	load_ok(&cfg, HEAD);
 	assert_json(&cfg, defaults_json);
-	/* Pretty, in file order, and 0.05 is not 0.050000000000000003. */
+	/* Pretty, in file order, and 0.01 is not 0.010000000000000000208. */
 	text = bf_cfg_to_json(&cfg);
 	assert_non_null(
 	        strstr(text, "{\n  \"version\": 1,\n  \"project\": {\n"));
-	assert_non_null(strstr(text, "\"alpha\": 0.05,"));
+	assert_non_null(strstr(text, "\"alpha\": 0.01,"));
 	free(text);
 	bf_cfg_release(&cfg);
 }

@@ -32,8 +32,10 @@
 	"benchmarks:\n"                      \
 	"  - name: micro\n"                  \
 	"    command: [./micro]\n"           \
+	"    gate: all\n"                    \
 	"  - name: picky\n"                  \
 	"    command: [./picky]\n"           \
+	"    gate: all\n"                    \
 	"    metrics:\n"                     \
 	"      real_time: {better: lower}\n" \
 	"      score: {better: higher}\n"    \

@@ -91,7 +91,120 @@ static void test_compare__results_json_fields(void **state)
 	json_decref(res);
 }
 
-/* p-values are adjusted across all series of the comparison. */
+/*
+ * Each benchmark's gating series are one family: a change in one
+ * benchmark is not diluted by the series of another.
+ */
+static void test_compare__fdr_per_benchmark(void **state)
+{
+	struct fixture *f = *state;
+	const struct bf_series *s;
+
+	add_series(f, 0, "slower", "real_time", "ns", 100, 120, 0.5, 10);
+	add_series(f, 0, "flat", "real_time", "ns", 100, 100, 0.01, 10);
+	add_series(f, 1, "other", "real_time", "ns", 100, 100, 0.01, 10);
+	add_series(f, 1, "other2", "real_time", "ns", 100, 100, 0.01, 10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 3);
+	s = find(f, 0, "slower", "real_time");
+	/* two in micro's family, not four in the run */
+	assert_true(fabs(s->result.p_adjusted - 2 * s->result.p_value) < 1e-12);
+	assert_int_equal(s->family, 2);
+	assert_true(s->gated);
+}
+
+/*
+ * gate: primary (the default) on Google Benchmark output: cpu_time
+ * gates, real_time is judged in a family of its own and reported as
+ * ungated; a benchmark with threads gates its real_time instead.
+ */
+static void test_compare__primary_gate(void **state)
+{
+	static const char text[] = "version: 1\n"
+	                           "project: {repo: .}\n"
+	                           "benchmarks:\n"
+	                           "  - {name: g, command: [./g]}\n";
+	struct fixture *f;
+	struct bf_tally t;
+	json_t *res;
+
+	assert_int_equal(setup_with(state, text), 0);
+	f = *state;
+	add_series(f, 0, "BM_a", "cpu_time", "ns", 100, 120, 0.5, 10);
+	add_series(f, 0, "BM_a", "real_time", "ns", 100, 150, 0.5, 10);
+	add_series(f, 0, "BM_b/threads:4", "real_time", "ns", 100, 120, 0.5,
+	           10);
+	add_series(f, 0, "BM_b/threads:4", "cpu_time", "ns", 100, 100, 0.01,
+	           10);
+	add_series(f, 0, "BM_c/threads:1", "cpu_time", "ns", 100, 100, 0.01,
+	           10);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 5);
+	assert_true(find(f, 0, "BM_a", "cpu_time")->gated);
+	assert_false(find(f, 0, "BM_a", "real_time")->gated);
+	assert_true(find(f, 0, "BM_b/threads:4", "real_time")->gated);
+	assert_false(find(f, 0, "BM_b/threads:4", "cpu_time")->gated);
+	assert_true(find(f, 0, "BM_c/threads:1", "cpu_time")->gated);
+	/* the ungated real_time is still judged regressed, in its family */
+	assert_int_equal(find(f, 0, "BM_a", "real_time")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
+	assert_int_equal(find(f, 0, "BM_a", "real_time")->family, 2);
+	assert_int_equal(find(f, 0, "BM_a", "cpu_time")->family, 3);
+	bf_comparison_tally(&t, &f->c);
+	assert_int_equal(t.regressed, 2);
+	assert_int_equal(t.ungated, 1);
+	res = bf_comparison_results_json(&f->c, &f->cfg);
+	for (size_t i = 0; i < json_array_size(res); i++) {
+		const json_t *o = json_array_get(res, i);
+
+		assert_true(json_is_boolean(json_object_get(o, "gated")));
+		if (!strcmp(str(o, "name"), "BM_a") &&
+		    !strcmp(str(o, "metric"), "real_time"))
+			assert_true(json_is_false(json_object_get(o, "gated")));
+	}
+	json_decref(res);
+}
+
+/*
+ * Too few runs for the family: 5 a side give a least p of 2/252, which
+ * Benjamini-Hochberg lifts to 0.016 over two series: under alpha 0.01
+ * no lone change is called, and the comparison says so and how many
+ * runs would do (6: 2/924 * 2 = 0.0043).
+ */
+static void test_compare__underpowered(void **state)
+{
+	static const char text[] = "version: 1\n"
+	                           "project: {repo: .}\n"
+	                           "benchmarks:\n"
+	                           "  - {name: g, command: [./g], gate: all}\n"
+	                           "  - {name: h, command: [./h], gate: all}\n";
+	struct fixture *f;
+	json_t *u, *e;
+
+	assert_int_equal(setup_with(state, text), 0);
+	f = *state;
+	add_series(f, 0, "BM_a", "cpu_time", "ns", 100, 150, 0.5, 5);
+	add_series(f, 0, "BM_b", "cpu_time", "ns", 100, 100, 0.01, 5);
+	add_series(f, 1, "BM_c", "cpu_time", "ns", 100, 150, 0.5, 5);
+	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 5);
+	assert_true(find(f, 0, "BM_a", "cpu_time")->result.p_value < 0.01);
+	assert_int_equal(find(f, 0, "BM_a", "cpu_time")->result.verdict,
+	                 BF_VERDICT_UNKNOWN);
+	/* alone in its family, h's change is called */
+	assert_int_equal(find(f, 1, "BM_c", "cpu_time")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
+	u = bf_comparison_underpowered_json(&f->c, &f->cfg);
+	assert_int_equal(json_array_size(u), 1);
+	e = json_array_get(u, 0);
+	assert_string_equal(str(e, "benchmark"), "g");
+	assert_int_equal(json_integer_value(json_object_get(e, "runs")), 5);
+	assert_int_equal(json_integer_value(json_object_get(e, "family")), 2);
+	assert_int_equal(json_integer_value(json_object_get(e, "min_runs")),
+	                 6);
+	assert_true(fabs(json_real_value(json_object_get(e, "least_p")) -
+	                 4.0 / 252) < 1e-12);
+	json_decref(u);
+}
+
+/* p-values are adjusted across the series of one family. */
 static void test_compare__fdr_across_series(void **state)
 {
 	struct fixture *f = *state;
@@ -253,6 +366,9 @@ int main(void)
 		T(test_compare__verdicts_and_tally),
 		T(test_compare__results_json_fields),
 		T(test_compare__fdr_across_series),
+		T(test_compare__fdr_per_benchmark),
+		cmocka_unit_test_teardown(test_compare__primary_gate, teardown),
+		cmocka_unit_test_teardown(test_compare__underpowered, teardown),
 		T(test_compare__zero_base_median_is_an_error),
 		cmocka_unit_test_setup_teardown(test_compare__config_min_effect,
 		                                setup_wide, teardown),

@@ -25,6 +25,8 @@ static struct bf_compare_result judge(const double *b, size_t nb,
 	struct bf_compare_result r;
 	struct bf_err err = BF_ERR_INIT;
 
+	/* a min_effect of 2%, which the cases below are set against */
+	o.min_effect = 0.02;
 	o.higher_is_better = higher;
 	assert_int_equal(bf_compare_samples(&r, b, nb, p, np, &o, &err), 0);
 	return r;
@@ -153,6 +155,7 @@ static struct bf_compare_result judge_counted(const double *b, const double *p,
 	struct bf_err err = BF_ERR_INIT;
 
 	o.counted = counted;
+	o.min_effect = 0.02;
 	/*
 	 * Few bootstrap rounds: the counted rule does not read the interval,
 	 * and the simulation below judges 22,000 comparisons.

@@ -145,13 +145,26 @@ static void test_stats__verdict_rule_and_direction(void **state)
 	/* beyond min_effect but not significant: unknown */
 	r = made_result(0.05, 0.05, 0.10, false);
 	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_UNKNOWN);
-	/* significant, but the interval reaches inside min_effect */
-	r = made_result(0.001, 0.02, 0.10, false);
+	/*
+	 * Significant, and the point estimate (0.06) beyond min_effect
+	 * (0.01): regressed, though the interval reaches inside it. The
+	 * interval asked to lie wholly beyond would find a true change of
+	 * exactly min_effect half the time at most.
+	 */
+	r = made_result(0.001, 0.005, 0.115, false);
+	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_REGRESSED);
+	r = made_result(0.001, -0.115, -0.005, false);
+	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_IMPROVED);
+	/* significant, the estimate (0.008) within min_effect: not a verdict */
+	r = made_result(0.001, 0.001, 0.015, false);
+	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_UNKNOWN);
+	/* the estimate exactly min_effect is not beyond it */
+	r = made_result(0.001, 0.005, 0.015, false);
 	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_UNKNOWN);
 	/* inside [-min_effect, min_effect], even when significant */
-	r = made_result(0.5, -0.02, 0.02, false);
+	r = made_result(0.5, -0.01, 0.01, false);
 	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_SAME);
-	r = made_result(0.001, 0.005, 0.015, false);
+	r = made_result(0.001, 0.002, 0.008, false);
 	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_SAME);
 	/* wider than the band and not significant */
 	r = made_result(0.5, -0.03, 0.01, false);
@@ -163,8 +176,39 @@ static void test_stats__verdict_rule_and_direction(void **state)
 	/* NULL opts are the defaults */
 	r = made_result(0.001, 0.05, 0.10, false);
 	assert_int_equal(bf_compare_verdict(&r, NULL), BF_VERDICT_REGRESSED);
-	opts.min_effect = 0.06;
+	opts.min_effect = 0.08; /* the estimate is 0.075 */
 	assert_int_equal(bf_compare_verdict(&r, &opts), BF_VERDICT_UNKNOWN);
+	/* the defaults: alpha 0.01, min_effect 0.01 */
+	opts = (struct bf_compare_opts)BF_COMPARE_OPTS_INIT;
+	assert_true(opts.alpha == 0.01 && opts.min_effect == 0.01);
+	r = made_result(0.02, 0.05, 0.10, false);
+	assert_int_equal(bf_compare_verdict(&r, NULL), BF_VERDICT_UNKNOWN);
+}
+
+/*
+ * The least p a number of runs can give, and the runs a verdict needs:
+ * 2 / C(2n, n) while the U test is exact, the normal approximation
+ * beyond (scipy.stats.mannwhitneyu(range(10), range(10, 20)) gives
+ * 0.00018267); the sign test's 2 / 2^n for duet rounds.
+ */
+static void test_stats__min_p_and_runs(void **state)
+{
+	(void)state;
+	assert_close(bf_stats_min_p(5, 5, false), 2.0 / 252, 1e-15);
+	assert_close(bf_stats_min_p(4, 4, false), 2.0 / 70, 1e-15);
+	assert_close(bf_stats_min_p(10, 10, false), 0.00018267, 1e-7);
+	assert_close(bf_stats_min_p(6, 6, true), 2.0 / 64, 1e-15);
+	assert_close(bf_stats_min_p(0, 5, false), 1, 0);
+	assert_int_equal(bf_stats_min_runs(0.05, 1, false), 4);
+	assert_int_equal(bf_stats_min_runs(0.01, 1, false), 5);
+	/* two series: 2/252 * 2 = 0.016 is not below 0.01; 2/924 * 2 is */
+	assert_int_equal(bf_stats_min_runs(0.01, 2, false), 6);
+	/* 2 / 2^8 = 0.0078 */
+	assert_int_equal(bf_stats_min_runs(0.01, 1, true), 8);
+	/* a tiny alpha takes many runs, and still ends */
+	assert_true(bf_stats_min_runs(1e-300, 1, false) > 100);
+	assert_true(bf_stats_min_runs(1e-300, 1, false) <
+	            BF_STATS_MIN_RUNS_NONE);
 }
 
 static void test_stats__verdict_names(void **state)
@@ -274,6 +318,7 @@ static void test_stats__apply_fdr_recomputes_verdicts(void **state)
 	struct bf_compare_result r[4];
 
 	(void)state;
+	opts.alpha = 0.05;
 	/*
 	 * Raw p .001 .03 .04 .5: adjusted .004 .0533 .0533 .5. The first
 	 * stays regressed, the (higher-is-better) second and the third lose
@@ -392,10 +437,13 @@ static void test_stats__compare_refuses_negative_values(void **state)
 	const double base[] = { -10, -10.1, -9.9, -10, -10.05, -9.95 };
 	const double patch[] = { -5, -5.1, -4.9, -5, -5.05, -4.95 };
 	const double pos[] = { 10, 10.1, 9.9, 10, 10.05, 9.95 };
+	struct bf_compare_opts wide = BF_COMPARE_OPTS_INIT;
 	struct bf_compare_result r;
 	struct bf_err err = BF_ERR_INIT;
 
 	(void)state;
+	/* resampled medians of 6 values spread +-1%: inside 2% */
+	wide.min_effect = 0.02;
 	assert_int_equal(bf_compare_samples(&r, base, 6, patch, 6, NULL, &err),
 	                 BF_EINVAL);
 	assert_non_null(strstr(err.msg, "negative"));
@@ -403,13 +451,14 @@ static void test_stats__compare_refuses_negative_values(void **state)
 	assert_int_equal(bf_compare_samples(&r, pos, 6, patch, 6, NULL, &err),
 	                 BF_EINVAL);
 	assert_non_null(strstr(err.msg, "patch"));
-	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, NULL, &err), 0);
+	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, &wide, &err), 0);
 	assert_int_equal(r.verdict, BF_VERDICT_SAME);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats__min_p_and_runs),
 		cmocka_unit_test(test_stats__bootstrap_reproducible_with_seed),
 		cmocka_unit_test(test_stats__bootstrap_ci_contains_true_shift),
 		cmocka_unit_test(test_stats__bootstrap_rejects_bad_input),
