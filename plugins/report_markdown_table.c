@@ -17,9 +17,8 @@
 /* Order of verdicts in the tables: what needs a reviewer first. */
 static int rank(const char *verdict)
 {
-	static const char *const order[] = { "regressed", "missing",
-		                             "error",     "improved",
-		                             "unknown",   "same",
+	static const char *const order[] = { "regressed", "missing", "error",
+		                             "improved",  "unknown", "same",
 		                             "ungated" };
 
 	for (size_t i = 0; i < BF_ARRAY_SIZE(order); i++)
@@ -282,8 +281,7 @@ void bf_md_underpowered(struct bf_buf *b, const json_t *result)
 		            (long long)json_integer_value(
 		                    json_object_get(u, "min_runs")));
 		if (k > 1)
-			bf_buf_addf(b, ", or gate fewer of its %lld series",
-			            k);
+			bf_buf_addf(b, ", or gate fewer of its %lld series", k);
 		bf_buf_addstr(b, ".\n\n");
 	}
 }

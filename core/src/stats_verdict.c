@@ -321,9 +321,9 @@ double bf_stats_min_p(size_t nb, size_t np, bool paired)
 
 size_t bf_stats_min_runs(double alpha, size_t family, bool paired)
 {
-	for (size_t n = BF_COMPARE_MIN_SAMPLES; n < BF_STATS_MIN_RUNS_NONE;
-	     n++)
-		if (bf_stats_min_p(n, n, paired) * (double)(family ? family : 1) <
+	for (size_t n = BF_COMPARE_MIN_SAMPLES; n < BF_STATS_MIN_RUNS_NONE; n++)
+		if (bf_stats_min_p(n, n, paired) *
+		            (double)(family ? family : 1) <
 		    alpha)
 			return n;
 	return BF_STATS_MIN_RUNS_NONE;

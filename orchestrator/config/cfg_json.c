@@ -96,8 +96,9 @@ static json_t *benchmark_json(const struct bf_cfg *cfg,
 	}
 	set(o, "metrics", metrics);
 	set(o, "detector", detector_json(&b->detector));
-	set(o, "gate", b->gate == BF_GATE_LIST ? bf_json_argv(&b->gate_metrics)
-	                                       : json_string(bf_gate_name(b->gate)));
+	set(o, "gate",
+	    b->gate == BF_GATE_LIST ? bf_json_argv(&b->gate_metrics)
+	                            : json_string(bf_gate_name(b->gate)));
 	return o;
 }
 

@@ -440,8 +440,7 @@ static json_t *series_json(const struct bf_comparison *c,
 	json_object_set_new(o, "verdict",
 	                    json_string(bf_verdict_name(r->verdict)));
 	json_object_set_new(o, "gated", json_boolean(s->gated));
-	json_object_set_new(o, "family",
-	                    json_integer((json_int_t)s->family));
+	json_object_set_new(o, "family", json_integer((json_int_t)s->family));
 	/* the same build on both sides: what the machine alone did */
 	if (s->has_machine_verdict)
 		json_object_set_new(
@@ -518,14 +517,13 @@ json_t *bf_comparison_underpowered_json(const struct bf_comparison *c,
 		if (least < c->alpha)
 			continue;
 		json_array_append_new(
-		        arr,
-		        json_pack("{s:s, s:I, s:I, s:f, s:f, s:I}", "benchmark",
-		                  cfg->benchmarks[b].name, "runs",
-		                  (json_int_t)runs, "family", (json_int_t)k,
-		                  "least_p", fmin(1, least), "alpha", c->alpha,
-		                  "min_runs",
-		                  (json_int_t)bf_stats_min_runs(c->alpha, k,
-		                                                c->paired)));
+		        arr, json_pack("{s:s, s:I, s:I, s:f, s:f, s:I}",
+		                       "benchmark", cfg->benchmarks[b].name,
+		                       "runs", (json_int_t)runs, "family",
+		                       (json_int_t)k, "least_p", fmin(1, least),
+		                       "alpha", c->alpha, "min_runs",
+		                       (json_int_t)bf_stats_min_runs(
+		                               c->alpha, k, c->paired)));
 	}
 	return arr;
 }

@@ -47,8 +47,7 @@ static json_t *summary_json(const struct bf_job *job)
 	        "s:f}",
 	        "regressed", t.regressed, "improved", t.improved, "same",
 	        t.same, "unknown", t.unknown, "ungated", t.ungated, "missing",
-	        t.missing, "errors",
-	        t.errors, "failed_runs",
+	        t.missing, "errors", t.errors, "failed_runs",
 	        (json_int_t)json_array_size(job->cmp.errors), "reconnects",
 	        job->reconnects, "moved_units", job->moved_units, "aborted",
 	        job->aborted, "wall_s", total, "benchmark_s",
@@ -321,9 +320,9 @@ json_t *bf_job_result_json(const struct bf_job *job)
 		json_object_set_new(r, "failure", json_deep_copy(job->failure));
 	json_object_set_new(r, "summary", summary_json(job));
 	json_object_set_new(r, "results", results_with_source(job));
-	json_object_set_new(r, "underpowered",
-	                    bf_comparison_underpowered_json(&job->cmp,
-	                                                    job->cfg));
+	json_object_set_new(
+	        r, "underpowered",
+	        bf_comparison_underpowered_json(&job->cmp, job->cfg));
 	/* repeats: auto: runs taken per benchmark, and why they stopped */
 	if (job->adaptive)
 		json_object_set_new(

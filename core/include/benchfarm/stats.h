@@ -210,11 +210,11 @@ struct bf_compare_opts {
 #define BF_COMPARE_DEFAULT_ALPHA      0.01
 #define BF_COMPARE_DEFAULT_MIN_EFFECT 0.01
 
-#define BF_COMPARE_OPTS_INIT                                              \
-	{                                                                 \
-		BF_COMPARE_DEFAULT_ALPHA, BF_COMPARE_DEFAULT_MIN_EFFECT,  \
-		        false, 0, BF_BOOTSTRAP_RESAMPLES,                 \
-		        BF_BOOTSTRAP_CONFIDENCE, false                    \
+#define BF_COMPARE_OPTS_INIT                                             \
+	{                                                                \
+		BF_COMPARE_DEFAULT_ALPHA, BF_COMPARE_DEFAULT_MIN_EFFECT, \
+		        false, 0, BF_BOOTSTRAP_RESAMPLES,                \
+		        BF_BOOTSTRAP_CONFIDENCE, false                   \
 	}
 
 struct bf_compare_result {

@@ -197,8 +197,7 @@ static void test_compare__underpowered(void **state)
 	assert_string_equal(str(e, "benchmark"), "g");
 	assert_int_equal(json_integer_value(json_object_get(e, "runs")), 5);
 	assert_int_equal(json_integer_value(json_object_get(e, "family")), 2);
-	assert_int_equal(json_integer_value(json_object_get(e, "min_runs")),
-	                 6);
+	assert_int_equal(json_integer_value(json_object_get(e, "min_runs")), 6);
 	assert_true(fabs(json_real_value(json_object_get(e, "least_p")) -
 	                 4.0 / 252) < 1e-12);
 	json_decref(u);

@@ -111,6 +111,55 @@ static void test_markdown__regressions_and_improvements_are_open(void **state)
 	free(text);
 }
 
+/*
+ * A regressed series of a metric that does not gate ("gated": false) is
+ * no regression: the heading leaves it out, and it is shown with the
+ * other results as "regressed (not gated)". A benchmark with too few
+ * runs for a verdict is said, with the runs that would do.
+ */
+static void test_markdown__ungated_and_underpowered(void **state)
+{
+	struct bf_report_opts o = BF_REPORT_OPTS_INIT;
+	json_t *d = report_fixture("compare-regressed");
+	json_t *res = json_object_get(d, "results"), *r;
+	const char *row, *det;
+	char *text;
+	size_t i;
+
+	(void)state;
+	json_array_foreach(res, i, r)
+	{
+		if (!strcmp(json_string_value(json_object_get(r, "name")),
+		            "BM_sort/1024"))
+			json_object_set_new(r, "gated", json_false());
+	}
+	json_object_set_new(d, "underpowered",
+	                    json_pack("[{s:s, s:i, s:i, s:f, s:f, s:i}]",
+	                              "benchmark", "micro_*", "runs", 5,
+	                              "family", 2, "least_p", 4.0 / 252,
+	                              "alpha", 0.01, "min_runs", 6));
+	text = render(d, &o);
+	assert_non_null(strstr(text, "## benchfarm: no regressions"));
+	assert_null(strstr(text, "### Regressions\n"));
+	det = strstr(text, "<details>");
+	row = strstr(text, "| BM\\_sort/1024 |");
+	assert_non_null(det);
+	assert_non_null(row);
+	assert_true(det < row);
+	assert_non_null(strstr(row, "| regressed (not gated) |\n"));
+	assert_non_null(strstr(text, "3 other results (1 same, 1 unknown, 1 "
+	                             "changed in a metric that does not "
+	                             "gate)"));
+	assert_non_null(strstr(
+	        text, "**Too few runs for a verdict on micro\\_\\***: with 5 "
+	              "runs a side, no change in one of its gating series "
+	              "can reach p < 0.01 after correction (the least it "
+	              "can have is 0.0159): use at least 6 runs a side "
+	              "(`runs.repeats`), or gate fewer of its 2 series.\n"));
+	free(text);
+	json_decref(d);
+}
+
 static void test_markdown__clean_says_no_regressions(void **state)
 {
 	char *text = render_fx("compare-clean");
@@ -534,6 +583,7 @@ int main(void)
 		cmocka_unit_test(test_markdown__marker_is_the_first_line),
 		cmocka_unit_test(
 		        test_markdown__regressions_and_improvements_are_open),
+		cmocka_unit_test(test_markdown__ungated_and_underpowered),
 		cmocka_unit_test(test_markdown__clean_says_no_regressions),
 		cmocka_unit_test(test_markdown__missing_series_are_said),
 		cmocka_unit_test(test_markdown__runs_per_side_by_benchmark),

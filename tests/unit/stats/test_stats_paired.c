@@ -16,8 +16,9 @@
  */
 /* alpha 0.05, at which the cases below were set; the rest the defaults */
 static const struct bf_compare_opts at_05 = {
-	0.05, BF_COMPARE_DEFAULT_MIN_EFFECT, false, 0, BF_BOOTSTRAP_RESAMPLES,
-	BF_BOOTSTRAP_CONFIDENCE, false
+	0.05, BF_COMPARE_DEFAULT_MIN_EFFECT, false,
+	0,    BF_BOOTSTRAP_RESAMPLES,        BF_BOOTSTRAP_CONFIDENCE,
+	false
 };
 
 static void test_paired__sign_test_by_hand(void **state)
@@ -87,7 +88,8 @@ static void test_paired__regressed_by_hand(void **state)
 	struct bf_compare_result r;
 
 	(void)state;
-	assert_int_equal(bf_compare_paired(&r, base, patch, 6, &at_05, NULL), 0);
+	assert_int_equal(bf_compare_paired(&r, base, patch, 6, &at_05, NULL),
+	                 0);
 	assert_float_equal(r.p_value, 2.0 / 64, 1e-15);
 	assert_float_equal(r.u, 6, 0);
 	assert_float_equal(r.effect, 0.1747340, 1e-6);

@@ -451,7 +451,8 @@ static void test_stats__compare_refuses_negative_values(void **state)
 	assert_int_equal(bf_compare_samples(&r, pos, 6, patch, 6, NULL, &err),
 	                 BF_EINVAL);
 	assert_non_null(strstr(err.msg, "patch"));
-	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, &wide, &err), 0);
+	assert_int_equal(bf_compare_samples(&r, pos, 6, pos, 6, &wide, &err),
+	                 0);
 	assert_int_equal(r.verdict, BF_VERDICT_SAME);
 }
 
