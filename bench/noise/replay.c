@@ -18,7 +18,8 @@
  *                         interval of the median ratio (bf_compare_paired)
  *   duet same time        as many duet rounds as fit in the device time
  *                         of fixed 30, from the two cells' benchmark_s
- * at alpha 0.05 and min_effect 0.02 (the defaults) and 0.01. Each
+ * at alpha 0.01 (the default) and min_effect 0.02 and 0.01 (the
+ * default), by the verdict rule of compare (stats_verdict.c). Each
  * series (benchmark and metric) is judged alone: a per-metric rate, with
  * no false discovery control across metrics to lower it.
  *

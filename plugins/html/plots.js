@@ -175,7 +175,9 @@ var bfPage = (function () {
 					rows.forEach(function (r, i) {
 						if (lo[i] === null || hi[i] === null) return;
 						var x = u_.valToPos(i + 1, "x", true);
-						c.strokeStyle = r.verdict === "regressed" ? "#d62728"
+						/* a series that does not gate is drawn grey */
+						c.strokeStyle = r.gated === false ? "#555"
+							: r.verdict === "regressed" ? "#d62728"
 							: r.verdict === "improved" ? "#2ca02c" : "#555";
 						c.beginPath();
 						c.moveTo(x, u_.valToPos(lo[i], "y", true));

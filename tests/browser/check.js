@@ -74,17 +74,23 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 	const results = doc.results || [];
 	ok(rows.length === results.length, name + ": the table has a row per result",
 		rows.length + " rows, " + results.length + " results");
-	const rank = ["regressed", "missing", "error", "improved", "unknown", "same"];
-	const word = (cell) => cell.replace(/^missing on the .*/, "missing");
+	const rank = ["regressed", "missing", "error", "improved", "unknown", "same", "ungated"];
+	/* a regressed or improved series that does not gate is shown apart */
+	const gate = (r) => r.gated === false && (r.verdict === "regressed" ||
+		r.verdict === "improved") ? "ungated" : r.verdict;
+	const word = (cell) => cell.replace(/^missing on the .*/, "missing")
+		.replace(/^(regressed|improved) \(not gated\)$/, "ungated");
 	const ranks = rows.map((r) => rank.indexOf(word(r[2])));
 	ok(ranks.every((r, i) => !i || ranks[i - 1] <= r),
-		name + ": regressions first, then missing, errors, improvements, unknown, same",
+		name + ": regressions first, then missing, errors, improvements, unknown, same, not gated",
 		ranks.join(","));
 	let bad = [];
 	for (const r of results) {
 		const row = rows.find((x) => x[0] === asShown(r.name) && x[1].startsWith(r.metric));
 		if (!row) { bad.push("no row shows " + JSON.stringify(r.name)); continue; }
-		if (word(row[2]) !== r.verdict) bad.push(r.name + " verdict " + row[2]);
+		if (word(row[2]) !== gate(r)) bad.push(r.name + " verdict " + row[2]);
+		if (gate(r) === "ungated" && row[2] !== r.verdict + " (not gated)")
+			bad.push(r.name + " does not say it is not gated: " + row[2]);
 		if (r.verdict === "missing" && !row[2].startsWith("missing on the " + r.missing + " side"))
 			bad.push(r.name + " does not say the side: " + row[2]);
 		if (r.base && !close(row[3], r.base.median, 1e-5)) bad.push(r.name + " base " + row[3]);
@@ -125,7 +131,7 @@ async function checkCompare(page, doc, name, hostile, jsonPath) {
 	if (want.length) {
 		/* hover the first sample of the first plot */
 		const r = (doc.results || []).slice().sort((a, b) =>
-			(rank.indexOf(a.verdict) - rank.indexOf(b.verdict))).find((x) => want.includes(x));
+			(rank.indexOf(gate(a)) - rank.indexOf(gate(b)))).find((x) => want.includes(x));
 		const s0 = doc.samples.find((s) => key(s) === key(r));
 		const at = await page.evaluate(() => {
 			const u = window.bfReport.plots.find((p) => p.kind === "samples").plot;

@@ -243,7 +243,8 @@ X
 }
 
 # step_repo DIR N K: a repository of N commits on main ("commit 1" ..
-# "commit N") whose benchmark b (format lines, 3 repeats, no warmup)
+# "commit N") whose benchmark b (format lines, 5 repeats: 3 a side
+# cannot reach p < 0.01; no warmup)
 # reports series x as 100 ns up to commit K-1 and 150 ns from commit K
 # on, each run the same five values around it (median +2): the same
 # verdicts, culprits and stored values every time, on any store. Its
@@ -261,7 +262,7 @@ project: {repo: ., target_branch: main}
 benchmarks:
   - {name: b, command: [sh, b.sh], format: lines}
 checks: {battery_min: 0, suppress: [load, throttle, battery, clocks, cores]}
-runs: {repeats: 3, warmup: 0}
+runs: {repeats: 5, warmup: 0}
 postsubmit: {detector: {name: perfherder, width: 3}}
 X
 	echo 100 >"$1/level"

@@ -495,7 +495,7 @@ fi
 rm -rf "$R/benchfarm-report"
 (
 	cd "$R" || exit 99
-	export BENCHFARM="$BF" BF_CONFIG=benchfarm.yaml BF_REPEATS=4 BF_POOL= \
+	export BENCHFARM="$BF" BF_CONFIG=benchfarm.yaml BF_REPEATS=6 BF_POOL= \
 		BF_BASE= BF_PATCH= BF_CHECK_NAME=jenkins \
 		BF_REPORT_DIR=benchfarm-report GERRIT_PATCHSET_REVISION="$PATCH" \
 		BF_REPORT_LINK= BUILD_URL=https://jenkins.example.com/job/w/12/
@@ -504,9 +504,9 @@ rm -rf "$R/benchfarm-report"
 rc=$?
 [ $rc -eq 1 ] && t_ok "jenkins: the compare script exits 1 (regression)" ||
 	{ tail "$T/jk1.log"; t_fail "jenkins: exit $rc"; }
-jq_check "jenkins: a Gerrit patch set against its parent, 4 repeats" \
+jq_check "jenkins: a Gerrit patch set against its parent, 6 repeats" \
 	".base.commit == \"$MAIN\" and .patch.commit == \"$PATCH\" and
-	 .settings.repeats == 4" "$R/benchfarm-report/result.json"
+	 .settings.repeats == 6" "$R/benchfarm-report/result.json"
 [ -s "$R/benchfarm-report/junit.xml" ] && t_ok "jenkins: junit.xml written" ||
 	t_fail "jenkins: no junit.xml"
 grep_file "jenkins: report.html written" 'id="bf-result"' \
