@@ -1,6 +1,7 @@
 #include "job/compare.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -481,7 +482,8 @@ json_t *bf_comparison_results_json(const struct bf_comparison *c,
 
 /*
  * Benchmark b's gating family: its judged gating series, how many, and
- * the fewest runs a side any of them had.
+ * the fewest runs a side any of them had that the U test judges (exact
+ * counts need no test: SIZE_MAX when all of them are).
  */
 static size_t gating_family(const struct bf_comparison *c, size_t b,
                             size_t *runs)
@@ -495,6 +497,8 @@ static size_t gating_family(const struct bf_comparison *c, size_t b,
 		if (!in_family(s, b, 1))
 			continue;
 		k++;
+		if (s->result.exact)
+			continue;
 		*runs = s->side[0].n < *runs ? s->side[0].n : *runs;
 		*runs = s->side[1].n < *runs ? s->side[1].n : *runs;
 	}
@@ -511,7 +515,7 @@ json_t *bf_comparison_underpowered_json(const struct bf_comparison *c,
 	/* adaptive repeats take their own runs; counts need no U test */
 	for (size_t b = 0; !c->design && b < cfg->nbenchmarks; b++) {
 		if (cfg->benchmarks[b].measure == BF_MEASURE_INSTRUCTIONS ||
-		    !(k = gating_family(c, b, &runs)))
+		    !(k = gating_family(c, b, &runs)) || runs == SIZE_MAX)
 			continue;
 		least = bf_stats_min_p(runs, runs, c->paired) * (double)k;
 		if (least < c->alpha)

@@ -175,7 +175,8 @@ static void test_compare__underpowered(void **state)
 	                           "project: {repo: .}\n"
 	                           "benchmarks:\n"
 	                           "  - {name: g, command: [./g], gate: all}\n"
-	                           "  - {name: h, command: [./h], gate: all}\n";
+	                           "  - {name: h, command: [./h], gate: all}\n"
+	                           "  - {name: i, command: [./i], gate: all}\n";
 	struct fixture *f;
 	json_t *u, *e;
 
@@ -184,7 +185,12 @@ static void test_compare__underpowered(void **state)
 	add_series(f, 0, "BM_a", "cpu_time", "ns", 100, 150, 0.5, 5);
 	add_series(f, 0, "BM_b", "cpu_time", "ns", 100, 100, 0.01, 5);
 	add_series(f, 1, "BM_c", "cpu_time", "ns", 100, 150, 0.5, 5);
+	/* exact counts need no U test: 3 runs are not too few for them */
+	add_series(f, 2, "BM_d", "cpu_time", "ns", 1000000, 1100000, 0, 3);
 	bf_comparison_judge(&f->c, &f->cfg, -1, -1, 5);
+	assert_true(find(f, 2, "BM_d", "cpu_time")->result.exact);
+	assert_int_equal(find(f, 2, "BM_d", "cpu_time")->result.verdict,
+	                 BF_VERDICT_REGRESSED);
 	assert_true(find(f, 0, "BM_a", "cpu_time")->result.p_value < 0.01);
 	assert_int_equal(find(f, 0, "BM_a", "cpu_time")->result.verdict,
 	                 BF_VERDICT_UNKNOWN);
