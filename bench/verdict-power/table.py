@@ -44,10 +44,11 @@ def load(path):
 
 
 def label(head):
-    """A short name for the build that judged: its tree and commit."""
+    """A short name for the build that judged: its tree and the commit
+    of its sources."""
     for h in head:
         if h.startswith("judged by "):
-            tree = h.split("(tree ", 1)[1].split(" at ", 1)
+            tree = h.split("(tree ", 1)[1].split("; sources at ", 1)
             return "%s %s" % (tree[0].rstrip("/").rsplit("/", 1)[-1],
                               tree[1][:7])
     return "?"

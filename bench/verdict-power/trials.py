@@ -132,13 +132,24 @@ def describe(p, name, m):
             "%.4f" % (sum(r > 1.05 * c for r, c in runs) / len(runs)))
 
 
+def git(tree, *args):
+    """git's output in tree, or None when git fails there."""
+    r = subprocess.run(["git", "-C", tree] + list(args),
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
 def build_identity():
+    """The judging build's tree, its HEAD and the last commit there that
+    changed benchfarm's own sources (bench/ and docs are not its code)."""
     tree = os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(bf))))
-    r = subprocess.run(["git", "-C", tree, "log", "-1",
-                        "--format=%H %cI %s"], capture_output=True,
-                       text=True)
-    return tree, (r.stdout.strip() if r.returncode == 0 else "unknown")
+    code = ("core", "orchestrator", "agent", "plugins", "Makefile")
+    head = git(tree, "log", "-1", "--format=%H %cI %s")
+    sources = git(tree, "log", "-1", "--format=%H %cI %s", "--", *code)
+    status = git(tree, "status", "--porcelain", "--untracked-files=no",
+                 "--", *code)
+    return tree, head or "unknown", sources or "unknown", bool(status)
 
 
 def main():
@@ -178,13 +189,16 @@ def main():
                     if found:
                         c["peer_found"] += 1
                         c["peer_slower" if slower else "peer_faster"] += 1
-    tree, commit = build_identity()
+    tree, head, sources, dirty = build_identity()
     cols = ["pair", "shift", "metric", "benchmark", "n", "trials",
             "regressed", "improved", "same", "unknown", "peer_found",
             "peer_slower", "peer_faster", "cv_base", "cv_patch",
             "measured_shift", "disturbed"]
     with open(out + ".tmp", "w") as f:
-        f.write("# judged by %s (tree %s at %s)\n" % (bf, tree, commit))
+        f.write("# judged by %s (tree %s; sources at %s%s)\n"
+                % (bf, tree, sources,
+                   ", with uncommitted changes" if dirty else ""))
+        f.write("# tree HEAD %s\n" % head)
         f.write("# %d trials per cell, seed %d, corpus %s\n"
                 % (trials, seed, os.path.relpath(path, SRC)))
         f.write("\t".join(cols) + "\n")
