@@ -5,9 +5,12 @@
 # compare.py, then table.py's tables and targets (BENCHMARKS.md, "Power
 # at small changes against compare.py").
 #
-# Usage: bench/verdict-power/run.sh [-t TRIALS] [-o OUT.tsv] [OTHER.tsv...]
+# Usage: bench/verdict-power/run.sh [-t TRIALS] [-n NS] [-o OUT.tsv]
+#                                    [OTHER.tsv...]
 #   TRIALS     trials per cell (default 1000; the same corpus and count
 #              give the same table)
+#   NS         runs a side to draw, comma-separated (default 5,10,20; the
+#              targets are at 10, and a cell's draws do not depend on NS)
 #   OUT.tsv    default bench/verdict-power/trials.tsv
 #   OTHER.tsv  earlier trials.py files (another build's verdicts on the
 #              same draws) shown beside this build's
@@ -21,17 +24,22 @@ case ${BF_BUILD:=build/default} in
 *) B=$SRC/$BF_BUILD ;;
 esac
 T=1000
+NS=5,10,20
 OUT=$D/trials.tsv
-while getopts t:o: o; do
+while getopts t:n:o: o; do
 	case $o in
 	t) T=$OPTARG ;;
+	n) NS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
-	*) echo "usage: $0 [-t TRIALS] [-o OUT.tsv] [OTHER.tsv...]" >&2; exit 2 ;;
+	*) echo "usage: $0 [-t TRIALS] [-n NS] [-o OUT.tsv] [OTHER.tsv...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
 case $T in
 '' | *[!0-9]* | 0) echo "$0: TRIALS '$T' is not a positive count" >&2; exit 2 ;;
+esac
+case $NS in
+'' | ,* | *, | *,,* | *[!0-9,]*) echo "$0: NS '$NS' is not a list of counts" >&2; exit 2 ;;
 esac
 [ -x "$B/benchfarm" ] || {
 	echo "$0: no benchfarm at '$B/benchfarm': build it (make all) or set BF_BUILD" >&2
@@ -56,5 +64,5 @@ done
 	exit 2
 }
 export BF_BUILD GBENCH_TOOLS="$TOOLS"
-"$PY" "$D/trials.py" -t "$T" -o "$OUT" "$D/corpus.json"
+"$PY" "$D/trials.py" -t "$T" -n "$NS" -o "$OUT" "$D/corpus.json"
 "$PY" "$D/table.py" "$OUT" "$@"

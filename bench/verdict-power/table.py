@@ -3,9 +3,10 @@
 
 Usage: table.py TRIALS.tsv [TRIALS.tsv...]
 
-With several files (the same corpus and seed judged by different
-benchfarm builds) each build gets its own benchfarm columns; compare.py
-judged the same draws in each, so its columns are shown once.
+With several files (the same corpus, seed and trial count judged by
+different benchfarm builds) each build gets its own benchfarm columns,
+blank where its file has no such cell; compare.py judged the same draws
+in each, so its columns (the first file's) are shown once.
 
 Rates are in % of the trials. "found" is the regressed verdicts for a
 slower patch; on A/A (pair aa) it is the false verdicts: regressed plus
@@ -91,6 +92,9 @@ def cells(sets, key_of):
     out = []
     for _, t in sets:
         rs = key_of(t)
+        if None in rs:
+            out += ["", "", ""]
+            continue
         f, w = bf_found(rs)
         out += [f, w, pct(sum(r["unknown"] for r in rs),
                           sum(r["trials"] for r in rs))]
@@ -113,6 +117,11 @@ def targets(sets):
     t0 = sets[0][1]
     names = sorted({k[3] for k in t0})
     for lab, t in sets:
+        if any((10, p, m, b) not in t for p in ("aa", "s2", "s5")
+               for m in ("cpu_time", "real_time") for b in names):
+            print("\nTargets, judged by benchfarm %s: no trials at n = 10"
+                  % lab)
+            continue
         print("\nTargets, judged by benchfarm %s (n = 10 runs a side):\n"
               % lab)
         for m in ("cpu_time", "real_time"):
@@ -182,7 +191,7 @@ def main():
             for m in ("cpu_time", "real_time"):
                 if (n, pair, m, names[0]) not in t0:
                     continue
-                row = cells(sets, lambda t: [t[(n, pair, m, b)]
+                row = cells(sets, lambda t: [t.get((n, pair, m, b))
                                              for b in names])
                 print("| " + " | ".join([str(n), PAIRS[pair], m] + row) +
                       " |")
@@ -198,7 +207,7 @@ def main():
             r = t0.get((10, pair, "cpu_time", b))
             if not r:
                 continue
-            row = cells(sets, lambda t: [t[(10, pair, "cpu_time", b)]])
+            row = cells(sets, lambda t: [t.get((10, pair, "cpu_time", b))])
             print("| " + " | ".join(
                 [b, PAIRS[pair], "%.2f" % (100 * r["cv_base"]),
                  "%.2f" % (100 * r["cv_patch"]),

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The verdict power study, part two: seeded trials on the corpus.
 
-Usage: trials.py [-t TRIALS] [-s SEED] [-j JOBS] [-o OUT.tsv] [CORPUS]
+Usage: trials.py [-t TRIALS] [-s SEED] [-j JOBS] [-n NS] [-o OUT.tsv]
+                 [CORPUS]
 
-For each pair (aa, s1, s2, s5), benchmark and n in 5, 10, 20, a trial
+For each pair (aa, s1, s2, s5), benchmark and n in NS (default 5,10,20;
+a cell's draws do not depend on the other cells), a trial
 draws n of the recorded base runs and n of the patch runs, each without
 replacement, and judges the same draw twice for each metric (cpu_time,
 real_time):
@@ -46,7 +48,7 @@ report = None
 
 def usage():
     sys.stderr.write("usage: trials.py [-t TRIALS] [-s SEED] [-j JOBS] "
-                     "[-o OUT.tsv] [CORPUS]\n")
+                     "[-n NS] [-o OUT.tsv] [CORPUS]\n")
     sys.exit(2)
 
 
@@ -104,13 +106,13 @@ def init_worker(c, b, t, tools):
     report = r
 
 
-def tasks(pairs, trials, seed):
+def tasks(pairs, ns, trials, seed):
     for pair in sorted(pairs):
         for name in sorted(pairs[pair]["benchmarks"]):
             s = pairs[pair]["benchmarks"][name]
             nb = len(s["base"]["cpu_time"])
             np_ = len(s["patch"]["cpu_time"])
-            for n in NS:
+            for n in ns:
                 rng = random.Random("%d:%s:%s:%d" % (seed, pair, name, n))
                 for _ in range(trials):
                     yield (pair, name, n, rng.sample(range(nb), n),
@@ -155,13 +157,14 @@ def build_identity():
 def main():
     global bf
     try:
-        opts, args = getopt.getopt(sys.argv[1:], "t:s:j:o:")
+        opts, args = getopt.getopt(sys.argv[1:], "t:s:j:n:o:")
     except getopt.GetoptError:
         usage()
     o = dict(opts)
     trials = int(o.get("-t", 1000))
     seed = int(o.get("-s", 1))
     jobs = int(o.get("-j", os.cpu_count() or 1))
+    ns = [int(n) for n in o["-n"].split(",")] if "-n" in o else NS
     out = o.get("-o", os.path.join(SRC, "bench/verdict-power/trials.tsv"))
     if len(args) > 1:
         usage()
@@ -178,7 +181,7 @@ def main():
         with multiprocessing.Pool(jobs, init_worker,
                                   (pairs, bf, t, tools)) as pool:
             for res in pool.imap_unordered(
-                    trial, tasks(pairs, trials, seed), chunksize=25):
+                    trial, tasks(pairs, ns, trials, seed), chunksize=25):
                 for pair, m, name, n, v, found, slower in res:
                     c = counts.setdefault((pair, m, name, n), {
                         "trials": 0, "regressed": 0, "improved": 0,
