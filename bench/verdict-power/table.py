@@ -48,10 +48,11 @@ def label(head):
     """A short name for the build that judged: its tree and the commit
     of its sources."""
     for h in head:
-        if h.startswith("judged by "):
-            tree = h.split("(tree ", 1)[1].split("; sources at ", 1)
-            return "%s %s" % (tree[0].rstrip("/").rsplit("/", 1)[-1],
-                              tree[1][:7])
+        if h.startswith("judged by ") and "(tree " in h:
+            tree, _, rest = h.split("(tree ", 1)[1].partition(";")
+            commit = rest.split("sources at ", 1)[-1]
+            return "%s %s" % (tree.rstrip("/").rsplit("/", 1)[-1],
+                              commit[:7])
     return "?"
 
 
