@@ -5,10 +5,9 @@ Usage: trials.py [-t TRIALS] [-s SEED] [-j JOBS] [-n NS] [-o OUT.tsv]
                  [CORPUS]
 
 For each pair (aa, s1, s2, s5), benchmark and n in NS (default 5,10,20;
-a cell's draws do not depend on the other cells), a trial
-draws n of the recorded base runs and n of the patch runs, each without
-replacement, and judges the same draw twice for each metric (cpu_time,
-real_time):
+a cell's draws do not depend on the other cells), a trial draws n of the
+recorded base runs and n of the patch runs, each without replacement,
+and judges the same draw for each metric (cpu_time, real_time), twice:
 
   benchfarm   `$BF_BUILD/benchfarm analyze compare --base B --patch P
               --json` at its defaults; its "verdict" (regressed,
