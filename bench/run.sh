@@ -18,3 +18,4 @@ echo "== sample ingest into PostgreSQL against psql \\copy =="; sh bench/pg_inge
 echo "== lease throughput: 5 processes contending for 50 devices =="; sh bench/lease_contend.sh
 echo "== a simulated day of a lab: 5 orchestrators, 50 to 200 devices =="; sh bench/lab_day.sh
 echo "== verdicts on a noisy machine: the noise study's recorded corpus replayed =="; sh bench/noise/replay.sh
+echo "== verdict power at small changes against compare.py =="; sh bench/verdict-power/run.sh
