@@ -154,6 +154,7 @@ demo: deps
 	$(Q)BF_BUILD=$(B) ci/demo.sh
 
 bench: deps
+	$(Q)BF_DEPS_BENCH=1 ci/deps.sh
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)BF_BUILD=$(B) bench/run.sh
 

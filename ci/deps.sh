@@ -21,6 +21,9 @@ libcmocka-dev libbenchmark-dev g++ locales
 openssh-server openssh-client hyperfine sqlite3 jq bc clang-format-14 clang
 libxml2-utils chromium nodejs uftrace valgrind python3-jsonschema
 libclang-rt-14-dev cmark-gfm postgresql-15 libpq-dev libelf-dev bubblewrap"
+# BF_DEPS_BENCH=1 (make bench): Google Benchmark's compare.py and the
+# scipy its U test runs on, the peer bench/verdict-power judges beside.
+[ "${BF_DEPS_BENCH:-}" = 1 ] && PKGS="$PKGS libbenchmark-tools python3-scipy"
 
 missing=
 for p in $PKGS; do
