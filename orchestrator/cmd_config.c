@@ -1,6 +1,7 @@
 #include "cmd.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "benchfarm/exitcode.h"
@@ -33,7 +34,9 @@ static void warn_power(const char *path, const struct bf_cfg *cfg)
 		const struct bf_cfg_benchmark *b = &cfg->benchmarks[i];
 		size_t n = (size_t)b->repeats;
 		double p = bf_stats_min_p(n, n, cfg->runs.duet);
-		size_t most = (size_t)ceil(alpha / p) - 1;
+		/* p underflows to 0 from some 460 runs a side: then no bound */
+		double ratio = alpha / p;
+		size_t most = ratio < 1e6 ? (size_t)ceil(ratio) - 1 : SIZE_MAX;
 
 		if (b->measure == BF_MEASURE_INSTRUCTIONS)
 			continue;

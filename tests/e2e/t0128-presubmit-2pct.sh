@@ -105,3 +105,9 @@ sed -i "s|repo: \.|repo: $R|" "$T/r4.yaml"
 expect_exit 0 "config check accepts 4 repeats" "$BF" config check -c "$T/r4.yaml"
 grep_file "... and warns, naming the file, line and benchmark" \
 	"warning: $T/r4.yaml:4: benchmark 'chain': with 4 runs a side no change can reach p < 0.01 (the least p is 0.0286): use at least 5" "$ERR"
+# Many runs: the least p underflows to 0, and nothing is warned of.
+sed 's/repeats: 4/repeats: 2000/' "$T/r4.yaml" >"$T/r2000.yaml"
+expect_exit 0 "config check accepts 2000 repeats" "$BF" config check \
+	-c "$T/r2000.yaml"
+check "... without a warning" test ! -s "$ERR"
+
