@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "benchfarm/exitcode.h"
+#include "benchfarm/text.h"
 #include "config/cfg.h"
 
 static const char usage_text[] =
@@ -26,38 +27,42 @@ static const char usage_text[] =
  * Benchmark reports one gating series for each of its benchmarks and
  * the correction multiplies a lone change's p by their number.
  */
-static void warn_power(const char *path, const struct bf_cfg *cfg)
+static void warn_power(const struct bf_cfg *cfg)
 {
 	double alpha = cfg->presubmit.alpha;
+	const char *unit = cfg->runs.duet ? "rounds" : "runs";
 
 	for (size_t i = 0; !cfg->runs.adaptive && i < cfg->nbenchmarks; i++) {
 		const struct bf_cfg_benchmark *b = &cfg->benchmarks[i];
-		size_t n = (size_t)b->repeats;
-		double p = bf_stats_min_p(n, n, cfg->runs.duet);
-		/* p underflows to 0 from some 460 runs a side: then no bound */
-		double ratio = alpha / p;
-		size_t most = ratio < 1e6 ? (size_t)ceil(ratio) - 1 : SIZE_MAX;
+		size_t n = (size_t)b->repeats, most;
+		double p, ratio;
 
 		if (b->measure == BF_MEASURE_INSTRUCTIONS)
 			continue;
+		p = bf_stats_min_p(n, n, cfg->runs.duet);
+		/* p underflows to 0 from some 460 runs a side: then no bound */
+		ratio = alpha / p;
+		most = ratio < 1e6 ? (size_t)ceil(ratio) - 1 : SIZE_MAX;
+		if (p < alpha && (b->format != BF_FORMAT_GBENCH || most >= 4))
+			continue;
+		/* the config's own names and path, printed inert */
+		bf_text_printf(stderr,
+		               "benchfarm: config: warning: %s:%d: benchmark "
+		               "'%s': with %zu %s a side",
+		               cfg->path, b->line, b->name, n, unit);
 		if (p >= alpha)
 			fprintf(stderr,
-			        "benchfarm: config: warning: %s:%d: benchmark "
-			        "'%s': with %zu %s a side no change can reach "
-			        "p < %g (the least p is %.3g): use at least "
-			        "%zu\n",
-			        path, b->line, b->name, n,
-			        cfg->runs.duet ? "rounds" : "runs", alpha, p,
+			        " no change can reach p < %g (the least p is "
+			        "%.3g): use at least %zu\n",
+			        alpha, p,
 			        bf_stats_min_runs(alpha, 1, cfg->runs.duet));
-		else if (b->format == BF_FORMAT_GBENCH && most < 4)
+		else
 			fprintf(stderr,
-			        "benchfarm: config: warning: %s:%d: benchmark "
-			        "'%s': with %zu %s a side, a change in one of "
-			        "more than %zu gating series (one per Google "
-			        "Benchmark benchmark) cannot reach p < %g after "
-			        "correction: use at least %zu runs for up to 4\n",
-			        path, b->line, b->name, n,
-			        cfg->runs.duet ? "rounds" : "runs", most, alpha,
+			        ", a change in one of more than %zu gating "
+			        "series (one per Google Benchmark benchmark) "
+			        "cannot reach p < %g after correction: use at "
+			        "least %zu runs for up to 4\n",
+			        most, alpha,
 			        bf_stats_min_runs(alpha, 4, cfg->runs.duet));
 	}
 }
@@ -92,7 +97,7 @@ static int config_check(int argc, char **argv)
 	ret = bf_cmd_load_cfg(&cfg, "config", path);
 	if (ret)
 		return ret;
-	warn_power(cfg.path, &cfg);
+	warn_power(&cfg);
 	json = bf_cfg_to_json(&cfg);
 	printf("%s\n", json);
 	free(json);

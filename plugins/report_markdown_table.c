@@ -54,7 +54,8 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 {
 	const char *unit = bf_json_str_or(r, "unit", "");
 	const char *verdict = bf_json_str_or(r, "verdict", "error");
-	bool bold = !strcmp(bf_rep_verdict(r), "regressed");
+	const char *gate = bf_rep_verdict(r);
+	bool bold = !strcmp(gate, "regressed");
 
 	bf_buf_addstr(b, "| ");
 	if (suite)
@@ -91,7 +92,7 @@ static void add_row(struct bf_buf *b, const json_t *r, bool suite)
 		bf_buf_addstr(b, "–");
 	bf_buf_addf(b, " | %s", bold ? "**" : "");
 	bf_md_name(b, verdict);
-	if (!strcmp(bf_rep_verdict(r), "ungated"))
+	if (!strcmp(gate, "ungated"))
 		bf_buf_addstr(b, " (not gated)");
 	bf_buf_addf(b, "%s |\n", bold ? "**" : "");
 }

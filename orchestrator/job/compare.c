@@ -287,10 +287,10 @@ static void judge_one(struct bf_series *s, const struct bf_compare_opts *o,
 	s->judged = true;
 }
 
-/* Whether s is judged and of benchmark b's gating (g) or other series. */
-static bool in_family(const struct bf_series *s, size_t b, int g)
+/* Whether s is judged and of benchmark b's gating or other series. */
+static bool in_family(const struct bf_series *s, size_t b, bool gated)
 {
-	return s->judged && (size_t)s->bench == b && s->gated == (g == 1);
+	return s->judged && (size_t)s->bench == b && s->gated == gated;
 }
 
 void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
@@ -328,11 +328,11 @@ void bf_comparison_judge(struct bf_comparison *c, const struct bf_cfg *cfg,
 		for (int g = 0; g < 2; g++) {
 			k = 0;
 			for (size_t i = 0; i < c->n; i++)
-				if (in_family(&c->series[i], b, g))
+				if (in_family(&c->series[i], b, g == 1))
 					all[k++] = c->series[i].result;
 			bf_compare_apply_fdr(all, k, &opts);
 			for (size_t i = 0, j = 0; i < c->n; i++)
-				if (in_family(&c->series[i], b, g)) {
+				if (in_family(&c->series[i], b, g == 1)) {
 					c->series[i].result = all[j++];
 					c->series[i].family = k;
 				}
@@ -494,7 +494,7 @@ static size_t gating_family(const struct bf_comparison *c, size_t b,
 	for (size_t i = 0; i < c->n; i++) {
 		const struct bf_series *s = &c->series[i];
 
-		if (!in_family(s, b, 1))
+		if (!in_family(s, b, true))
 			continue;
 		k++;
 		if (s->result.exact)

@@ -95,6 +95,16 @@ need_cc() {
 	}
 }
 
+# need_gbench: skip the whole script (one "ok 1 # skip") without a C++
+# compiler or Google Benchmark, for the tests that build benchmarks.
+need_gbench() {
+	if ! command -v c++ >/dev/null 2>&1 ||
+		[ ! -f /usr/include/benchmark/benchmark.h ]; then
+		echo "ok 1 # skip no C++ compiler or Google Benchmark"
+		exit 0
+	fi
+}
+
 # need_valgrind: skip the whole script (one "ok 1 # skip") without
 # Valgrind, which runs the benchmarks that have measure: instructions.
 need_valgrind() {

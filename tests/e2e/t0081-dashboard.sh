@@ -9,11 +9,7 @@
 # headless Chromium as t0080 checks pages (tests/browser/check.js).
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v c++ >/dev/null 2>&1 ||
-	[ ! -f /usr/include/benchmark/benchmark.h ]; then
-	echo "ok 1 # skip no C++ compiler or Google Benchmark"
-	exit 0
-fi
+need_gbench
 R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main

@@ -9,11 +9,7 @@
 # and how many runs would do.
 . "$(dirname "$0")/lib.sh"
 
-if ! command -v c++ >/dev/null 2>&1 ||
-	[ ! -f /usr/include/benchmark/benchmark.h ]; then
-	echo "ok 1 # skip no C++ compiler or Google Benchmark"
-	exit 0
-fi
+need_gbench
 R="$T/repo"
 mkdir -p "$R"
 t_git -C "$R" init -q -b main
@@ -111,3 +107,9 @@ expect_exit 0 "config check accepts 2000 repeats" "$BF" config check \
 	-c "$T/r2000.yaml"
 check "... without a warning" test ! -s "$ERR"
 
+# A benchmark's name reaches the terminal inert: no escape sequence.
+sed 's/{name: chain,/{name: "chain\\e[31m",/' "$T/r4.yaml" >"$T/esc.yaml"
+expect_exit 0 "config check of a name with an escape" "$BF" config check \
+	-c "$T/esc.yaml"
+grep_file "... warns of it" "benchmark 'chain.*': with 4 runs a side" "$ERR"
+check "... with no ESC byte" test "$(tr -cd '\033' <"$ERR" | wc -c)" -eq 0
